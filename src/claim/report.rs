@@ -1,0 +1,249 @@
+//! What a claim measured and decided: the full report (for people and JSON) and the
+//! shape summary (for snapshots).
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use super::band::Band;
+use super::gate::{GATE_ENV, GateMode};
+use super::measure::Unit;
+use super::verdict::{Verdict, median};
+use super::Expected;
+
+/// One round: each side's figure (in side order) and the round's figure.
+#[derive(Clone, Debug, Serialize)]
+pub struct Round {
+    /// Each side's measurement, in the order the sides were given.
+    pub figures: Vec<f64>,
+    /// The round's figure (ratio, measured ÷ expected, or tightest ordering step).
+    pub value: f64,
+    /// Whether the figure lies in the band.
+    pub inside: bool,
+}
+
+/// Everything a claim measured and decided; `Display` is the failure message.
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaimReport {
+    /// The claim's name.
+    pub name: String,
+    /// `ratio`, `bound` or `ordering`.
+    pub kind: &'static str,
+    /// What is divided by what, or the order claimed.
+    pub relation: String,
+    /// The band the median must lie in.
+    pub band: Band,
+    /// The ideal figure, when given.
+    pub ideal: Option<f64>,
+    /// For bound claims: the expectation and its unit.
+    pub expected: Option<(Expected, Unit)>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// The median of the rounds' figures.
+    pub median: f64,
+    /// The noisiest side's A/A noise floor (relative).
+    pub noise_floor: f64,
+    /// Each side's label and unit.
+    pub sides: Vec<(String, Unit)>,
+    /// Every round.
+    pub rounds: Vec<Round>,
+    /// Settings (pool, N, work) as given by the claim.
+    pub context: BTreeMap<String, String>,
+    /// The machine's available parallelism.
+    pub cores: usize,
+    /// Strict or advisory.
+    pub gate: GateMode,
+    /// Time spent measuring.
+    #[serde(with = "crate::summary::millis")]
+    pub elapsed: Duration,
+    /// Where the raw figures were written, when they could be.
+    pub artifact: Option<PathBuf>,
+}
+
+impl ClaimReport {
+    /// One line: name, verdict, median and band.
+    pub fn headline(&self) -> String {
+        format!(
+            "claim {:?} {}: median {:.3}, band {}{}",
+            self.name,
+            self.verdict,
+            self.median,
+            self.band,
+            self.ideal.map(|i| format!(" (ideal {i})")).unwrap_or_default()
+        )
+    }
+
+    /// Each side's median, in side order.
+    pub fn side_medians(&self) -> Vec<f64> {
+        (0..self.sides.len())
+            .map(|i| median(&self.rounds.iter().map(|r| r.figures[i]).collect::<Vec<_>>()))
+            .collect()
+    }
+
+    /// The deterministic view for snapshots: while the claim holds it holds no measured
+    /// figure, so it changes only when the shape (or the claim) changes.
+    pub fn summary(&self) -> ShapeSummary {
+        let observed = (!self.verdict.holds()).then(|| {
+            let medians = self.side_medians();
+            let sides = self
+                .sides
+                .iter()
+                .zip(&medians)
+                .map(|((label, unit), m)| format!("{label} = {}", unit.show(*m)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!("median {:.3} ({sides})", self.median)
+        });
+        ShapeSummary {
+            claim: self.name.clone(),
+            kind: self.kind.to_string(),
+            relation: self.relation.clone(),
+            band: self.band.to_string(),
+            ideal: self.ideal.map(|i| i.to_string()),
+            expected: self
+                .expected
+                .as_ref()
+                .map(|(e, unit)| format!("{} = {}", unit.show(e.value), e.how)),
+            context: self.context.clone(),
+            verdict: self.verdict,
+            facts: BTreeMap::new(),
+            observed,
+        }
+    }
+
+    /// Writes the report as JSON under [`artifact_dir`]; a failure to write is reported on
+    /// stderr and does not change the verdict.
+    pub(crate) fn write_artifact(&mut self) {
+        let dir = artifact_dir();
+        let path = dir.join(format!("{}.json", slug(&self.name)));
+        let written = std::fs::create_dir_all(&dir).and_then(|()| {
+            let json = serde_json::to_vec_pretty(&*self).map_err(std::io::Error::other)?;
+            std::fs::write(&path, json)
+        });
+        match written {
+            Ok(()) => self.artifact = Some(path),
+            Err(e) => eprintln!("perfshape: could not write {}: {e}", path.display()),
+        }
+    }
+}
+
+impl std::fmt::Display for ClaimReport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut s = String::new();
+        let _ = writeln!(s, "{}", self.headline());
+        let _ = writeln!(s, "  why: {}", self.reason);
+        let _ = writeln!(s, "  relation ({}): {}", self.kind, self.relation);
+        if let Some((e, unit)) = &self.expected {
+            let _ = writeln!(s, "  expected: {} = {}", unit.show(e.value), e.how);
+        }
+        let _ = writeln!(
+            s,
+            "  rounds (sides interleaved: A B, then B A, ...); noise floor (A/A, consecutive rounds) {:.1}%:",
+            self.noise_floor * 100.0
+        );
+        for (i, round) in self.rounds.iter().enumerate() {
+            let sides = self
+                .sides
+                .iter()
+                .zip(&round.figures)
+                .map(|((label, unit), x)| format!("{label} = {}", unit.show(*x)))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let where_ = if round.inside { "inside" } else { "OUTSIDE" };
+            let _ = writeln!(s, "    {:>2}: {sides} → {:.3} {where_}", i + 1, round.value);
+        }
+        let context = self
+            .context
+            .iter()
+            .map(|(k, v)| format!("{k} = {v}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let _ = writeln!(s, "  settings: {context}");
+        let _ = writeln!(
+            s,
+            "  machine: {} cores; measured for {:.2} s; gate {} ({GATE_ENV})",
+            self.cores,
+            self.elapsed.as_secs_f64(),
+            self.gate
+        );
+        if let Some(path) = &self.artifact {
+            let _ = write!(s, "  raw figures: {}", path.display());
+        }
+        f.write_str(s.trim_end())
+    }
+}
+
+/// A claim as a snapshot sees it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ShapeSummary {
+    /// The claim's name.
+    pub claim: String,
+    /// `ratio`, `bound` or `ordering`.
+    pub kind: String,
+    /// What is divided by what, or the order claimed.
+    pub relation: String,
+    /// The band, e.g. `≥ 6` or `[0.95, 1.5]`.
+    pub band: String,
+    /// The ideal figure, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ideal: Option<String>,
+    /// The expectation of a bound claim and its derivation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expected: Option<String>,
+    /// The settings.
+    pub context: BTreeMap<String, String>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Further deterministic facts a test adds (wave counts, orderings).
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub facts: BTreeMap<String, String>,
+    /// Measured medians — present only when the claim does not hold, so that a snapshot
+    /// diff of a regression shows the figures.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub observed: Option<String>,
+}
+
+impl ShapeSummary {
+    /// Adds a deterministic fact (such as a wave count that the shape fixes).
+    #[must_use]
+    pub fn fact(mut self, key: &str, value: impl ToString) -> Self {
+        self.facts.insert(key.to_string(), value.to_string());
+        self
+    }
+}
+
+/// Where raw figures go: `$PERFSHAPE_ARTIFACTS`, else `<target dir>/perfshape`, where the
+/// target dir is `$CARGO_TARGET_DIR` or the `target` folder the running binary lives in.
+pub fn artifact_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PERFSHAPE_ARTIFACTS") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
+        return PathBuf::from(dir).join("perfshape");
+    }
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| {
+            exe.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "target"))
+                .map(|t| t.join("perfshape"))
+        })
+        .unwrap_or_else(|| PathBuf::from("target").join("perfshape"))
+}
+
+fn slug(name: &str) -> String {
+    let mut slug = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            slug.push(c.to_ascii_lowercase());
+        } else if !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    slug.trim_matches('-').to_string()
+}

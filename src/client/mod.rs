@@ -1,0 +1,323 @@
+//! The client side: strategies, lifecycles, and the load client that runs them.
+
+mod send;
+mod strategy;
+mod tls;
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+pub use strategy::{ClientStrategy, Lifecycle, MAX_CLIENT_THREADS};
+
+use crate::error::{Error, Result, check_range};
+use crate::pool::Pool;
+use crate::run::{RequestRecord, Run};
+
+/// The most requests one load may plan.
+pub const MAX_REQUESTS: usize = 100_000;
+
+/// Bounds on a load, so no run can hang: each request times out, and the run as a whole
+/// stops sending (counting what it did not send) at its deadline.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// The longest one request may take, connect to last byte.
+    pub request_timeout: Duration,
+    /// The longest one load may take.
+    pub run_deadline: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            request_timeout: Duration::from_secs(30),
+            run_deadline: Duration::from_secs(120),
+        }
+    }
+}
+
+/// Offers load to a URL with a [`ClientStrategy`], from its own [`Pool`], and returns a
+/// [`Run`] with one record per request.
+///
+/// The pool is separate from any server's, so a server whose workers are blocked cannot
+/// slow the clock that measures it.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server, ServerStrategy};
+///
+/// // Arrange
+/// let server = Server::start(Pool::workers("server", 2)?)?;
+/// let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
+/// let url = server.url(&ServerStrategy::Async, Duration::from_millis(20))?;
+/// // Act
+/// let run = client.run(ClientStrategy::FanOut, &url, 20)?;
+/// // Assert: every request is accounted for.
+/// assert_eq!(run.sent(), run.ok() + run.failed());
+/// # perfshape::Result::Ok(())
+/// ```
+pub struct LoadClient {
+    inner: Arc<Inner>,
+    pool: Pool,
+}
+
+/// What the tasks of a load share.
+struct Inner {
+    lifecycle: Lifecycle,
+    limits: Limits,
+    shared: reqwest::Client,
+    /// Peers seen on earlier responses: tells a reused connection from a new one.
+    seen: Mutex<HashSet<SocketAddr>>,
+}
+
+impl std::fmt::Debug for LoadClient {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LoadClient")
+            .field("pool", &self.pool.settings())
+            .field("lifecycle", &self.inner.lifecycle)
+            .field("limits", &self.inner.limits)
+            .finish()
+    }
+}
+
+impl LoadClient {
+    /// A load client on `pool` with the default [`Limits`].
+    pub fn new(pool: Pool, lifecycle: Lifecycle) -> Result<LoadClient> {
+        LoadClient::with_limits(pool, lifecycle, Limits::default())
+    }
+
+    /// A load client on `pool` with the given limits (each 1 ms to 1 hour).
+    pub fn with_limits(pool: Pool, lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
+        let hour = Duration::from_secs(3600).as_millis();
+        check_range("request_timeout", limits.request_timeout.as_millis(), 1, hour, " ms")?;
+        check_range("run_deadline", limits.run_deadline.as_millis(), 1, hour, " ms")?;
+        Ok(LoadClient {
+            inner: Arc::new(Inner {
+                lifecycle,
+                limits,
+                shared: build_client(limits)?,
+                seen: Mutex::new(HashSet::new()),
+            }),
+            pool,
+        })
+    }
+
+    /// The pool the load runs on.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
+    }
+
+    /// The lifecycle of the HTTP clients this load client uses.
+    pub fn lifecycle(&self) -> Lifecycle {
+        self.inner.lifecycle
+    }
+
+    /// Sends `n` GET requests to `url` the way `strategy` says, and waits for all of them.
+    pub fn run(&self, strategy: ClientStrategy, url: &str, n: usize) -> Result<Run> {
+        Ok(self.run_with_probe(strategy, url, n, None)?.0)
+    }
+
+    /// Like [`run`](Self::run), and also sends one request to `probe_url` `after` the load
+    /// started, while the load is in flight: how responsive is the server under this load?
+    pub fn run_with_probe(
+        &self,
+        strategy: ClientStrategy,
+        url: &str,
+        n: usize,
+        probe: Option<(&str, Duration)>,
+    ) -> Result<(Run, Option<RequestRecord>)> {
+        check_range("n", n, 1, MAX_REQUESTS, "")?;
+        strategy.validate()?;
+        let url: Arc<str> = Arc::from(url);
+        let origin = Instant::now();
+        let deadline = origin + self.inner.limits.run_deadline;
+        let (records, probe) = match strategy {
+            ClientStrategy::SyncOverAsync { threads } => {
+                // The probe cannot ride on these blocked threads; give it a task.
+                let probe = self.spawn_probe(probe, origin, deadline);
+                let records = self.sync_over_async(threads, &url, n, origin, deadline);
+                (records, self.pool.block_on(async { join_probe(probe).await }))
+            }
+            ClientStrategy::Sequential | ClientStrategy::FanOut => {
+                let probe = self.spawn_probe(probe, origin, deadline);
+                let inner = Arc::clone(&self.inner);
+                let load = self.pool.handle().spawn(async move {
+                    match strategy {
+                        ClientStrategy::FanOut => fan_out(inner, url, n, origin, deadline).await,
+                        _ => sequential(inner, url, n, origin, deadline).await,
+                    }
+                });
+                self.pool.block_on(async {
+                    let records = load.await.map_err(task_failed)?;
+                    Ok::<_, Error>((records, join_probe(probe).await))
+                })?
+            }
+        };
+        let wall = records.iter().map(|r| r.end).max().unwrap_or_default();
+        let mut run = Run::new(records, wall);
+        if self.inner.lifecycle == Lifecycle::Shared {
+            let mut seen = self.inner.seen.lock().unwrap_or_else(|p| p.into_inner());
+            run.classify_connections(&mut seen);
+        } else {
+            // A fresh client per request always opens a fresh connection.
+            run.classify_connections(&mut HashSet::new());
+        }
+        Ok((run, probe))
+    }
+
+    fn spawn_probe(
+        &self,
+        probe: Option<(&str, Duration)>,
+        origin: Instant,
+        deadline: Instant,
+    ) -> Option<tokio::task::JoinHandle<RequestRecord>> {
+        let (url, after) = probe?;
+        let url: Arc<str> = Arc::from(url);
+        let inner = Arc::clone(&self.inner);
+        Some(self.pool.handle().spawn(async move {
+            tokio::time::sleep_until((origin + after).into()).await;
+            inner.send(&url, 0, origin, after, deadline).await
+        }))
+    }
+
+    fn sync_over_async(
+        &self,
+        threads: usize,
+        url: &str,
+        n: usize,
+        origin: Instant,
+        deadline: Instant,
+    ) -> Vec<RequestRecord> {
+        let next = AtomicUsize::new(0);
+        let records = Mutex::new(Vec::with_capacity(n));
+        let handle = self.pool.handle();
+        std::thread::scope(|scope| {
+            for _ in 0..threads.min(n) {
+                scope.spawn(|| {
+                    loop {
+                        let index = next.fetch_add(1, Ordering::Relaxed);
+                        if index >= n {
+                            break;
+                        }
+                        let intended = origin.elapsed();
+                        // The `.Result` pattern: this OS thread does nothing until the
+                        // response is in.
+                        let record = handle.block_on(self.inner.send(url, index, origin, intended, deadline));
+                        records.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+                    }
+                });
+            }
+        });
+        records.into_inner().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Inner {
+    /// Sends one request with a client of the configured lifecycle, bounded by `deadline`.
+    async fn send(
+        &self,
+        url: &str,
+        index: usize,
+        origin: Instant,
+        intended: Duration,
+        deadline: Instant,
+    ) -> RequestRecord {
+        let work = async {
+            match self.lifecycle {
+                Lifecycle::Shared => send::send(&self.shared, url, index, origin, intended).await,
+                Lifecycle::PerRequest => match build_client(self.limits) {
+                    Ok(client) => send::send(&client, url, index, origin, intended).await,
+                    Err(_) => {
+                        let mut record = RequestRecord::deadline(index, origin.elapsed());
+                        record.outcome = crate::run::Outcome::Failed {
+                            kind: crate::run::FailureKind::Request,
+                        };
+                        record
+                    }
+                },
+            }
+        };
+        match tokio::time::timeout_at(deadline.into(), work).await {
+            Ok(record) => record,
+            Err(_) => RequestRecord::deadline(index, origin.elapsed()),
+        }
+    }
+}
+
+async fn sequential(
+    inner: Arc<Inner>,
+    url: Arc<str>,
+    n: usize,
+    origin: Instant,
+    deadline: Instant,
+) -> Vec<RequestRecord> {
+    let mut records = Vec::with_capacity(n);
+    for index in 0..n {
+        let intended = origin.elapsed();
+        records.push(inner.send(&url, index, origin, intended, deadline).await);
+    }
+    records
+}
+
+async fn fan_out(
+    inner: Arc<Inner>,
+    url: Arc<str>,
+    n: usize,
+    origin: Instant,
+    deadline: Instant,
+) -> Vec<RequestRecord> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for index in 0..n {
+        let inner = Arc::clone(&inner);
+        let url = Arc::clone(&url);
+        tasks.spawn(async move {
+            let intended = origin.elapsed();
+            inner.send(&url, index, origin, intended, deadline).await
+        });
+    }
+    let mut records = Vec::with_capacity(n);
+    let mut done = vec![false; n];
+    while let Some(joined) = tasks.join_next().await {
+        // Each task bounds itself by the deadline; a task that panicked is recorded below.
+        if let Ok(record) = joined {
+            done[record.index] = true;
+            records.push(record);
+        }
+    }
+    let now = origin.elapsed();
+    records.extend(
+        (0..n)
+            .filter(|&i| !done[i])
+            .map(|i| RequestRecord::deadline(i, now)),
+    );
+    records
+}
+
+async fn join_probe(
+    probe: Option<tokio::task::JoinHandle<RequestRecord>>,
+) -> Option<RequestRecord> {
+    match probe {
+        Some(handle) => handle.await.ok(),
+        None => None,
+    }
+}
+
+fn task_failed(error: tokio::task::JoinError) -> Error {
+    Error::io(
+        "the load task ended abnormally",
+        std::io::Error::other(error.to_string()),
+    )
+}
+
+/// A reqwest client bound by `limits`; proxies are ignored because every target of a
+/// shape measurement is reached directly.
+fn build_client(limits: Limits) -> Result<reqwest::Client> {
+    tls::ensure_crypto_provider();
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(limits.request_timeout)
+        .build()
+        .map_err(Error::Client)
+}

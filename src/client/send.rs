@@ -1,0 +1,62 @@
+//! One request, turned into a record whatever happens to it.
+
+use std::time::{Duration, Instant};
+
+use crate::run::{Connection, FailureKind, Outcome, RequestRecord};
+use crate::server::WorkReport;
+
+/// Sends GET `url` and records it. Never fails: a failure is an outcome.
+pub(crate) async fn send(
+    client: &reqwest::Client,
+    url: &str,
+    index: usize,
+    origin: Instant,
+    intended_start: Duration,
+) -> RequestRecord {
+    let start = origin.elapsed();
+    let (outcome, report) = match client.get(url).send().await {
+        Err(error) => (failed(classify(&error)), None),
+        Ok(response) => {
+            let status = response.status();
+            match response.bytes().await {
+                Err(error) if error.is_timeout() => (failed(FailureKind::Timeout), None),
+                Err(_) => (failed(FailureKind::Body), None),
+                Ok(_) if !status.is_success() => (failed(FailureKind::Status(status.as_u16())), None),
+                // Not every server is ours: a body that is not a WorkReport is still ok.
+                Ok(body) => (
+                    Outcome::Ok {
+                        status: status.as_u16(),
+                    },
+                    serde_json::from_slice::<WorkReport>(&body).ok(),
+                ),
+            }
+        }
+    };
+    RequestRecord {
+        index,
+        intended_start,
+        start,
+        end: origin.elapsed(),
+        outcome,
+        served_by: report.as_ref().map(|r| r.served_by.clone()),
+        connection: Connection::Unknown,
+        server_at_start: report.as_ref().map(|r| r.at_start),
+        peer: report.map(|r| r.peer),
+    }
+}
+
+fn failed(kind: FailureKind) -> Outcome {
+    Outcome::Failed { kind }
+}
+
+fn classify(error: &reqwest::Error) -> FailureKind {
+    if error.is_timeout() {
+        FailureKind::Timeout
+    } else if error.is_connect() {
+        FailureKind::Connect
+    } else if error.is_body() || error.is_decode() {
+        FailureKind::Body
+    } else {
+        FailureKind::Request
+    }
+}

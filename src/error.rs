@@ -1,0 +1,125 @@
+//! One error type for the whole crate.
+//!
+//! Every variant names what is wrong and what would be right, so that a user reading the
+//! message can fix the input without reading perfshape's source.
+
+use std::path::PathBuf;
+
+/// Everything perfshape can refuse or fail at.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A setting is outside the range perfshape accepts.
+    #[error("invalid {field}: {value} (allowed: {allowed})")]
+    Invalid {
+        /// The setting, as the user spells it (`workers`, `n`, `work_ms`, ...).
+        field: &'static str,
+        /// The value that was given.
+        value: String,
+        /// The allowed range or set, in words.
+        allowed: String,
+    },
+    /// A name (strategy, lifecycle, mode) that perfshape does not know.
+    #[error("unknown {what} {name:?} (expected one of: {expected})")]
+    Unknown {
+        /// What kind of name it was meant to be.
+        what: &'static str,
+        /// The name that was given.
+        name: String,
+        /// The names perfshape knows.
+        expected: String,
+    },
+    /// A fixture file could not be read or is not a valid experiment.
+    #[error(transparent)]
+    Fixture(#[from] FixtureError),
+    /// An operating-system resource (thread, socket, runtime, file) could not be had.
+    #[error("{what}: {source}")]
+    Io {
+        /// What perfshape was doing.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The HTTP client could not be built.
+    #[error("building the HTTP client: {0}")]
+    Client(#[source] reqwest::Error),
+    /// A claim did not hold (or could not be decided) and the gate is strict.
+    #[error("{0}")]
+    Gate(String),
+}
+
+/// A fixture that cannot be loaded: the file, the line, and what is wrong there.
+#[derive(Debug, thiserror::Error)]
+#[error("{}:{line}: {kind}", path.display())]
+pub struct FixtureError {
+    /// The fixture file.
+    pub path: PathBuf,
+    /// The 1-based line the problem is on (1 when the file could not be read at all).
+    pub line: usize,
+    /// What is wrong.
+    #[source]
+    pub kind: FixtureErrorKind,
+}
+
+/// What is wrong in a fixture.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum FixtureErrorKind {
+    /// The file could not be read.
+    #[error("cannot read the fixture: {0}")]
+    Read(#[source] std::io::Error),
+    /// The TOML is malformed, a field is missing or has the wrong type.
+    #[error("{0}")]
+    Toml(String),
+    /// A field is present but its value is not acceptable.
+    #[error("{field}: {source}")]
+    Field {
+        /// Where the field is, e.g. `scenario[2].n`.
+        field: String,
+        /// Why it is not acceptable.
+        #[source]
+        source: Box<Error>,
+    },
+}
+
+/// `Result` with perfshape's [`Error`]; the default `T = ()` lets tests end in `Ok(())`.
+pub type Result<T = (), E = Error> = std::result::Result<T, E>;
+
+impl Error {
+    /// Shorthand for [`Error::Invalid`].
+    pub(crate) fn invalid(
+        field: &'static str,
+        value: impl ToString,
+        allowed: impl ToString,
+    ) -> Self {
+        Error::Invalid {
+            field,
+            value: value.to_string(),
+            allowed: allowed.to_string(),
+        }
+    }
+
+    /// Shorthand for [`Error::Io`].
+    pub(crate) fn io(what: impl ToString, source: std::io::Error) -> Self {
+        Error::Io {
+            what: what.to_string(),
+            source,
+        }
+    }
+}
+
+/// Checks that `value` lies in `lo..=hi`, naming the field when it does not.
+pub(crate) fn check_range<T>(field: &'static str, value: T, lo: T, hi: T, unit: &str) -> Result<T>
+where
+    T: PartialOrd + std::fmt::Display + Copy,
+{
+    if value < lo || value > hi {
+        return Err(Error::invalid(
+            field,
+            format!("{value}{unit}"),
+            format!("{lo}{unit} to {hi}{unit}"),
+        ));
+    }
+    Ok(value)
+}

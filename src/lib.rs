@@ -1,0 +1,67 @@
+//! # perfshape — the performance *shape* of async vs blocking code, as tested facts
+//!
+//! Five well-known experiments (ASP.NET, C#) showed that async only pays when client and
+//! server are both async, that blocking handlers starve a thread pool, that offloading
+//! blocking work only moves the cap, that a per-host connection cap turns an async client
+//! back into a queue, and that one task per tiny CPU item is far slower than a loop.
+//! perfshape reproduces them with tokio, axum and reqwest as **claims**: ratios measured
+//! side by side in one run, inside tolerance bands, with a three-way verdict.
+//!
+//! The vocabulary:
+//! - a [`Pool`] is a constrained tokio runtime (workers, blocking cap) on its own threads;
+//! - a [`Server`] serves every [`ServerStrategy`] on its pool;
+//! - a [`LoadClient`] offers load with a [`ClientStrategy`] from another pool and returns a
+//!   [`Run`] (one record per request, `sent == ok + failed`) with a [`Summary`];
+//! - a [`Claim`] measures its sides in interleaved rounds and reaches a [`Verdict`];
+//!   its [`ShapeSummary`] is what snapshots hold.
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use perfshape::{Claim, ClientStrategy, Lifecycle, LoadClient, Measure, Pool, Server, ServerStrategy};
+//!
+//! let work = Duration::from_millis(20);
+//! let server = Server::start(Pool::workers("server", 2)?)?;
+//! let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
+//! let blocking = server.url(&ServerStrategy::Blocking, work)?;
+//! let asynchronous = server.url(&ServerStrategy::Async, work)?;
+//!
+//! // seed 000: both sides async beats both sides blocking by ~N×.
+//! let checked = Claim::ratio(
+//!     "sequential over blocking ÷ fan-out over async",
+//!     Measure::duration("sequential → blocking", || Ok(client.run(ClientStrategy::Sequential, &blocking, 20)?.wall)),
+//!     Measure::duration("fan-out → async", || Ok(client.run(ClientStrategy::FanOut, &asynchronous, 20)?.wall)),
+//! )
+//! .at_least(6.0)
+//! .ideal(20.0)
+//! .check()?;
+//! checked.gate()?;
+//! # perfshape::Result::Ok(())
+//! ```
+#![warn(missing_docs)]
+
+mod claim;
+mod client;
+mod error;
+mod experiment;
+mod inproc;
+mod model;
+mod pool;
+mod run;
+mod scenario;
+mod server;
+mod summary;
+
+pub use claim::{
+    Band, Checked, Claim, ClaimReport, Expected, GATE_ENV, GateMode, Measure, Round,
+    ShapeSummary, Unit, Verdict, artifact_dir, median, noise_floor, shape_lock,
+};
+pub use client::{ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_REQUESTS};
+pub use error::{Error, FixtureError, FixtureErrorKind, Result};
+pub use experiment::{Experiment, ExperimentRow, Measured};
+pub use inproc::compute_for;
+pub use model::ideal_wall;
+pub use pool::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS, Pool, PoolSettings};
+pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};
+pub use scenario::Scenario;
+pub use server::{MAX_WORK, RuntimeFigures, Server, ServerStrategy, WorkReport};
+pub use summary::{Latency, Summary, count_waves};

@@ -1,0 +1,215 @@
+//! A Run: one record per request, nothing dropped.
+
+use std::collections::HashSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::server::RuntimeFigures;
+use crate::summary::Summary;
+
+/// What became of one request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "outcome")]
+pub enum Outcome {
+    /// A response with a 2xx status arrived in full.
+    Ok {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// Anything else.
+    Failed {
+        /// Why.
+        kind: FailureKind,
+    },
+}
+
+impl Outcome {
+    /// Whether the request counts as ok (2xx, body read).
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Outcome::Ok { .. })
+    }
+}
+
+/// Why a request failed; the summary counts failures by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A response arrived with a status outside 2xx.
+    Status(u16),
+    /// The request timed out.
+    Timeout,
+    /// No connection could be made.
+    Connect,
+    /// The response body could not be read.
+    Body,
+    /// Any other transport error.
+    Request,
+    /// The run's deadline passed before the request could be sent or finish; it was
+    /// counted, not silently dropped.
+    Deadline,
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailureKind::Status(code) => write!(f, "status {code}"),
+            FailureKind::Timeout => f.write_str("timeout"),
+            FailureKind::Connect => f.write_str("connect"),
+            FailureKind::Body => f.write_str("body"),
+            FailureKind::Request => f.write_str("request"),
+            FailureKind::Deadline => f.write_str("deadline"),
+        }
+    }
+}
+
+/// Whether a request opened a connection or rode on one opened before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Connection {
+    /// The first request seen on its connection.
+    New,
+    /// A later request on a connection seen before.
+    Reused,
+    /// Not a perfshape server (or no response): the connection was not reported.
+    Unknown,
+}
+
+/// One request, start to end. Instants are offsets from the run's start.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestRecord {
+    /// 0-based position in the load.
+    pub index: usize,
+    /// When the load meant to send it (equal to `start` for closed strategies).
+    #[serde(with = "crate::summary::millis")]
+    pub intended_start: Duration,
+    /// When it was sent.
+    #[serde(with = "crate::summary::millis")]
+    pub start: Duration,
+    /// When its response (or its failure) arrived.
+    #[serde(with = "crate::summary::millis")]
+    pub end: Duration,
+    /// What became of it.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The server thread that ran the handler, when the server said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_by: Option<String>,
+    /// New or reused connection, when the server said.
+    pub connection: Connection,
+    /// The server's runtime figures at handler start, when the server said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_at_start: Option<RuntimeFigures>,
+    /// The client end of the connection, when the server said (classifies `connection`).
+    #[serde(skip)]
+    pub(crate) peer: Option<SocketAddr>,
+}
+
+impl RequestRecord {
+    /// Time from the intended start to the end: what the user waited.
+    pub fn latency(&self) -> Duration {
+        self.end.saturating_sub(self.intended_start)
+    }
+
+    /// A request that was never sent because the run's deadline had passed.
+    pub(crate) fn deadline(index: usize, at: Duration) -> Self {
+        RequestRecord {
+            index,
+            intended_start: at,
+            start: at,
+            end: at,
+            outcome: Outcome::Failed {
+                kind: FailureKind::Deadline,
+            },
+            served_by: None,
+            connection: Connection::Unknown,
+            server_at_start: None,
+            peer: None,
+        }
+    }
+}
+
+/// Every request of one load, in index order, with the wall time of the whole load.
+///
+/// `sent() == ok() + failed()` by construction: each index has exactly one record.
+#[derive(Clone, Debug, Serialize)]
+pub struct Run {
+    /// The records, sorted by index, one per planned request.
+    pub records: Vec<RequestRecord>,
+    /// From the first send to the last completion.
+    #[serde(with = "crate::summary::millis")]
+    pub wall: Duration,
+}
+
+impl Run {
+    /// A run from its records (in any order) and its wall time.
+    ///
+    /// # Panics
+    /// When the indices are not exactly `0..records.len()`: a load lost or duplicated a
+    /// request, which is a bug in perfshape, never a measurement.
+    pub(crate) fn new(mut records: Vec<RequestRecord>, wall: Duration) -> Run {
+        records.sort_by_key(|r| r.index);
+        assert!(
+            records.iter().enumerate().all(|(i, r)| r.index == i),
+            "a load must account for every request exactly once"
+        );
+        Run { records, wall }
+    }
+
+    /// Requests planned and accounted for.
+    pub fn sent(&self) -> usize {
+        self.records.len()
+    }
+
+    /// Requests that succeeded.
+    pub fn ok(&self) -> usize {
+        self.records.iter().filter(|r| r.outcome.is_ok()).count()
+    }
+
+    /// Requests that failed, for any reason.
+    pub fn failed(&self) -> usize {
+        self.sent() - self.ok()
+    }
+
+    /// This run, if every request succeeded; otherwise an error that counts the failures
+    /// by kind. A timing figure from a run with failures would measure the failures.
+    pub fn require_ok(&self) -> crate::Result<&Run> {
+        if self.failed() == 0 {
+            return Ok(self);
+        }
+        let summary = self.summary(Duration::ZERO);
+        let kinds = summary
+            .failures
+            .iter()
+            .map(|(kind, count)| format!("{kind}: {count}"))
+            .collect::<Vec<_>>()
+            .join(", ");
+        Err(crate::Error::invalid(
+            "run",
+            format!("{} of {} requests failed ({kinds})", self.failed(), self.sent()),
+            "every request ok",
+        ))
+    }
+
+    /// Figures of this run; completions closer than `wave_gap` belong to the same wave.
+    pub fn summary(&self, wave_gap: Duration) -> Summary {
+        Summary::of(self, wave_gap)
+    }
+
+    /// Marks each record's connection as new or reused, given the peers seen before this
+    /// run; records the new ones in `seen`.
+    pub(crate) fn classify_connections(&mut self, seen: &mut HashSet<SocketAddr>) {
+        let mut order: Vec<usize> = (0..self.records.len()).collect();
+        order.sort_by_key(|&i| self.records[i].start);
+        for i in order {
+            let record = &mut self.records[i];
+            record.connection = match record.peer {
+                None => Connection::Unknown,
+                Some(peer) if seen.insert(peer) => Connection::New,
+                Some(_) => Connection::Reused,
+            };
+        }
+    }
+}

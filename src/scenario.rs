@@ -1,0 +1,140 @@
+//! A Scenario: server strategy × pools × load, validated, runnable on its own.
+
+use std::time::Duration;
+
+use crate::client::{ClientStrategy, Lifecycle, LoadClient, MAX_REQUESTS};
+use crate::error::{Result, check_range};
+use crate::pool::{DEFAULT_MAX_BLOCKING, Pool, PoolSettings};
+use crate::run::Run;
+use crate::server::{MAX_WORK, Server, ServerStrategy};
+
+/// One experiment cell: how the server works, how the client offers load, how much.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// How the handler spends its work time.
+    pub server: ServerStrategy,
+    /// The server's pool.
+    pub server_pool: PoolSettings,
+    /// How load is offered.
+    pub client: ClientStrategy,
+    /// How the client gets its HTTP client.
+    pub lifecycle: Lifecycle,
+    /// The load generator's pool.
+    pub client_pool: PoolSettings,
+    /// Requests in the load.
+    pub n: usize,
+    /// Work time per request (for `Mixed`, its own block + wait).
+    pub work: Duration,
+}
+
+impl Scenario {
+    /// A builder with the seed-000 defaults: blocking server on 2 workers, sequential
+    /// client, shared lifecycle, 2 client workers, N = 10, 20 ms of work.
+    pub fn builder() -> ScenarioBuilder {
+        ScenarioBuilder::default()
+    }
+
+    /// The wall time on an ideal machine, and how it follows.
+    pub fn ideal_wall(&self) -> (Duration, String) {
+        crate::model::ideal_wall(self.client, self.server, self.server_pool, self.n, self.work)
+    }
+
+    /// Starts a server and a load client on fresh pools, runs the load once unrecorded
+    /// (connections, threads) and once recorded, and returns the recorded run.
+    pub fn measure(&self) -> Result<Run> {
+        let server = Server::start(Pool::new("server", self.server_pool)?)?;
+        let client = LoadClient::new(Pool::new("client", self.client_pool)?, self.lifecycle)?;
+        let url = server.url(&self.server, self.work)?;
+        client.run(self.client, &url, self.n)?;
+        client.run(self.client, &url, self.n)
+    }
+}
+
+/// Builds a [`Scenario`], validating every field in [`build`](Self::build).
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ScenarioBuilder {
+    server: ServerStrategy,
+    workers: usize,
+    max_blocking: usize,
+    client: ClientStrategy,
+    lifecycle: Lifecycle,
+    client_workers: usize,
+    n: usize,
+    work: Duration,
+}
+
+impl Default for ScenarioBuilder {
+    fn default() -> Self {
+        ScenarioBuilder {
+            server: ServerStrategy::Blocking,
+            workers: 2,
+            max_blocking: DEFAULT_MAX_BLOCKING,
+            client: ClientStrategy::Sequential,
+            lifecycle: Lifecycle::Shared,
+            client_workers: 2,
+            n: 10,
+            work: Duration::from_millis(20),
+        }
+    }
+}
+
+impl ScenarioBuilder {
+    /// The server strategy.
+    pub fn server(mut self, server: ServerStrategy) -> Self {
+        self.server = server;
+        self
+    }
+    /// Server worker threads (1..=256).
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+    /// The server's blocking-thread cap (1..=4096).
+    pub fn max_blocking(mut self, max_blocking: usize) -> Self {
+        self.max_blocking = max_blocking;
+        self
+    }
+    /// The client strategy.
+    pub fn client(mut self, client: ClientStrategy) -> Self {
+        self.client = client;
+        self
+    }
+    /// The client lifecycle.
+    pub fn lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.lifecycle = lifecycle;
+        self
+    }
+    /// Load-generator worker threads (1..=256).
+    pub fn client_workers(mut self, workers: usize) -> Self {
+        self.client_workers = workers;
+        self
+    }
+    /// Requests in the load (1..=100,000).
+    pub fn requests(mut self, n: usize) -> Self {
+        self.n = n;
+        self
+    }
+    /// Work time per request (0 to 60 s).
+    pub fn work(mut self, work: Duration) -> Self {
+        self.work = work;
+        self
+    }
+
+    /// Validates and builds.
+    pub fn build(self) -> Result<Scenario> {
+        check_range("n", self.n, 1, MAX_REQUESTS, "")?;
+        let work = self.server.work_time(self.work);
+        check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
+        self.client.validate()?;
+        Ok(Scenario {
+            server: self.server,
+            server_pool: PoolSettings::new(self.workers, self.max_blocking)?,
+            client: self.client,
+            lifecycle: self.lifecycle,
+            client_pool: PoolSettings::new(self.client_workers, DEFAULT_MAX_BLOCKING)?,
+            n: self.n,
+            work,
+        })
+    }
+}

@@ -1,0 +1,145 @@
+//! How a handler spends its work time: the server half of every experiment.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+
+/// The longest work a request may ask for; anything above is refused (HTTP 400 on the
+/// wire, [`Error::Invalid`] in the library) so a typo cannot hang a run for hours.
+pub const MAX_WORK: Duration = Duration::from_secs(60);
+
+/// How a handler spends the work time it is asked for.
+///
+/// Each is the Rust rendering of one of the seeds' endpoints: `Thread.Sleep` is
+/// [`Blocking`](Self::Blocking), `await Task.Delay` is [`Async`](Self::Async),
+/// `await Task.Run(Thread.Sleep)` is [`Offload`](Self::Offload).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "strategy")]
+#[non_exhaustive]
+pub enum ServerStrategy {
+    /// `std::thread::sleep` on the worker: the worker can do nothing else meanwhile.
+    Blocking,
+    /// `tokio::time::sleep`: the worker is free while the request waits.
+    Async,
+    /// `spawn_blocking(std::thread::sleep)`: the worker is free, a blocking thread is not.
+    Offload,
+    /// Block the worker for `block`, then wait asynchronously for `wait` (seed 004's
+    /// `AsyncMixedTime`). The request's work time is `block + wait`.
+    Mixed {
+        /// Time spent blocking the worker.
+        block: Duration,
+        /// Time spent waiting without a thread.
+        wait: Duration,
+    },
+    /// Real computation (base-10 logarithms) on the worker until the work time is spent.
+    Cpu,
+    /// A process-wide `std::sync::Mutex` held across a blocking wait: requests serialise
+    /// whatever the number of workers.
+    Lock,
+}
+
+impl ServerStrategy {
+    /// Every strategy name, as accepted by [`FromStr`] and used in URLs.
+    pub const NAMES: &'static str = "blocking, async, offload, mixed, cpu, lock";
+
+    /// The strategy's name, which is also its route (`/blocking`, `/async`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            ServerStrategy::Blocking => "blocking",
+            ServerStrategy::Async => "async",
+            ServerStrategy::Offload => "offload",
+            ServerStrategy::Mixed { .. } => "mixed",
+            ServerStrategy::Cpu => "cpu",
+            ServerStrategy::Lock => "lock",
+        }
+    }
+
+    /// The time one request takes when it has the server to itself: `work`, except for
+    /// [`Mixed`](Self::Mixed), which carries its own split.
+    pub fn work_time(&self, work: Duration) -> Duration {
+        match self {
+            ServerStrategy::Mixed { block, wait } => *block + *wait,
+            _ => work,
+        }
+    }
+
+    /// Whether the strategy holds a worker thread for its whole work time.
+    pub fn holds_worker(&self) -> bool {
+        matches!(
+            self,
+            ServerStrategy::Blocking | ServerStrategy::Cpu | ServerStrategy::Lock
+        )
+    }
+
+    /// The path and query that ask a perfshape server for this strategy with `work`.
+    pub fn path_and_query(&self, work: Duration) -> Result<String> {
+        crate::error::check_range(
+            "work_ms",
+            work.as_millis(),
+            0,
+            MAX_WORK.as_millis(),
+            " ms",
+        )?;
+        Ok(match self {
+            ServerStrategy::Mixed { block, wait } => {
+                crate::error::check_range(
+                    "block_ms + wait_ms",
+                    (*block + *wait).as_millis(),
+                    0,
+                    MAX_WORK.as_millis(),
+                    " ms",
+                )?;
+                format!(
+                    "/mixed?block_ms={}&wait_ms={}",
+                    block.as_millis(),
+                    wait.as_millis()
+                )
+            }
+            other => format!("/{}?ms={}", other.name(), work.as_millis()),
+        })
+    }
+}
+
+impl std::fmt::Display for ServerStrategy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ServerStrategy::Mixed { block, wait } => write!(
+                f,
+                "mixed(block {} ms + wait {} ms)",
+                block.as_millis(),
+                wait.as_millis()
+            ),
+            other => f.write_str(other.name()),
+        }
+    }
+}
+
+/// Parses a strategy name. `mixed` parses to an even split of zero time; fixtures and the
+/// CLI give its `block` and `wait` separately.
+impl FromStr for ServerStrategy {
+    type Err = Error;
+
+    fn from_str(name: &str) -> Result<Self> {
+        Ok(match name {
+            "blocking" => ServerStrategy::Blocking,
+            "async" => ServerStrategy::Async,
+            "offload" => ServerStrategy::Offload,
+            "mixed" => ServerStrategy::Mixed {
+                block: Duration::ZERO,
+                wait: Duration::ZERO,
+            },
+            "cpu" => ServerStrategy::Cpu,
+            "lock" => ServerStrategy::Lock,
+            _ => {
+                return Err(Error::Unknown {
+                    what: "server strategy",
+                    name: name.to_string(),
+                    expected: Self::NAMES.to_string(),
+                });
+            }
+        })
+    }
+}

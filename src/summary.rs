@@ -1,0 +1,174 @@
+//! Figures of a [`Run`]: counts, wall, throughput, latency percentiles and waves.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use crate::run::{Outcome, Run};
+
+/// What a run amounts to.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Requests planned and accounted for.
+    pub sent: usize,
+    /// Requests that succeeded.
+    pub ok: usize,
+    /// Requests that failed; `sent == ok + failed`.
+    pub failed: usize,
+    /// Failures by kind (`timeout`, `status 500`, ...).
+    pub failures: BTreeMap<String, usize>,
+    /// From the first send to the last completion.
+    #[serde(with = "millis")]
+    pub wall: Duration,
+    /// Successful requests per second of wall time.
+    pub throughput: f64,
+    /// Latency of the successful requests, from intended start to end.
+    pub latency: Option<Latency>,
+    /// Groups of completions separated by more than the wave gap: the staircase of a
+    /// blocking server (seed 000), one step per round of its workers.
+    pub waves: usize,
+}
+
+/// Latency figures, from an HDR histogram at microsecond resolution.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Latency {
+    /// The fastest request.
+    #[serde(with = "millis")]
+    pub min: Duration,
+    /// The mean.
+    #[serde(with = "millis")]
+    pub mean: Duration,
+    /// The median.
+    #[serde(with = "millis")]
+    pub p50: Duration,
+    /// The 90th percentile.
+    #[serde(with = "millis")]
+    pub p90: Duration,
+    /// The 99th percentile.
+    #[serde(with = "millis")]
+    pub p99: Duration,
+    /// The slowest request.
+    #[serde(with = "millis")]
+    pub max: Duration,
+}
+
+impl Summary {
+    /// Summarises `run`; completions less than `wave_gap` apart belong to the same wave.
+    pub fn of(run: &Run, wave_gap: Duration) -> Summary {
+        let mut failures = BTreeMap::new();
+        for record in &run.records {
+            if let Outcome::Failed { kind } = &record.outcome {
+                *failures.entry(kind.to_string()).or_insert(0) += 1;
+            }
+        }
+        let ok: Vec<_> = run.records.iter().filter(|r| r.outcome.is_ok()).collect();
+        let ends: Vec<Duration> = ok.iter().map(|r| r.end).collect();
+        let wall_secs = run.wall.as_secs_f64();
+        Summary {
+            sent: run.sent(),
+            ok: run.ok(),
+            failed: run.failed(),
+            failures,
+            wall: run.wall,
+            throughput: if wall_secs > 0.0 {
+                ok.len() as f64 / wall_secs
+            } else {
+                0.0
+            },
+            latency: Latency::of(ok.iter().map(|r| r.latency())),
+            waves: count_waves(&ends, wave_gap),
+        }
+    }
+}
+
+impl Latency {
+    /// Latency figures of `latencies`, or `None` when there are none.
+    pub fn of(latencies: impl IntoIterator<Item = Duration>) -> Option<Latency> {
+        // 1 µs to 1 hour at 3 significant digits: ample for any bounded run.
+        let mut histogram =
+            Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("static bounds are valid");
+        for latency in latencies {
+            let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
+            histogram.saturating_record(micros.max(1));
+        }
+        if histogram.is_empty() {
+            return None;
+        }
+        let at = |q: f64| Duration::from_micros(histogram.value_at_quantile(q));
+        Some(Latency {
+            min: Duration::from_micros(histogram.min()),
+            mean: Duration::from_secs_f64(histogram.mean() / 1e6),
+            p50: at(0.5),
+            p90: at(0.9),
+            p99: at(0.99),
+            max: Duration::from_micros(histogram.max()),
+        })
+    }
+}
+
+/// Counts groups of completion instants: a new group starts wherever two consecutive
+/// completions (in time order) are more than `gap` apart.
+pub fn count_waves(ends: &[Duration], gap: Duration) -> usize {
+    let mut sorted = ends.to_vec();
+    sorted.sort();
+    match sorted.first() {
+        None => 0,
+        Some(_) => 1 + sorted.windows(2).filter(|w| w[1] - w[0] > gap).count(),
+    }
+}
+
+/// Serialises a `Duration` as milliseconds (a float), the unit every report uses.
+pub(crate) mod millis {
+    use std::time::Duration;
+
+    pub(crate) fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f64(d.as_secs_f64() * 1e3)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn ms(v: u64) -> Duration {
+        Duration::from_millis(v)
+    }
+
+    #[test]
+    fn a_staircase_of_ten_steps_is_ten_waves() {
+        // Blocking fan-out, N = 20 on W = 2: pairs finish 20 ms apart.
+        let ends: Vec<_> = (0..20).map(|i| ms(20 * (i / 2 + 1)) + Duration::from_micros(i * 37)).collect();
+        assert_eq!(count_waves(&ends, ms(10)), 10);
+    }
+
+    #[test]
+    fn no_completions_is_no_wave() {
+        assert_eq!(count_waves(&[], ms(10)), 0);
+    }
+
+    proptest! {
+        /// Waves never exceed completions, and a gap larger than the whole span is one wave.
+        #[test]
+        fn waves_are_between_one_and_n(ends in proptest::collection::vec(0u64..10_000, 1..200)) {
+            let ends: Vec<_> = ends.into_iter().map(Duration::from_micros).collect();
+            let waves = count_waves(&ends, ms(1));
+            prop_assert!(waves >= 1 && waves <= ends.len());
+            prop_assert_eq!(count_waves(&ends, ms(11)), 1);
+        }
+
+        /// Percentiles are ordered and lie within the observed range (to HDR precision).
+        #[test]
+        fn percentiles_are_ordered(lat in proptest::collection::vec(1u64..5_000_000, 1..300)) {
+            let l = Latency::of(lat.iter().map(|&u| Duration::from_micros(u))).unwrap();
+            prop_assert!(l.min <= l.p50 && l.p50 <= l.p90 && l.p90 <= l.p99 && l.p99 <= l.max);
+            let lo = Duration::from_micros(*lat.iter().min().unwrap());
+            let hi = Duration::from_micros(*lat.iter().max().unwrap());
+            // 3 significant digits: within 0.1 % of the true extremes.
+            prop_assert!(l.min.as_secs_f64() >= lo.as_secs_f64() * 0.999);
+            prop_assert!(l.max.as_secs_f64() <= hi.as_secs_f64() * 1.001);
+        }
+    }
+}
