@@ -44,7 +44,12 @@ fn c1_async_over_async_beats_sync_over_sync() -> Result {
 
 /// C2 — a concurrent client over a blocking server is bounded by the pool: N requests take
 /// ceil(N/W) work times and complete in ceil(N/W) waves (seed 000's staircase).
-fn blocking_fan_out_is_bounded_by_the_pool(workers: usize) -> Result<(perfshape::Checked, usize)> {
+///
+/// The snapshot records that the staircase exists (at least ceil(N/W) waves), not the
+/// exact count: on this machine W = 4 shows 5 or 6 waves from run to run (a connection
+/// task can wait in the local slot of a worker that is blocked), which the wall bound
+/// already measures.
+fn blocking_fan_out_is_bounded_by_the_pool(workers: usize) -> Result<(perfshape::Checked, perfshape::ShapeSummary)> {
     let (n, work) = (20, ms(20));
     let rig = Rig::new(workers)?;
     let url = rig.url(ServerStrategy::Blocking, work)?;
@@ -71,28 +76,32 @@ fn blocking_fan_out_is_bounded_by_the_pool(workers: usize) -> Result<(perfshape:
     .context("work", "20 ms")
     .context("server pool", rig.server.pool_settings())
     .check()?;
-    let waves = median(&waves.borrow()).round() as usize;
-    Ok((checked, waves))
+    let steps = 20_usize.div_ceil(workers);
+    let waves = median(&waves.borrow());
+    let summary = checked
+        .summary()
+        .fact(&format!("waves ≥ ceil(N/W) = {steps}"), waves >= steps as f64);
+    Ok((checked, summary))
 }
 
 #[test]
 fn c2_blocking_fan_out_is_bounded_by_one_worker() -> Result {
-    let (checked, waves) = blocking_fan_out_is_bounded_by_the_pool(1)?;
-    assert_shape!(checked, checked.summary().fact("waves (median of rounds)", waves));
+    let (checked, summary) = blocking_fan_out_is_bounded_by_the_pool(1)?;
+    assert_shape!(checked, summary);
     Ok(())
 }
 
 #[test]
 fn c2_blocking_fan_out_is_bounded_by_two_workers() -> Result {
-    let (checked, waves) = blocking_fan_out_is_bounded_by_the_pool(2)?;
-    assert_shape!(checked, checked.summary().fact("waves (median of rounds)", waves));
+    let (checked, summary) = blocking_fan_out_is_bounded_by_the_pool(2)?;
+    assert_shape!(checked, summary);
     Ok(())
 }
 
 #[test]
 fn c2_blocking_fan_out_is_bounded_by_four_workers() -> Result {
-    let (checked, waves) = blocking_fan_out_is_bounded_by_the_pool(4)?;
-    assert_shape!(checked, checked.summary().fact("waves (median of rounds)", waves));
+    let (checked, summary) = blocking_fan_out_is_bounded_by_the_pool(4)?;
+    assert_shape!(checked, summary);
     Ok(())
 }
 
@@ -115,7 +124,7 @@ fn c3_async_server_is_flat_in_n() -> Result {
     .context("work", "20 ms")
     .context("server pool", rig.server.pool_settings())
     .check()?;
-    assert_shape!("near_one_work_time", near_one_work_time, near_one_work_time.summary());
+    assert_shape!("c3_async_server_is_flat_in_n__near_one_work_time", near_one_work_time, near_one_work_time.summary());
 
     let (blocking_bound, how) = perfshape::ideal_wall(
         ClientStrategy::FanOut,
@@ -134,7 +143,7 @@ fn c3_async_server_is_flat_in_n() -> Result {
     .context("work", "20 ms")
     .context("server pool", rig.server.pool_settings())
     .check()?;
-    assert_shape!("far_below_blocking", far_below_blocking, far_below_blocking.summary());
+    assert_shape!("c3_async_server_is_flat_in_n__far_below_blocking", far_below_blocking, far_below_blocking.summary());
     Ok(())
 }
 
@@ -166,7 +175,7 @@ fn c4_blocking_starves_the_pool() -> Result {
     ))
     .at_least(0.75)
     .check()?;
-    assert_shape!("starved", starved, starved.summary());
+    assert_shape!("c4_blocking_starves_the_pool__starved", starved, starved.summary());
 
     for (name, url) in [("async", &asynchronous), ("offload", &offload)] {
         let free = context(Claim::bound(
@@ -176,7 +185,7 @@ fn c4_blocking_starves_the_pool() -> Result {
         ))
         .at_most(0.25)
         .check()?;
-        assert_shape!(free, free.summary());
+        assert_shape!(format!("c4_blocking_starves_the_pool__free_during_{name}"), free, free.summary());
     }
 
     let ratio = context(Claim::ratio(
@@ -186,7 +195,7 @@ fn c4_blocking_starves_the_pool() -> Result {
     ))
     .at_least(3.0)
     .check()?;
-    assert_shape!("blocking_over_async", ratio, ratio.summary());
+    assert_shape!("c4_blocking_starves_the_pool__blocking_over_async", ratio, ratio.summary());
     Ok(())
 }
 
@@ -213,7 +222,7 @@ fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
     .within(0.8, 1.25)
     .ideal(1.0)
     .check()?;
-    assert_shape!("same", same, same.summary());
+    assert_shape!("c5_sequential_client_is_serial__same_whatever_the_server", same, same.summary());
 
     let (ideal, how) = perfshape::ideal_wall(
         ClientStrategy::Sequential,
@@ -230,7 +239,7 @@ fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
         ))
         .within(0.95, 1.5)
         .check()?;
-        assert_shape!(serial, serial.summary());
+        assert_shape!(format!("c5_sequential_client_is_serial__n_times_work_over_{name}"), serial, serial.summary());
     }
     Ok(())
 }

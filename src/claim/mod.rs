@@ -123,6 +123,7 @@ pub struct Claim<'a> {
     max_rounds: usize,
     warmup: usize,
     budget: Duration,
+    gate: Option<GateMode>,
     context: BTreeMap<String, String>,
 }
 
@@ -137,6 +138,7 @@ impl<'a> Claim<'a> {
             max_rounds: 9,
             warmup: 1,
             budget: Duration::from_secs(10),
+            gate: None,
             context: BTreeMap::new(),
         }
     }
@@ -202,6 +204,12 @@ impl<'a> Claim<'a> {
         self
     }
 
+    /// Fixes the gate mode for this claim instead of reading [`GATE_ENV`].
+    pub fn gate_mode(mut self, mode: GateMode) -> Self {
+        self.gate = Some(mode);
+        self
+    }
+
     /// A setting to show in the report and the shape summary (pool, N, work time, ...).
     /// Only deterministic values belong here: the summary must be byte-stable.
     pub fn context(mut self, key: &str, value: impl ToString) -> Self {
@@ -234,7 +242,10 @@ impl<'a> Claim<'a> {
     /// report when the claim does not hold. A measurement error ends the check with it.
     pub fn check(mut self) -> Result<Checked> {
         let band = self.validate()?;
-        let gate = GateMode::from_env()?;
+        let gate = match self.gate {
+            Some(mode) => mode,
+            None => GateMode::from_env()?,
+        };
         let _serialised = shape_lock();
         let started = Instant::now();
         let kind = self.relation.kind();

@@ -75,7 +75,7 @@ macro_rules! assert_shape {
         }
         checked.gate()?;
     }};
-    ($name:literal, $checked:expr, $summary:expr) => {{
+    ($name:expr, $checked:expr, $summary:expr) => {{
         let checked = &$checked;
         if checked.verdict().holds() || checked.report().gate == perfshape::GateMode::Strict {
             insta::assert_yaml_snapshot!($name, $summary);

@@ -1,0 +1,119 @@
+//! The client strategies against a server that is not perfshape's: wiremock's
+//! `MockServer`, an async server on its own thread and runtime, answering after a fixed
+//! delay. Fan-out over it stays near one delay, a sequential client takes N delays, and a
+//! scoped `expect(n)` proves every request arrived exactly once, in every round.
+//!
+//! Timing tests: in the nextest `shape` group, never retried (see shape_seed000.rs).
+
+mod common;
+
+use std::time::Duration;
+
+
+use perfshape::{
+    Claim, ClientStrategy, Error, Expected, Lifecycle, LoadClient, Measure, Pool, Result,
+};
+use wiremock::matchers::{method, path};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const DELAY: Duration = Duration::from_millis(20);
+
+/// Runs one load against `/slow` under a scoped `expect(n)`, and returns the wall time
+/// only when the mock saw exactly `n` requests and the client saw `n` successes.
+fn exactly_once(
+    client: &LoadClient,
+    mock: &MockServer,
+    strategy: ClientStrategy,
+    n: usize,
+) -> Result<Duration> {
+    let guard = client.pool().block_on(
+        Mock::given(method("GET"))
+            .and(path("/slow"))
+            .respond_with(ResponseTemplate::new(200).set_delay(DELAY))
+            .expect(n as u64)
+            .mount_as_scoped(mock),
+    );
+    let run = client.run(strategy, &format!("{}/slow", mock.uri()), n)?;
+    let arrived = client.pool().block_on(guard.received_requests()).len();
+    if arrived != n {
+        // Leave the guard undropped: its drop would panic on the same finding.
+        std::mem::forget(guard);
+        return Err(Error::Invalid {
+            field: "requests arrived at the mock",
+            value: arrived.to_string(),
+            allowed: format!("exactly {n}, once each"),
+        });
+    }
+    drop(guard);
+    assert_eq!(run.sent(), run.ok() + run.failed());
+    Ok(run.require_ok()?.wall)
+}
+
+fn setup() -> Result<(LoadClient, MockServer)> {
+    let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
+    let mock = client.pool().block_on(MockServer::start());
+    Ok((client, mock))
+}
+
+/// Fan-out over an async server stays near one delay whatever N (here 20).
+#[test]
+fn fan_out_over_an_async_mock_takes_one_delay() -> Result {
+    let n = 20;
+    let (client, mock) = setup()?;
+    let checked = Claim::bound(
+        "wiremock fan-out of 20 ÷ one delay",
+        Measure::duration("fan-out → wiremock", || {
+            exactly_once(&client, &mock, ClientStrategy::FanOut, n)
+        }),
+        Expected::duration(DELAY, "1 × 20 ms"),
+    )
+    .within(1.0, 2.0)
+    .context("n", n)
+    .context("delay", "20 ms")
+    .check()?;
+    assert_shape!(checked, checked.summary());
+    Ok(())
+}
+
+/// A sequential client takes N delays, even over an async server.
+#[test]
+fn sequential_over_an_async_mock_takes_n_delays() -> Result {
+    let n = 10;
+    let (client, mock) = setup()?;
+    let checked = Claim::bound(
+        "wiremock sequential 10 ÷ N × delay",
+        Measure::duration("sequential → wiremock", || {
+            exactly_once(&client, &mock, ClientStrategy::Sequential, n)
+        }),
+        Expected::duration(DELAY * n as u32, "10 × 20 ms"),
+    )
+    .within(0.95, 1.5)
+    .context("n", n)
+    .context("delay", "20 ms")
+    .check()?;
+    assert_shape!(checked, checked.summary());
+    Ok(())
+}
+
+/// `threads` blocking OS threads give ceil(N / threads) delays: the `.Result` pattern
+/// caps concurrency at the thread count.
+#[test]
+fn sync_over_async_is_capped_by_its_threads() -> Result {
+    let n = 12;
+    let (client, mock) = setup()?;
+    let strategy = ClientStrategy::SyncOverAsync { threads: 4 };
+    let checked = Claim::bound(
+        "wiremock sync-over-async 12 on 4 threads ÷ ceil(N/4) × delay",
+        Measure::duration("sync-over-async → wiremock", || {
+            exactly_once(&client, &mock, strategy, n)
+        }),
+        Expected::duration(DELAY * 3, "ceil(12/4) × 20 ms"),
+    )
+    .within(0.95, 1.5)
+    .context("n", n)
+    .context("threads", 4)
+    .context("delay", "20 ms")
+    .check()?;
+    assert_shape!(checked, checked.summary());
+    Ok(())
+}
