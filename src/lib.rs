@@ -50,6 +50,7 @@ mod run;
 mod scenario;
 mod server;
 mod summary;
+mod table;
 
 pub use claim::{
     Band, Checked, Claim, ClaimReport, Expected, GATE_ENV, GateMode, Measure, Round,
@@ -65,3 +66,4 @@ pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};
 pub use scenario::Scenario;
 pub use server::{MAX_WORK, RuntimeFigures, Server, ServerStrategy, WorkReport};
 pub use summary::{Latency, Summary, count_waves};
+pub use table::{AGREES, experiment_table, timeline};
