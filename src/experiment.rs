@@ -88,7 +88,10 @@ impl Experiment {
         };
         let raw: RawFile = toml::from_str(text).map_err(|e| {
             let offset = e.span().map_or(0, |s| s.start);
-            fail(offset, FixtureErrorKind::Toml(e.message().trim().to_string()))
+            fail(
+                offset,
+                FixtureErrorKind::Toml(e.message().trim().to_string()),
+            )
         })?;
         let field = |name: String, offset: usize, e: Error| {
             fail(
@@ -109,7 +112,8 @@ impl Experiment {
         let mut rows: Vec<ExperimentRow> = Vec::with_capacity(raw.scenario.len());
         for (i, s) in raw.scenario.iter().enumerate() {
             let at = |name: &str| format!("scenario[{i}].{name}");
-            let server = parse_spanned::<ServerStrategy>(&s.server).map_err(|e| field(at("server"), s.server.span().start, e))?;
+            let server = parse_spanned::<ServerStrategy>(&s.server)
+                .map_err(|e| field(at("server"), s.server.span().start, e))?;
             let server = match server {
                 ServerStrategy::Mixed { .. } => {
                     let (block, wait) = match (&s.block_ms, &s.wait_ms) {
@@ -118,7 +122,11 @@ impl Experiment {
                             return Err(field(
                                 at("block_ms"),
                                 s.server.span().start,
-                                Error::invalid("block_ms / wait_ms", "missing", "both, for server = \"mixed\""),
+                                Error::invalid(
+                                    "block_ms / wait_ms",
+                                    "missing",
+                                    "both, for server = \"mixed\"",
+                                ),
                             ));
                         }
                     };
@@ -129,12 +137,15 @@ impl Experiment {
                 }
                 other => other,
             };
-            let mut client = parse_spanned::<ClientStrategy>(&s.client).map_err(|e| field(at("client"), s.client.span().start, e))?;
-            if let (ClientStrategy::SyncOverAsync { threads }, Some(t)) = (&mut client, &s.threads) {
+            let mut client = parse_spanned::<ClientStrategy>(&s.client)
+                .map_err(|e| field(at("client"), s.client.span().start, e))?;
+            if let (ClientStrategy::SyncOverAsync { threads }, Some(t)) = (&mut client, &s.threads)
+            {
                 *threads = *t.get_ref();
             }
             let lifecycle = match &s.lifecycle {
-                Some(l) => parse_spanned::<Lifecycle>(l).map_err(|e| field(at("lifecycle"), l.span().start, e))?,
+                Some(l) => parse_spanned::<Lifecycle>(l)
+                    .map_err(|e| field(at("lifecycle"), l.span().start, e))?,
                 None => Lifecycle::Shared,
             };
             let mut builder = Scenario::builder()
@@ -182,18 +193,25 @@ impl Experiment {
             });
         }
         let baseline_id = raw.experiment.baseline.get_ref();
-        let baseline = rows.iter().position(|r| &r.id == baseline_id).ok_or_else(|| {
-            let ids = rows.iter().map(|r| r.id.as_str()).collect::<Vec<_>>().join(", ");
-            field(
-                "experiment.baseline".into(),
-                raw.experiment.baseline.span().start,
-                Error::Unknown {
-                    what: "scenario id",
-                    name: baseline_id.clone(),
-                    expected: ids,
-                },
-            )
-        })?;
+        let baseline = rows
+            .iter()
+            .position(|r| &r.id == baseline_id)
+            .ok_or_else(|| {
+                let ids = rows
+                    .iter()
+                    .map(|r| r.id.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                field(
+                    "experiment.baseline".into(),
+                    raw.experiment.baseline.span().start,
+                    Error::Unknown {
+                        what: "scenario id",
+                        name: baseline_id.clone(),
+                        expected: ids,
+                    },
+                )
+            })?;
         Ok(Experiment {
             path: path.to_path_buf(),
             id: raw.experiment.id,
@@ -208,7 +226,10 @@ impl Experiment {
 
     /// Runs every row in order, calling `progress` after each; waves are split at half
     /// the row's work time.
-    pub fn measure(&self, mut progress: impl FnMut(&ExperimentRow, &Measured)) -> Result<Vec<Measured>> {
+    pub fn measure(
+        &self,
+        mut progress: impl FnMut(&ExperimentRow, &Measured),
+    ) -> Result<Vec<Measured>> {
         let mut measured = Vec::with_capacity(self.rows.len());
         for row in &self.rows {
             let run = row.scenario.measure()?;

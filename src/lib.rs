@@ -35,7 +35,7 @@
 //! .ideal(20.0)
 //! .check()?;
 //! checked.gate()?;
-//! # perfshape::Result::Ok(())
+//! # Ok::<(), perfshape::Error>(())
 //! ```
 #![warn(missing_docs)]
 
@@ -53,8 +53,8 @@ mod summary;
 mod table;
 
 pub use claim::{
-    Band, Checked, Claim, ClaimReport, Expected, GATE_ENV, GateMode, Measure, Round,
-    ShapeSummary, Unit, Verdict, artifact_dir, median, noise_floor, shape_lock,
+    Band, Checked, Claim, ClaimReport, Expected, GATE_ENV, GateMode, Measure, Round, ShapeSummary,
+    Unit, Verdict, artifact_dir, median, noise_floor, shape_lock,
 };
 pub use client::{ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_REQUESTS};
 pub use error::{Error, FixtureError, FixtureErrorKind, Result};

@@ -70,8 +70,13 @@ mod tests {
 
     #[test]
     fn sequential_is_n_times_work_whatever_the_server() {
-        for server in [ServerStrategy::Blocking, ServerStrategy::Async, ServerStrategy::Offload] {
-            let (wall, how) = ideal_wall(ClientStrategy::Sequential, server, pool(4, 512), 10, MS20);
+        for server in [
+            ServerStrategy::Blocking,
+            ServerStrategy::Async,
+            ServerStrategy::Offload,
+        ] {
+            let (wall, how) =
+                ideal_wall(ClientStrategy::Sequential, server, pool(4, 512), 10, MS20);
             assert_eq!(wall, MS20 * 10, "{server}");
             assert_eq!(how, "10 × 20 ms");
         }
@@ -79,26 +84,47 @@ mod tests {
 
     #[test]
     fn blocking_fan_out_takes_rounds_of_the_pool() {
-        let (wall, how) = ideal_wall(ClientStrategy::FanOut, ServerStrategy::Blocking, pool(2, 512), 20, MS20);
+        let (wall, how) = ideal_wall(
+            ClientStrategy::FanOut,
+            ServerStrategy::Blocking,
+            pool(2, 512),
+            20,
+            MS20,
+        );
         assert_eq!(wall, MS20 * 10);
         assert_eq!(how, "ceil(20/2) × 20 ms");
     }
 
     #[test]
     fn async_fan_out_is_one_work_time() {
-        let (wall, _) = ideal_wall(ClientStrategy::FanOut, ServerStrategy::Async, pool(1, 512), 100, MS20);
+        let (wall, _) = ideal_wall(
+            ClientStrategy::FanOut,
+            ServerStrategy::Async,
+            pool(1, 512),
+            100,
+            MS20,
+        );
         assert_eq!(wall, MS20);
     }
 
     #[test]
     fn offload_is_capped_by_the_blocking_pool() {
-        let (wall, _) = ideal_wall(ClientStrategy::FanOut, ServerStrategy::Offload, pool(2, 4), 40, MS20);
+        let (wall, _) = ideal_wall(
+            ClientStrategy::FanOut,
+            ServerStrategy::Offload,
+            pool(2, 4),
+            40,
+            MS20,
+        );
         assert_eq!(wall, MS20 * 10);
     }
 
     #[test]
     fn mixed_fan_out_queues_only_its_blocking_part() {
-        let mixed = ServerStrategy::Mixed { block: Duration::from_millis(10), wait: MS20 };
+        let mixed = ServerStrategy::Mixed {
+            block: Duration::from_millis(10),
+            wait: MS20,
+        };
         let (wall, _) = ideal_wall(ClientStrategy::FanOut, mixed, pool(2, 512), 30, MS20);
         assert_eq!(wall, Duration::from_millis(15 * 10 + 20));
     }

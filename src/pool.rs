@@ -70,9 +70,7 @@ impl Pool {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(settings.workers)
             .max_blocking_threads(settings.max_blocking)
-            .thread_name_fn(move || {
-                format!("{prefix}-{}", counter.fetch_add(1, Ordering::Relaxed))
-            })
+            .thread_name_fn(move || format!("{prefix}-{}", counter.fetch_add(1, Ordering::Relaxed)))
             .enable_all()
             .build()
             .map_err(|e| crate::Error::io(format!("starting the {name} runtime"), e))?;

@@ -188,7 +188,11 @@ impl Run {
             .join(", ");
         Err(crate::Error::invalid(
             "run",
-            format!("{} of {} requests failed ({kinds})", self.failed(), self.sent()),
+            format!(
+                "{} of {} requests failed ({kinds})",
+                self.failed(),
+                self.sent()
+            ),
             "every request ok",
         ))
     }

@@ -36,7 +36,13 @@ impl Scenario {
 
     /// The wall time on an ideal machine, and how it follows.
     pub fn ideal_wall(&self) -> (Duration, String) {
-        crate::model::ideal_wall(self.client, self.server, self.server_pool, self.n, self.work)
+        crate::model::ideal_wall(
+            self.client,
+            self.server,
+            self.server_pool,
+            self.n,
+            self.work,
+        )
     }
 
     /// Starts a server and a load client on fresh pools, runs the load once unrecorded

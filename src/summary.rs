@@ -87,8 +87,8 @@ impl Latency {
     /// Latency figures of `latencies`, or `None` when there are none.
     pub fn of(latencies: impl IntoIterator<Item = Duration>) -> Option<Latency> {
         // 1 µs to 1 hour at 3 significant digits: ample for any bounded run.
-        let mut histogram =
-            Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3).expect("static bounds are valid");
+        let mut histogram = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)
+            .expect("static bounds are valid");
         for latency in latencies {
             let micros = u64::try_from(latency.as_micros()).unwrap_or(u64::MAX);
             histogram.saturating_record(micros.max(1));
@@ -140,7 +140,9 @@ mod tests {
     #[test]
     fn a_staircase_of_ten_steps_is_ten_waves() {
         // Blocking fan-out, N = 20 on W = 2: pairs finish 20 ms apart.
-        let ends: Vec<_> = (0..20).map(|i| ms(20 * (i / 2 + 1)) + Duration::from_micros(i * 37)).collect();
+        let ends: Vec<_> = (0..20)
+            .map(|i| ms(20 * (i / 2 + 1)) + Duration::from_micros(i * 37))
+            .collect();
         assert_eq!(count_waves(&ends, ms(10)), 10);
     }
 

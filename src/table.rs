@@ -19,7 +19,11 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", experiment.id, experiment.title);
     let _ = writeln!(out, "source: {}", experiment.source);
-    let _ = writeln!(out, "scale: {}; figures ÷ row {:?} ({})", experiment.scale, base.id, base.label);
+    let _ = writeln!(
+        out,
+        "scale: {}; figures ÷ row {:?} ({})",
+        experiment.scale, base.id, base.label
+    );
     let _ = writeln!(out);
     let _ = writeln!(
         out,
@@ -58,9 +62,22 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
         );
     }
     let _ = writeln!(out);
-    let _ = writeln!(out, "requests: sent {sent} = ok {ok} + failed {}", sent - ok);
-    for row in experiment.rows.iter().filter(|r| r.published_note.is_some()) {
-        let _ = writeln!(out, "note {}: published {}", row.id, row.published_note.as_deref().unwrap_or_default());
+    let _ = writeln!(
+        out,
+        "requests: sent {sent} = ok {ok} + failed {}",
+        sent - ok
+    );
+    for row in experiment
+        .rows
+        .iter()
+        .filter(|r| r.published_note.is_some())
+    {
+        let _ = writeln!(
+            out,
+            "note {}: published {}",
+            row.id,
+            row.published_note.as_deref().unwrap_or_default()
+        );
     }
     out
 }

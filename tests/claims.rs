@@ -40,10 +40,14 @@ fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
 #[test]
 fn sides_are_interleaved_a_b_then_b_a() -> Result {
     let calls = RefCell::new(Vec::new());
-    Claim::ratio("a ÷ b", series("a", &[2.0], &calls), series("b", &[1.0], &calls))
-        .at_least(1.5)
-        .warmup(0)
-        .check()?;
+    Claim::ratio(
+        "a ÷ b",
+        series("a", &[2.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .at_least(1.5)
+    .warmup(0)
+    .check()?;
     assert_eq!(calls.borrow().join(" "), "a b b a a b");
     Ok(())
 }
@@ -64,11 +68,26 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     let Err(Error::Gate(message)) = checked.gate() else {
         panic!("a broken claim must fail the strict gate");
     };
-    for needle in ["broken", "band ≥ 3", "slow = 200.0 ms", "fast = 100.0 ms", "→ 2.000 OUTSIDE", "W=2 B=512", "cores", "noise floor"] {
-        assert!(message.contains(needle), "{needle:?} missing from:\n{message}");
+    for needle in [
+        "broken",
+        "band ≥ 3",
+        "slow = 200.0 ms",
+        "fast = 100.0 ms",
+        "→ 2.000 OUTSIDE",
+        "W=2 B=512",
+        "cores",
+        "noise floor",
+    ] {
+        assert!(
+            message.contains(needle),
+            "{needle:?} missing from:\n{message}"
+        );
     }
     // The summary of a broken claim shows the medians, so a snapshot diff shows them too.
-    let observed = checked.summary().observed.expect("observed when not holding");
+    let observed = checked
+        .summary()
+        .observed
+        .expect("observed when not holding");
     assert!(observed.contains("median 2.000"), "{observed}");
     Ok(())
 }
@@ -76,10 +95,14 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
 #[test]
 fn the_advisory_gate_reports_but_passes() -> Result {
     let calls = RefCell::new(Vec::new());
-    let checked = Claim::ratio("a ÷ b", series("a", &[1.0], &calls), series("b", &[1.0], &calls))
-        .at_least(3.0)
-        .gate_mode(GateMode::Advisory)
-        .check()?;
+    let checked = Claim::ratio(
+        "a ÷ b",
+        series("a", &[1.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .at_least(3.0)
+    .gate_mode(GateMode::Advisory)
+    .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken);
     checked.gate()
 }
@@ -100,7 +123,11 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
     .check()?;
     assert_eq!(checked.verdict(), Verdict::Inconclusive);
     assert_eq!(checked.report().rounds.len(), 6);
-    assert!(checked.report().reason.contains("disagree"), "{}", checked.report().reason);
+    assert!(
+        checked.report().reason.contains("disagree"),
+        "{}",
+        checked.report().reason
+    );
     assert!(checked.gate().is_err(), "inconclusive fails in strict mode");
     Ok(())
 }
@@ -118,7 +145,12 @@ fn a_miss_inside_the_noise_floor_is_inconclusive_not_broken() -> Result {
     .warmup(0)
     .rounds(3, 5)
     .check()?;
-    assert_eq!(checked.verdict(), Verdict::Inconclusive, "{}", checked.report());
+    assert_eq!(
+        checked.verdict(),
+        Verdict::Inconclusive,
+        "{}",
+        checked.report()
+    );
     assert!(checked.report().noise_floor > 0.09);
     Ok(())
 }
@@ -160,21 +192,32 @@ fn an_ordering_is_judged_by_its_tightest_step() -> Result {
 #[test]
 fn a_claim_without_a_band_is_refused() {
     let calls = RefCell::new(Vec::new());
-    let err = Claim::ratio("a ÷ b", series("a", &[1.0], &calls), series("b", &[1.0], &calls))
-        .check()
-        .unwrap_err();
+    let err = Claim::ratio(
+        "a ÷ b",
+        series("a", &[1.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .check()
+    .unwrap_err();
     assert!(err.to_string().contains("band"), "{err}");
-    assert!(calls.borrow().is_empty(), "nothing is measured for an invalid claim");
+    assert!(
+        calls.borrow().is_empty(),
+        "nothing is measured for an invalid claim"
+    );
 }
 
 #[test]
 fn impossible_round_counts_are_refused() {
     let calls = RefCell::new(Vec::new());
-    let err = Claim::ratio("a ÷ b", series("a", &[1.0], &calls), series("b", &[1.0], &calls))
-        .at_least(1.0)
-        .rounds(5, 3)
-        .check()
-        .unwrap_err();
+    let err = Claim::ratio(
+        "a ÷ b",
+        series("a", &[1.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .at_least(1.0)
+    .rounds(5, 3)
+    .check()
+    .unwrap_err();
     assert_eq!(err.to_string(), "invalid max rounds: 3 (allowed: 5 to 50)");
 }
 

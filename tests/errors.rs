@@ -4,8 +4,8 @@ use std::path::Path;
 use std::time::Duration;
 
 use perfshape::{
-    ClientStrategy, Error, Experiment, Lifecycle, LoadClient, Pool, PoolSettings, Result,
-    Scenario, ServerStrategy,
+    ClientStrategy, Error, Experiment, Lifecycle, LoadClient, Pool, PoolSettings, Result, Scenario,
+    ServerStrategy,
 };
 
 #[test]
@@ -13,7 +13,10 @@ fn zero_workers_names_the_field_and_the_range() {
     let err = PoolSettings::new(0, 512).unwrap_err();
     assert_eq!(err.to_string(), "invalid workers: 0 (allowed: 1 to 256)");
     let err = PoolSettings::new(2, 0).unwrap_err();
-    assert_eq!(err.to_string(), "invalid max_blocking: 0 (allowed: 1 to 4096)");
+    assert_eq!(
+        err.to_string(),
+        "invalid max_blocking: 0 (allowed: 1 to 4096)"
+    );
 }
 
 #[test]
@@ -24,7 +27,10 @@ fn a_scenario_refuses_zero_requests_and_too_much_work() {
         .work(Duration::from_secs(61))
         .build()
         .unwrap_err();
-    assert_eq!(err.to_string(), "invalid work_ms: 61000 ms (allowed: 0 ms to 60000 ms)");
+    assert_eq!(
+        err.to_string(),
+        "invalid work_ms: 61000 ms (allowed: 0 ms to 60000 ms)"
+    );
     let err = Scenario::builder()
         .client(ClientStrategy::SyncOverAsync { threads: 0 })
         .build()
@@ -41,7 +47,10 @@ fn unknown_strategy_names_list_the_known_ones() {
     );
     let err = "fanout".parse::<ClientStrategy>().unwrap_err();
     assert!(matches!(err, Error::Unknown { .. }));
-    assert!(err.to_string().contains("sequential, fan-out, sync-over-async"));
+    assert!(
+        err.to_string()
+            .contains("sequential, fan-out, sync-over-async")
+    );
     let err = "pooled".parse::<Lifecycle>().unwrap_err();
     assert!(err.to_string().contains("shared, per-request"));
 }
@@ -62,7 +71,10 @@ fn a_work_time_above_the_cap_is_refused_when_building_the_url() -> Result {
     let err = server
         .url(&ServerStrategy::Async, Duration::from_secs(3600))
         .unwrap_err();
-    assert_eq!(err.to_string(), "invalid work_ms: 3600000 ms (allowed: 0 ms to 60000 ms)");
+    assert_eq!(
+        err.to_string(),
+        "invalid work_ms: 3600000 ms (allowed: 0 ms to 60000 ms)"
+    );
     Ok(())
 }
 
@@ -186,5 +198,8 @@ fn an_unknown_baseline_lists_the_scenario_ids() {
 fn a_missing_file_is_a_read_error_naming_it() {
     let err = Experiment::load("fixtures/does-not-exist.toml").unwrap_err();
     let message = err.to_string();
-    assert!(message.starts_with("fixtures/does-not-exist.toml:1: cannot read the fixture"), "{message}");
+    assert!(
+        message.starts_with("fixtures/does-not-exist.toml:1: cannot read the fixture"),
+        "{message}"
+    );
 }

@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use common::ms;
 use perfshape::{
-    ClientStrategy, Connection, FailureKind, Lifecycle, Limits, LoadClient, Outcome, Pool,
-    Result, Server, ServerStrategy,
+    ClientStrategy, Connection, FailureKind, Lifecycle, Limits, LoadClient, Outcome, Pool, Result,
+    Server, ServerStrategy,
 };
 
 fn client(lifecycle: Lifecycle) -> Result<LoadClient> {
@@ -27,7 +27,10 @@ fn get(client: &LoadClient, url: &str) -> (u16, String) {
 #[test]
 fn health_answers_ok() -> Result {
     let server = Server::start(Pool::workers("server", 1)?)?;
-    assert_eq!(get(&client(Lifecycle::Shared)?, &server.health_url()), (200, "ok".into()));
+    assert_eq!(
+        get(&client(Lifecycle::Shared)?, &server.health_url()),
+        (200, "ok".into())
+    );
     Ok(())
 }
 
@@ -39,7 +42,10 @@ fn every_strategy_reports_who_served_it_and_the_pool_it_found() -> Result {
         ServerStrategy::Blocking,
         ServerStrategy::Async,
         ServerStrategy::Offload,
-        ServerStrategy::Mixed { block: ms(1), wait: ms(1) },
+        ServerStrategy::Mixed {
+            block: ms(1),
+            wait: ms(1),
+        },
         ServerStrategy::Cpu,
         ServerStrategy::Lock,
     ];
@@ -49,7 +55,11 @@ fn every_strategy_reports_who_served_it_and_the_pool_it_found() -> Result {
         assert_eq!(status, 200, "{strategy}: {body}");
         let report: perfshape::WorkReport = serde_json::from_str(&body).expect("a WorkReport");
         assert_eq!(report.strategy, strategy.name());
-        assert!(report.served_by.starts_with("server-"), "{}", report.served_by);
+        assert!(
+            report.served_by.starts_with("server-"),
+            "{}",
+            report.served_by
+        );
         assert_eq!(report.at_start.num_workers, 3);
         assert!(report.end_us >= report.begin_us);
         assert_eq!(report.iterations.is_some(), strategy == ServerStrategy::Cpu);
@@ -63,10 +73,22 @@ fn out_of_range_or_missing_work_is_a_400_naming_the_parameter() -> Result {
     let client = client(Lifecycle::Shared)?;
     let base = format!("http://{}", server.addr());
     let cases = [
-        ("/blocking?ms=60001", "ms=60001 is out of range (milliseconds, 0 to 60000)"),
-        ("/async", "missing query parameter ms (milliseconds, 0 to 60000)"),
-        ("/mixed?block_ms=1", "missing query parameter wait_ms (milliseconds, 0 to 60000)"),
-        ("/mixed?block_ms=40000&wait_ms=30000", "block_ms + wait_ms = 70000 is out of range"),
+        (
+            "/blocking?ms=60001",
+            "ms=60001 is out of range (milliseconds, 0 to 60000)",
+        ),
+        (
+            "/async",
+            "missing query parameter ms (milliseconds, 0 to 60000)",
+        ),
+        (
+            "/mixed?block_ms=1",
+            "missing query parameter wait_ms (milliseconds, 0 to 60000)",
+        ),
+        (
+            "/mixed?block_ms=40000&wait_ms=30000",
+            "block_ms + wait_ms = 70000 is out of range",
+        ),
     ];
     for (path, message) in cases {
         let (status, body) = get(&client, &format!("{base}{path}"));
@@ -88,8 +110,16 @@ fn a_shared_client_reuses_one_connection_and_a_per_request_client_opens_one_each
         let url = server.url(&ServerStrategy::Async, ms(0))?;
         let run = client.run(ClientStrategy::Sequential, &url, n)?;
         assert_eq!((run.sent(), run.ok(), run.failed()), (n, n, 0));
-        assert_eq!(server.accepted_connections(), connections as u64, "{lifecycle}");
-        let new = run.records.iter().filter(|r| r.connection == Connection::New).count();
+        assert_eq!(
+            server.accepted_connections(),
+            connections as u64,
+            "{lifecycle}"
+        );
+        let new = run
+            .records
+            .iter()
+            .filter(|r| r.connection == Connection::New)
+            .count();
         assert_eq!(new, connections, "{lifecycle}");
     }
     Ok(())
@@ -99,12 +129,21 @@ fn a_shared_client_reuses_one_connection_and_a_per_request_client_opens_one_each
 fn failures_are_counted_by_kind_never_dropped() -> Result {
     let server = Server::start(Pool::workers("server", 1)?)?;
     let client = client(Lifecycle::Shared)?;
-    let run = client.run(ClientStrategy::FanOut, &format!("http://{}/nowhere", server.addr()), 7)?;
+    let run = client.run(
+        ClientStrategy::FanOut,
+        &format!("http://{}/nowhere", server.addr()),
+        7,
+    )?;
     assert_eq!((run.sent(), run.ok(), run.failed()), (7, 0, 7));
     let summary = run.summary(ms(1));
     assert_eq!(summary.failures.get("status 404"), Some(&7));
     assert!(summary.latency.is_none());
-    assert!(run.require_ok().unwrap_err().to_string().contains("7 of 7 requests failed (status 404: 7)"));
+    assert!(
+        run.require_ok()
+            .unwrap_err()
+            .to_string()
+            .contains("7 of 7 requests failed (status 404: 7)")
+    );
 
     // A port nobody listens on: connection refused, counted as connect failures.
     let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
@@ -112,7 +151,10 @@ fn failures_are_counted_by_kind_never_dropped() -> Result {
     drop(closed);
     let run = client.run(ClientStrategy::Sequential, &format!("http://{addr}/"), 3)?;
     assert_eq!((run.sent(), run.ok(), run.failed()), (3, 0, 3));
-    assert!(run.records.iter().all(|r| r.outcome == Outcome::Failed { kind: FailureKind::Connect }));
+    assert!(run.records.iter().all(|r| r.outcome
+        == Outcome::Failed {
+            kind: FailureKind::Connect
+        }));
     Ok(())
 }
 
@@ -128,7 +170,12 @@ fn a_run_deadline_counts_what_it_did_not_send() -> Result {
     let run = client.run(ClientStrategy::Sequential, &url, 10)?;
     assert_eq!(run.sent(), 10);
     assert_eq!(run.sent(), run.ok() + run.failed());
-    assert!(run.ok() >= 1 && run.failed() >= 1, "ok {} failed {}", run.ok(), run.failed());
+    assert!(
+        run.ok() >= 1 && run.failed() >= 1,
+        "ok {} failed {}",
+        run.ok(),
+        run.failed()
+    );
     let deadline = run.summary(ms(10)).failures.get("deadline").copied();
     assert_eq!(deadline, Some(run.failed()));
     Ok(())
@@ -142,7 +189,11 @@ fn a_request_timeout_is_a_timeout_failure() -> Result {
         run_deadline: Duration::from_secs(10),
     };
     let client = LoadClient::with_limits(Pool::workers("client", 1)?, Lifecycle::Shared, limits)?;
-    let run = client.run(ClientStrategy::FanOut, &server.url(&ServerStrategy::Async, ms(500))?, 2)?;
+    let run = client.run(
+        ClientStrategy::FanOut,
+        &server.url(&ServerStrategy::Async, ms(500))?,
+        2,
+    )?;
     assert_eq!((run.sent(), run.ok(), run.failed()), (2, 0, 2));
     assert_eq!(run.summary(ms(1)).failures.get("timeout"), Some(&2));
     Ok(())
@@ -160,10 +211,18 @@ fn dropping_a_server_with_blocked_workers_does_not_wait_for_them() -> Result {
     };
     let client = LoadClient::with_limits(Pool::workers("client", 1)?, Lifecycle::Shared, limits)?;
     // The request times out client-side while the worker keeps sleeping.
-    let run = client.run(ClientStrategy::Sequential, &server.url(&ServerStrategy::Blocking, work)?, 1)?;
+    let run = client.run(
+        ClientStrategy::Sequential,
+        &server.url(&ServerStrategy::Blocking, work)?,
+        1,
+    )?;
     assert_eq!(run.failed(), 1);
     let started = Instant::now();
     drop(server);
-    assert!(started.elapsed() < work / 4, "drop waited {:?}", started.elapsed());
+    assert!(
+        started.elapsed() < work / 4,
+        "drop waited {:?}",
+        started.elapsed()
+    );
     Ok(())
 }

@@ -49,7 +49,9 @@ fn c1_async_over_async_beats_sync_over_sync() -> Result {
 /// exact count: on this machine W = 4 shows 5 or 6 waves from run to run (a connection
 /// task can wait in the local slot of a worker that is blocked), which the wall bound
 /// already measures.
-fn blocking_fan_out_is_bounded_by_the_pool(workers: usize) -> Result<(perfshape::Checked, perfshape::ShapeSummary)> {
+fn blocking_fan_out_is_bounded_by_the_pool(
+    workers: usize,
+) -> Result<(perfshape::Checked, perfshape::ShapeSummary)> {
     let (n, work) = (20, ms(20));
     let rig = Rig::new(workers)?;
     let url = rig.url(ServerStrategy::Blocking, work)?;
@@ -78,9 +80,10 @@ fn blocking_fan_out_is_bounded_by_the_pool(workers: usize) -> Result<(perfshape:
     .check()?;
     let steps = 20_usize.div_ceil(workers);
     let waves = median(&waves.borrow());
-    let summary = checked
-        .summary()
-        .fact(&format!("waves ≥ ceil(N/W) = {steps}"), waves >= steps as f64);
+    let summary = checked.summary().fact(
+        &format!("waves ≥ ceil(N/W) = {steps}"),
+        waves >= steps as f64,
+    );
     Ok((checked, summary))
 }
 
@@ -124,7 +127,11 @@ fn c3_async_server_is_flat_in_n() -> Result {
     .context("work", "20 ms")
     .context("server pool", rig.server.pool_settings())
     .check()?;
-    assert_shape!("c3_async_server_is_flat_in_n__near_one_work_time", near_one_work_time, near_one_work_time.summary());
+    assert_shape!(
+        "c3_async_server_is_flat_in_n__near_one_work_time",
+        near_one_work_time,
+        near_one_work_time.summary()
+    );
 
     let (blocking_bound, how) = perfshape::ideal_wall(
         ClientStrategy::FanOut,
@@ -143,7 +150,11 @@ fn c3_async_server_is_flat_in_n() -> Result {
     .context("work", "20 ms")
     .context("server pool", rig.server.pool_settings())
     .check()?;
-    assert_shape!("c3_async_server_is_flat_in_n__far_below_blocking", far_below_blocking, far_below_blocking.summary());
+    assert_shape!(
+        "c3_async_server_is_flat_in_n__far_below_blocking",
+        far_below_blocking,
+        far_below_blocking.summary()
+    );
     Ok(())
 }
 
@@ -175,7 +186,11 @@ fn c4_blocking_starves_the_pool() -> Result {
     ))
     .at_least(0.75)
     .check()?;
-    assert_shape!("c4_blocking_starves_the_pool__starved", starved, starved.summary());
+    assert_shape!(
+        "c4_blocking_starves_the_pool__starved",
+        starved,
+        starved.summary()
+    );
 
     for (name, url) in [("async", &asynchronous), ("offload", &offload)] {
         let free = context(Claim::bound(
@@ -185,7 +200,11 @@ fn c4_blocking_starves_the_pool() -> Result {
         ))
         .at_most(0.25)
         .check()?;
-        assert_shape!(format!("c4_blocking_starves_the_pool__free_during_{name}"), free, free.summary());
+        assert_shape!(
+            format!("c4_blocking_starves_the_pool__free_during_{name}"),
+            free,
+            free.summary()
+        );
     }
 
     let ratio = context(Claim::ratio(
@@ -195,7 +214,11 @@ fn c4_blocking_starves_the_pool() -> Result {
     ))
     .at_least(3.0)
     .check()?;
-    assert_shape!("c4_blocking_starves_the_pool__blocking_over_async", ratio, ratio.summary());
+    assert_shape!(
+        "c4_blocking_starves_the_pool__blocking_over_async",
+        ratio,
+        ratio.summary()
+    );
     Ok(())
 }
 
@@ -222,7 +245,11 @@ fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
     .within(0.8, 1.25)
     .ideal(1.0)
     .check()?;
-    assert_shape!("c5_sequential_client_is_serial__same_whatever_the_server", same, same.summary());
+    assert_shape!(
+        "c5_sequential_client_is_serial__same_whatever_the_server",
+        same,
+        same.summary()
+    );
 
     let (ideal, how) = perfshape::ideal_wall(
         ClientStrategy::Sequential,
@@ -239,7 +266,11 @@ fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
         ))
         .within(0.95, 1.5)
         .check()?;
-        assert_shape!(format!("c5_sequential_client_is_serial__n_times_work_over_{name}"), serial, serial.summary());
+        assert_shape!(
+            format!("c5_sequential_client_is_serial__n_times_work_over_{name}"),
+            serial,
+            serial.summary()
+        );
     }
     Ok(())
 }

@@ -9,7 +9,6 @@ mod common;
 
 use std::time::Duration;
 
-
 use perfshape::{
     Claim, ClientStrategy, Error, Expected, Lifecycle, LoadClient, Measure, Pool, Result,
 };

@@ -10,7 +10,10 @@ use clap::{Parser, Subcommand};
 use perfshape::{Experiment, Measured, artifact_dir, experiment_table, timeline};
 
 #[derive(Parser)]
-#[command(version, about = "Reproduce the async-vs-blocking experiments as performance shapes")]
+#[command(
+    version,
+    about = "Reproduce the async-vs-blocking experiments as performance shapes"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -55,7 +58,12 @@ fn run(cli: Cli) -> perfshape::Result {
     match cli.command.unwrap_or(Command::All) {
         Command::List => {
             for experiment in load_all(&dir)? {
-                println!("{}  {}  ({})", experiment.path.display(), experiment.title, experiment.scale);
+                println!(
+                    "{}  {}  ({})",
+                    experiment.path.display(),
+                    experiment.title,
+                    experiment.scale
+                );
                 for row in &experiment.rows {
                     println!("    {:<6} {}", row.id, row.label);
                 }
@@ -78,7 +86,11 @@ fn run(cli: Cli) -> perfshape::Result {
 }
 
 fn reproduce(experiment: &Experiment, verbose: bool, json: Option<&Path>) -> perfshape::Result {
-    eprintln!("running {} ({} scenarios) …", experiment.id, experiment.rows.len());
+    eprintln!(
+        "running {} ({} scenarios) …",
+        experiment.id,
+        experiment.rows.len()
+    );
     let measured = experiment.measure(|row, m| {
         eprintln!(
             "  {:<6} {:<45} {:>8.1} ms  ({}/{} ok)",
@@ -125,7 +137,10 @@ fn write_json(path: &Path, experiment: &Experiment, measured: &[Measured]) -> pe
         "published_unit": experiment.published_unit,
         "rows": rows,
     });
-    let io = |e| perfshape::Error::Io { what: format!("writing {}", path.display()), source: e };
+    let io = |e| perfshape::Error::Io {
+        what: format!("writing {}", path.display()),
+        source: e,
+    };
     if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
         std::fs::create_dir_all(parent).map_err(io)?;
     }
@@ -137,7 +152,10 @@ fn numbered(path: &Path, i: usize, count: usize) -> PathBuf {
     if count == 1 {
         return path.to_path_buf();
     }
-    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
     path.with_file_name(format!("{stem}-{i}.json"))
 }
 

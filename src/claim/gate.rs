@@ -26,9 +26,7 @@ impl GateMode {
         match std::env::var(GATE_ENV) {
             Err(std::env::VarError::NotPresent) => Ok(GateMode::Strict),
             Ok(value) => GateMode::parse(&value),
-            Err(std::env::VarError::NotUnicode(value)) => {
-                GateMode::parse(&value.to_string_lossy())
-            }
+            Err(std::env::VarError::NotUnicode(value)) => GateMode::parse(&value.to_string_lossy()),
         }
     }
 
@@ -65,5 +63,7 @@ static SHAPE_LOCK: Mutex<()> = Mutex::new(());
 pub fn shape_lock() -> MutexGuard<'static, ()> {
     // A claim that panicked mid-measurement leaves nothing to repair: measurements own
     // their servers and clients.
-    SHAPE_LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    SHAPE_LOCK
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }

@@ -111,7 +111,7 @@ impl<'a> Relation<'a> {
 /// let checked = Claim::ratio("slow ÷ fast", slow, fast).at_least(3.0).check()?;
 /// // Assert
 /// assert_eq!(checked.verdict(), Verdict::Holds);
-/// # perfshape::Result::Ok(())
+/// # Ok::<(), perfshape::Error>(())
 /// ```
 #[must_use = "a claim does nothing until it is checked"]
 pub struct Claim<'a> {
@@ -219,7 +219,11 @@ impl<'a> Claim<'a> {
 
     fn validate(&self) -> Result<Band> {
         let band = self.band.ok_or_else(|| {
-            Error::invalid("band", "none", "one of at_least(k), at_most(k), within(lo, hi)")
+            Error::invalid(
+                "band",
+                "none",
+                "one of at_least(k), at_most(k), within(lo, hi)",
+            )
         })?;
         if !band.is_valid() {
             return Err(Error::invalid("band", band, "lo ≤ hi, neither NaN"));
@@ -233,7 +237,11 @@ impl<'a> Claim<'a> {
         if let Relation::Bound(_, expected) = &self.relation
             && !(expected.value.is_finite() && expected.value > 0.0)
         {
-            return Err(Error::invalid("expected", expected.value, "a finite figure above 0"));
+            return Err(Error::invalid(
+                "expected",
+                expected.value,
+                "a finite figure above 0",
+            ));
         }
         Ok(band)
     }

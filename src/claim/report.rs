@@ -8,11 +8,11 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::Expected;
 use super::band::Band;
 use super::gate::{GATE_ENV, GateMode};
 use super::measure::Unit;
 use super::verdict::{Verdict, median};
-use super::Expected;
 
 /// One round: each side's figure (in side order) and the round's figure.
 #[derive(Clone, Debug, Serialize)]
@@ -74,7 +74,9 @@ impl ClaimReport {
             self.verdict,
             self.median,
             self.band,
-            self.ideal.map(|i| format!(" (ideal {i})")).unwrap_or_default()
+            self.ideal
+                .map(|i| format!(" (ideal {i})"))
+                .unwrap_or_default()
         )
     }
 

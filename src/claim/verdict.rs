@@ -80,7 +80,10 @@ pub(crate) fn decide(values: &[f64], band: &Band, noise: f64, min_rounds: usize)
     let n = values.len();
     let m = median(values);
     let inside = band.contains(m);
-    let agreeing = values.iter().filter(|&&v| band.contains(v) == inside).count();
+    let agreeing = values
+        .iter()
+        .filter(|&&v| band.contains(v) == inside)
+        .count();
     let needed = n.min(min_rounds).max((2 * n).div_ceil(3));
     let side = if inside { "inside" } else { "outside" };
     let tally = format!("{agreeing} of {n} rounds {side}");

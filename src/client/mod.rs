@@ -56,7 +56,7 @@ impl Default for Limits {
 /// let run = client.run(ClientStrategy::FanOut, &url, 20)?;
 /// // Assert: every request is accounted for.
 /// assert_eq!(run.sent(), run.ok() + run.failed());
-/// # perfshape::Result::Ok(())
+/// # Ok::<(), perfshape::Error>(())
 /// ```
 pub struct LoadClient {
     inner: Arc<Inner>,
@@ -91,8 +91,20 @@ impl LoadClient {
     /// A load client on `pool` with the given limits (each 1 ms to 1 hour).
     pub fn with_limits(pool: Pool, lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
         let hour = Duration::from_secs(3600).as_millis();
-        check_range("request_timeout", limits.request_timeout.as_millis(), 1, hour, " ms")?;
-        check_range("run_deadline", limits.run_deadline.as_millis(), 1, hour, " ms")?;
+        check_range(
+            "request_timeout",
+            limits.request_timeout.as_millis(),
+            1,
+            hour,
+            " ms",
+        )?;
+        check_range(
+            "run_deadline",
+            limits.run_deadline.as_millis(),
+            1,
+            hour,
+            " ms",
+        )?;
         Ok(LoadClient {
             inner: Arc::new(Inner {
                 lifecycle,
@@ -138,7 +150,10 @@ impl LoadClient {
                 // The probe cannot ride on these blocked threads; give it a task.
                 let probe = self.spawn_probe(probe, origin, deadline);
                 let records = self.sync_over_async(threads, &url, n, origin, deadline);
-                (records, self.pool.block_on(async { join_probe(probe).await }))
+                (
+                    records,
+                    self.pool.block_on(async { join_probe(probe).await }),
+                )
             }
             ClientStrategy::Sequential | ClientStrategy::FanOut => {
                 let probe = self.spawn_probe(probe, origin, deadline);
@@ -204,8 +219,12 @@ impl LoadClient {
                         let intended = origin.elapsed();
                         // The `.Result` pattern: this OS thread does nothing until the
                         // response is in.
-                        let record = handle.block_on(self.inner.send(url, index, origin, intended, deadline));
-                        records.lock().unwrap_or_else(|p| p.into_inner()).push(record);
+                        let record = handle
+                            .block_on(self.inner.send(url, index, origin, intended, deadline));
+                        records
+                            .lock()
+                            .unwrap_or_else(|p| p.into_inner())
+                            .push(record);
                     }
                 });
             }

@@ -21,7 +21,9 @@ pub(crate) async fn send(
             match response.bytes().await {
                 Err(error) if error.is_timeout() => (failed(FailureKind::Timeout), None),
                 Err(_) => (failed(FailureKind::Body), None),
-                Ok(_) if !status.is_success() => (failed(FailureKind::Status(status.as_u16())), None),
+                Ok(_) if !status.is_success() => {
+                    (failed(FailureKind::Status(status.as_u16())), None)
+                }
                 // Not every server is ours: a body that is not a WorkReport is still ok.
                 Ok(body) => (
                     Outcome::Ok {

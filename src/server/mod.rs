@@ -34,7 +34,7 @@ use listener::{CountingListener, Peer};
 /// // Assert
 /// assert!(url.starts_with("http://127.0.0.1:"));
 /// assert!(url.ends_with("/blocking?ms=20"));
-/// # perfshape::Result::Ok(())
+/// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Server {
@@ -69,11 +69,7 @@ impl Server {
         let app = routes::app(routes::AppState::new(Instant::now()));
         pool.handle().spawn(async move {
             // serve only returns on a fatal listener error; the handle's drop ends it.
-            let _ = axum::serve(
-                counting,
-                app.into_make_service_with_connect_info::<Peer>(),
-            )
-            .await;
+            let _ = axum::serve(counting, app.into_make_service_with_connect_info::<Peer>()).await;
         });
         Ok(Server {
             addr,

@@ -76,13 +76,7 @@ impl ServerStrategy {
 
     /// The path and query that ask a perfshape server for this strategy with `work`.
     pub fn path_and_query(&self, work: Duration) -> Result<String> {
-        crate::error::check_range(
-            "work_ms",
-            work.as_millis(),
-            0,
-            MAX_WORK.as_millis(),
-            " ms",
-        )?;
+        crate::error::check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
         Ok(match self {
             ServerStrategy::Mixed { block, wait } => {
                 crate::error::check_range(

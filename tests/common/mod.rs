@@ -85,7 +85,10 @@ macro_rules! assert_shape {
 }
 
 /// Adds every `(key, value)` setting to `claim`'s context.
-pub fn with_context<'a>(claim: perfshape::Claim<'a>, settings: &[(&str, String)]) -> perfshape::Claim<'a> {
+pub fn with_context<'a>(
+    claim: perfshape::Claim<'a>,
+    settings: &[(&str, String)],
+) -> perfshape::Claim<'a> {
     settings
         .iter()
         .fold(claim, |claim, (key, value)| claim.context(key, value))
