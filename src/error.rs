@@ -6,7 +6,11 @@
 use std::path::PathBuf;
 
 /// Everything perfshape can refuse or fail at.
-#[derive(Debug, thiserror::Error)]
+///
+/// `Debug` prints the same readable message as `Display` (with its causes), because a test
+/// or `main` that returns `Err` shows the error with `Debug`: a failing claim's report must
+/// read as a report there, not as an escaped string.
+#[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// A setting is outside the range perfshape accepts.
@@ -47,6 +51,21 @@ pub enum Error {
     /// A claim did not hold (or could not be decided) and the gate is strict.
     #[error("{0}")]
     Gate(String),
+}
+
+impl std::fmt::Debug for Error {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{self}")?;
+        let mut source = std::error::Error::source(self);
+        while let Some(cause) = source {
+            // Fixture errors already include their kind's message in their own.
+            if !self.to_string().contains(&cause.to_string()) {
+                write!(f, "\n  caused by: {cause}")?;
+            }
+            source = cause.source();
+        }
+        Ok(())
+    }
 }
 
 /// A fixture that cannot be loaded: the file, the line, and what is wrong there.

@@ -3,7 +3,15 @@
 
 use std::time::{Duration, Instant};
 
-/// Computes base-10 logarithms (seed 003's unit of work) until `work` has elapsed, and
+/// Computes `iterations` base-10 logarithms (seed 003's unit of work) and returns their
+/// sum, so the optimiser cannot drop the work.
+pub fn compute_iterations(iterations: u64) -> f64 {
+    (1..=iterations)
+        .map(|i| std::hint::black_box(i as f64).log10())
+        .sum()
+}
+
+/// Computes base-10 logarithms until `work` has elapsed, and
 /// returns how many it computed. The clock is read every 1,024 logarithms, so the
 /// overshoot is microseconds.
 pub fn compute_for(work: Duration) -> u64 {

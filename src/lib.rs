@@ -59,7 +59,7 @@ pub use claim::{
 pub use client::{ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_REQUESTS};
 pub use error::{Error, FixtureError, FixtureErrorKind, Result};
 pub use experiment::{Experiment, ExperimentRow, Measured};
-pub use inproc::compute_for;
+pub use inproc::{compute_for, compute_iterations};
 pub use model::ideal_wall;
 pub use pool::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS, Pool, PoolSettings};
 pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};

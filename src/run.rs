@@ -113,16 +113,15 @@ impl RequestRecord {
         self.end.saturating_sub(self.intended_start)
     }
 
-    /// A request that was never sent because the run's deadline had passed.
-    pub(crate) fn deadline(index: usize, at: Duration) -> Self {
+    /// A request that failed before any response: `kind` says why (the run's deadline
+    /// passed, or no client could be built for it). It is counted, never dropped.
+    pub(crate) fn failed_at(index: usize, at: Duration, kind: FailureKind) -> Self {
         RequestRecord {
             index,
             intended_start: at,
             start: at,
             end: at,
-            outcome: Outcome::Failed {
-                kind: FailureKind::Deadline,
-            },
+            outcome: Outcome::Failed { kind },
             served_by: None,
             connection: Connection::Unknown,
             server_at_start: None,

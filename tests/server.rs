@@ -97,7 +97,20 @@ fn out_of_range_or_missing_work_is_a_400_naming_the_parameter() -> Result {
     }
     let (status, body) = get(&client, &format!("{base}/cpu?ms=ten"));
     assert_eq!(status, 400);
-    assert!(body.contains("expected ?ms=N"), "{body}");
+    assert!(body.contains("expected ?ms=N or ?iters=N"), "{body}");
+    let (status, body) = get(&client, &format!("{base}/cpu?ms=1&iters=5"));
+    assert_eq!(
+        (status, body.as_str()),
+        (400, "give ?ms=N or ?iters=N, not both")
+    );
+    let (status, body) = get(&client, &format!("{base}/cpu?iters=2000000000"));
+    assert_eq!(
+        (status, body.as_str()),
+        (400, "iters=2000000000 is out of range (0 to 1000000000)")
+    );
+    let (status, body) = get(&client, &format!("{base}/cpu?iters=1000"));
+    assert_eq!(status, 200);
+    assert!(body.contains("\"iterations\":1000"), "{body}");
     Ok(())
 }
 

@@ -143,9 +143,14 @@ impl std::fmt::Display for ClaimReport {
         if let Some((e, unit)) = &self.expected {
             let _ = writeln!(s, "  expected: {} = {}", unit.show(e.value), e.how);
         }
+        let order = if self.sides.len() > 1 {
+            "sides interleaved, A B then B A; "
+        } else {
+            ""
+        };
         let _ = writeln!(
             s,
-            "  rounds (sides interleaved: A B, then B A, ...); noise floor (A/A, consecutive rounds) {:.1}%:",
+            "  rounds ({order}noise floor = median change between consecutive rounds of a side, {:.1}%):",
             self.noise_floor * 100.0
         );
         for (i, round) in self.rounds.iter().enumerate() {

@@ -14,7 +14,7 @@ pub use strategy::{ClientStrategy, Lifecycle, MAX_CLIENT_THREADS};
 
 use crate::error::{Error, Result, check_range};
 use crate::pool::Pool;
-use crate::run::{RequestRecord, Run};
+use crate::run::{FailureKind, RequestRecord, Run};
 
 /// The most requests one load may plan.
 pub const MAX_REQUESTS: usize = 100_000;
@@ -249,18 +249,14 @@ impl Inner {
                 Lifecycle::PerRequest => match build_client(self.limits) {
                     Ok(client) => send::send(&client, url, index, origin, intended).await,
                     Err(_) => {
-                        let mut record = RequestRecord::deadline(index, origin.elapsed());
-                        record.outcome = crate::run::Outcome::Failed {
-                            kind: crate::run::FailureKind::Request,
-                        };
-                        record
+                        RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Request)
                     }
                 },
             }
         };
         match tokio::time::timeout_at(deadline.into(), work).await {
             Ok(record) => record,
-            Err(_) => RequestRecord::deadline(index, origin.elapsed()),
+            Err(_) => RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Deadline),
         }
     }
 }
@@ -309,7 +305,7 @@ async fn fan_out(
     records.extend(
         (0..n)
             .filter(|&i| !done[i])
-            .map(|i| RequestRecord::deadline(i, now)),
+            .map(|i| RequestRecord::failed_at(i, now, FailureKind::Deadline)),
     );
     records
 }

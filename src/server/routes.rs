@@ -56,6 +56,16 @@ struct WorkQuery {
     ms: Option<u64>,
 }
 
+/// `?ms=N` or `?iters=N` for the CPU handler: a duration, or a fixed amount of computation.
+#[derive(Deserialize)]
+struct CpuQuery {
+    ms: Option<u64>,
+    iters: Option<u64>,
+}
+
+/// The most logarithms one CPU request may ask for (about a few seconds of one core).
+pub(crate) const MAX_ITERATIONS: u64 = 1_000_000_000;
+
 /// `?block_ms=N&wait_ms=M` for the mixed handler.
 #[derive(Deserialize)]
 struct MixedQuery {
@@ -191,12 +201,26 @@ async fn mixed(
 async fn cpu(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<Peer>,
-    query: Result<Query<WorkQuery>, QueryRejection>,
+    query: Result<Query<CpuQuery>, QueryRejection>,
 ) -> Work {
-    let work = work_time(query)?;
-    let served = Served::begin(state, "cpu", peer);
-    let iterations = crate::inproc::compute_for(work);
-    Ok(served.end(Some(iterations)))
+    let Query(query) =
+        query.map_err(|e| BadRequest(format!("{e} (expected ?ms=N or ?iters=N)")))?;
+    match (query.ms, query.iters) {
+        (None, Some(iters)) if iters > MAX_ITERATIONS => Err(BadRequest(format!(
+            "iters={iters} is out of range (0 to {MAX_ITERATIONS})"
+        ))),
+        (None, Some(iters)) => {
+            let served = Served::begin(state, "cpu", peer);
+            std::hint::black_box(crate::inproc::compute_iterations(iters));
+            Ok(served.end(Some(iters)))
+        }
+        (Some(_), Some(_)) => Err(BadRequest("give ?ms=N or ?iters=N, not both".into())),
+        (ms, None) => {
+            let work = millis("ms", ms)?;
+            let served = Served::begin(state, "cpu", peer);
+            Ok(served.end(Some(crate::inproc::compute_for(work))))
+        }
+    }
 }
 
 async fn lock(
