@@ -41,6 +41,7 @@
 
 mod claim;
 mod client;
+mod closed_form;
 mod error;
 mod experiment;
 mod inproc;
@@ -57,13 +58,14 @@ pub use claim::{
     Unit, Verdict, artifact_dir, median, noise_floor, shape_lock,
 };
 pub use client::{ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_REQUESTS};
+pub use closed_form::ideal_wall;
 pub use error::{Error, FixtureError, FixtureErrorKind, Result};
 pub use experiment::{Experiment, ExperimentRow, Measured};
 pub use inproc::{compute_for, compute_iterations};
-pub use model::ideal_wall;
+pub use model::{Model, Offered, Phase, Prediction};
 pub use pool::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS, Pool, PoolSettings};
 pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};
 pub use scenario::Scenario;
-pub use server::{MAX_WORK, RuntimeFigures, Server, ServerStrategy, WorkReport};
+pub use server::{MAX_WORK, RuntimeFigures, Server, ServerStrategy, WorkReport, app};
 pub use summary::{Latency, Summary, count_waves};
 pub use table::{AGREES, experiment_table, timeline};

@@ -36,7 +36,7 @@ impl Scenario {
 
     /// The wall time on an ideal machine, and how it follows.
     pub fn ideal_wall(&self) -> (Duration, String) {
-        crate::model::ideal_wall(
+        crate::closed_form::ideal_wall(
             self.client,
             self.server,
             self.server_pool,

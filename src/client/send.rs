@@ -43,7 +43,7 @@ pub(crate) async fn send(
         served_by: report.as_ref().map(|r| r.served_by.clone()),
         connection: Connection::Unknown,
         server_at_start: report.as_ref().map(|r| r.at_start),
-        peer: report.map(|r| r.peer),
+        peer: report.and_then(|r| r.peer),
     }
 }
 

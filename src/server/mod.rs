@@ -17,6 +17,14 @@ use crate::error::{Error, Result};
 use crate::pool::{Pool, PoolSettings};
 use listener::{CountingListener, Peer};
 
+/// The router a [`Server`] serves, for calling without a socket (tests, paused time).
+///
+/// Every strategy's route (`/blocking?ms=20`, ...) and `/health`. Reports it produces have
+/// no `peer`, since there is no connection.
+pub fn app() -> axum::Router {
+    routes::app(routes::AppState::new(Instant::now()))
+}
+
 /// A perfshape server running on its own [`Pool`], bound to `127.0.0.1` on a free port.
 ///
 /// It serves every [`ServerStrategy`] at once (`/blocking?ms=20`, `/async?ms=20`, ...)

@@ -11,8 +11,9 @@ pub struct WorkReport {
     pub strategy: String,
     /// The name of the thread that ran the handler when it started (`server-0`, ...).
     pub served_by: String,
-    /// The client end of the connection: a new port means a new connection.
-    pub peer: SocketAddr,
+    /// The client end of the connection: a new port means a new connection. `None` when
+    /// the router was called without a socket.
+    pub peer: Option<SocketAddr>,
     /// Microseconds from server start to the handler's first line.
     pub begin_us: u64,
     /// Microseconds from server start to the handler's last line.

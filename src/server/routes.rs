@@ -6,8 +6,9 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{ConnectInfo, Query, State};
+use axum::extract::{ConnectInfo, FromRequestParts, Query, State};
 use axum::http::StatusCode;
+use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
@@ -36,8 +37,8 @@ impl AppState {
     }
 }
 
-/// The perfshape router. Its handlers need [`ConnectInfo<Peer>`], so serve it with
-/// `into_make_service_with_connect_info::<Peer>()`.
+/// The perfshape router. Served with `into_make_service_with_connect_info::<Peer>()` its
+/// reports name each request's connection; called without a socket they do not.
 pub(crate) fn app(state: AppState) -> Router {
     Router::new()
         .route("/health", get(|| async { "ok" }))
@@ -48,6 +49,22 @@ pub(crate) fn app(state: AppState) -> Router {
         .route("/cpu", get(cpu))
         .route("/lock", get(lock))
         .with_state(state)
+}
+
+/// The client end of the connection, when the router is served over TCP.
+struct MaybePeer(Option<std::net::SocketAddr>);
+
+impl<S: Send + Sync> FromRequestParts<S> for MaybePeer {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        Ok(MaybePeer(
+            parts
+                .extensions
+                .get::<ConnectInfo<Peer>>()
+                .map(|ConnectInfo(Peer(addr))| *addr),
+        ))
+    }
 }
 
 /// `?ms=N`: the work time in milliseconds.
@@ -104,14 +121,14 @@ fn work_time(query: Result<Query<WorkQuery>, QueryRejection>) -> Result<Duration
 struct Served {
     state: AppState,
     strategy: &'static str,
-    peer: Peer,
+    peer: Option<std::net::SocketAddr>,
     begin: Instant,
     at_start: RuntimeFigures,
     served_by: String,
 }
 
 impl Served {
-    fn begin(state: AppState, strategy: &'static str, peer: Peer) -> Self {
+    fn begin(state: AppState, strategy: &'static str, MaybePeer(peer): MaybePeer) -> Self {
         Served {
             state,
             strategy,
@@ -129,7 +146,7 @@ impl Served {
         Json(WorkReport {
             strategy: self.strategy.to_string(),
             served_by: self.served_by,
-            peer: self.peer.0,
+            peer: self.peer,
             begin_us: self.state.micros(self.begin),
             end_us: self.state.micros(Instant::now()),
             iterations,
@@ -142,7 +159,7 @@ type Work = Result<Json<WorkReport>, BadRequest>;
 
 async fn blocking(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
@@ -154,7 +171,7 @@ async fn blocking(
 
 async fn asynchronous(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
@@ -165,7 +182,7 @@ async fn asynchronous(
 
 async fn offload(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
@@ -178,7 +195,7 @@ async fn offload(
 
 async fn mixed(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    peer: MaybePeer,
     query: Result<Query<MixedQuery>, QueryRejection>,
 ) -> Work {
     let Query(query) =
@@ -200,7 +217,7 @@ async fn mixed(
 
 async fn cpu(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    peer: MaybePeer,
     query: Result<Query<CpuQuery>, QueryRejection>,
 ) -> Work {
     let Query(query) =
@@ -225,7 +242,7 @@ async fn cpu(
 
 async fn lock(
     State(state): State<AppState>,
-    ConnectInfo(peer): ConnectInfo<Peer>,
+    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
