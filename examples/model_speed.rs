@@ -50,6 +50,7 @@ fn main() -> perfshape::Result {
                 pool,
                 work: ms(3),
                 connection_cap: None,
+                probe: None,
                 offered: Offered::ClosedLoop {
                     users: 300,
                     think: ms(1),
@@ -65,6 +66,7 @@ fn main() -> perfshape::Result {
                 pool,
                 work: ms(2),
                 connection_cap: None,
+                probe: None,
                 offered: Offered::OpenLoop {
                     rate: 5_000.0,
                     n: 100_000,

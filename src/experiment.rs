@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use crate::client::{ClientStrategy, Lifecycle};
 use crate::error::{Error, FixtureError, FixtureErrorKind, Result};
+use crate::model::Prediction;
 use crate::run::Run;
 use crate::scenario::Scenario;
 use crate::server::ServerStrategy;
@@ -58,10 +59,10 @@ pub struct Measured {
     pub run: Run,
     /// Its figures (waves split at half the work time).
     pub summary: Summary,
-    /// The ideal wall time.
-    pub ideal: Duration,
-    /// How the ideal follows from the settings.
-    pub ideal_how: String,
+    /// What the model predicts for the row.
+    pub predicted: Prediction,
+    /// The model, in stable form.
+    pub model: String,
 }
 
 impl Experiment {
@@ -234,12 +235,12 @@ impl Experiment {
         for row in &self.rows {
             let run = row.scenario.measure()?;
             let summary = run.summary(row.scenario.work / 2);
-            let (ideal, ideal_how) = row.scenario.ideal_wall();
+            let model = row.scenario.model();
             let m = Measured {
                 run,
                 summary,
-                ideal,
-                ideal_how,
+                predicted: model.predict()?,
+                model: model.describe(),
             };
             progress(row, &m);
             measured.push(m);

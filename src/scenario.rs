@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use crate::client::{ClientStrategy, Lifecycle, LoadClient, MAX_REQUESTS};
 use crate::error::{Result, check_range};
+use crate::model::Model;
 use crate::pool::{DEFAULT_MAX_BLOCKING, Pool, PoolSettings};
 use crate::run::Run;
 use crate::server::{MAX_WORK, Server, ServerStrategy};
@@ -43,6 +44,20 @@ impl Scenario {
             self.n,
             self.work,
         )
+    }
+
+    /// The [`Model`] of this scenario.
+    pub fn model(&self) -> Model {
+        let mut model = Model::of(
+            self.server,
+            self.server_pool,
+            self.work,
+            self.client,
+            self.n,
+        );
+        // Mixed carries its own split: the scenario's work is already block + wait.
+        model.work = self.work;
+        model
     }
 
     /// Starts a server and a load client on fresh pools, runs the load once unrecorded

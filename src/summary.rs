@@ -119,6 +119,21 @@ pub fn count_waves(ends: &[Duration], gap: Duration) -> usize {
     }
 }
 
+/// Serialises an optional `Duration` as milliseconds.
+pub(crate) mod millis_opt {
+    use std::time::Duration;
+
+    pub(crate) fn serialize<S: serde::Serializer>(
+        d: &Option<Duration>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        match d {
+            Some(d) => s.serialize_f64(d.as_secs_f64() * 1e3),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 /// Serialises a `Duration` as milliseconds (a float), the unit every report uses.
 pub(crate) mod millis {
     use std::time::Duration;

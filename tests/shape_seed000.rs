@@ -8,9 +8,10 @@
 mod common;
 
 use std::cell::RefCell;
+use std::time::Duration;
 
 use common::{Rig, ms, with_context};
-use perfshape::{Claim, ClientStrategy, Expected, Measure, Result, ServerStrategy, median};
+use perfshape::{Claim, ClientStrategy, Expected, Measure, Model, Result, ServerStrategy, median};
 
 /// The seed's synchronous client: one OS thread blocking on each response in turn.
 const SYNC_CLIENT: ClientStrategy = ClientStrategy::SyncOverAsync { threads: 1 };
@@ -23,6 +24,15 @@ fn c1_async_over_async_beats_sync_over_sync() -> Result {
     let rig = Rig::new(2)?;
     let blocking = rig.url(ServerStrategy::Blocking, work)?;
     let asynchronous = rig.url(ServerStrategy::Async, work)?;
+    let pool = rig.server.pool_settings();
+    let ideal = Model::of(ServerStrategy::Blocking, pool, work, SYNC_CLIENT, n)
+        .predict()?
+        .wall
+        .as_secs_f64()
+        / Model::of(ServerStrategy::Async, pool, work, ClientStrategy::FanOut, n)
+            .predict()?
+            .wall
+            .as_secs_f64();
     let checked = Claim::ratio(
         "C1 sync over sync ÷ async over async",
         Measure::duration("sync client → blocking server", || {
@@ -33,7 +43,7 @@ fn c1_async_over_async_beats_sync_over_sync() -> Result {
         }),
     )
     .at_least(6.0)
-    .ideal(20.0)
+    .ideal(ideal)
     .context("n", n)
     .context("work", "20 ms")
     .context("server pool", rig.server.pool_settings())
@@ -55,23 +65,23 @@ fn blocking_fan_out_is_bounded_by_the_pool(
     let (n, work) = (20, ms(20));
     let rig = Rig::new(workers)?;
     let url = rig.url(ServerStrategy::Blocking, work)?;
-    let (ideal, how) = perfshape::ideal_wall(
-        ClientStrategy::FanOut,
+    let model = Model::of(
         ServerStrategy::Blocking,
         rig.server.pool_settings(),
-        n,
         work,
+        ClientStrategy::FanOut,
+        n,
     );
     let waves = RefCell::new(Vec::new());
     let checked = Claim::bound(
-        &format!("C2 blocking fan-out on {workers} workers ÷ ceil(N/W) × work"),
+        &format!("C2 blocking fan-out on {workers} workers ÷ model"),
         Measure::duration("fan-out client → blocking server", || {
             let run = rig.client.run(ClientStrategy::FanOut, &url, n)?;
             run.require_ok()?;
             waves.borrow_mut().push(run.summary(work / 2).waves as f64);
             Ok(run.wall)
         }),
-        Expected::duration(ideal, how),
+        Expected::model_wall(&model)?,
     )
     .within(0.95, 1.5)
     .context("n", n)
@@ -117,10 +127,17 @@ fn c3_async_server_is_flat_in_n() -> Result {
     let rig = Rig::new(1)?;
     let url = rig.url(ServerStrategy::Async, work)?;
     let fan_out = || rig.wall(ClientStrategy::FanOut, &url, n);
+    let pool = rig.server.pool_settings();
     let near_one_work_time = Claim::bound(
-        "C3 async fan-out of 100 on 1 worker ÷ one work time",
+        "C3 async fan-out of 100 on 1 worker ÷ model",
         Measure::duration("fan-out client → async server", fan_out),
-        Expected::duration(work, "1 × 20 ms"),
+        Expected::model_wall(&Model::of(
+            ServerStrategy::Async,
+            pool,
+            work,
+            ClientStrategy::FanOut,
+            n,
+        ))?,
     )
     .within(1.0, 2.0)
     .context("n", n)
@@ -133,17 +150,16 @@ fn c3_async_server_is_flat_in_n() -> Result {
         near_one_work_time.summary()
     );
 
-    let (blocking_bound, how) = perfshape::ideal_wall(
-        ClientStrategy::FanOut,
-        ServerStrategy::Blocking,
-        rig.server.pool_settings(),
-        n,
-        work,
-    );
     let far_below_blocking = Claim::bound(
-        "C3 async fan-out of 100 on 1 worker ÷ the blocking bound",
+        "C3 async fan-out of 100 on 1 worker ÷ model of a blocking server",
         Measure::duration("fan-out client → async server", fan_out),
-        Expected::duration(blocking_bound, how),
+        Expected::model_wall(&Model::of(
+            ServerStrategy::Blocking,
+            pool,
+            work,
+            ClientStrategy::FanOut,
+            n,
+        ))?,
     )
     .at_most(0.1)
     .context("n", n)
@@ -179,10 +195,12 @@ fn c4_blocking_starves_the_pool() -> Result {
     ];
     let context = |claim| with_context(claim, &settings);
 
+    let pool = rig.server.pool_settings();
+    let probe = |server| Model::of(server, pool, work, ClientStrategy::FanOut, n).with_probe(after);
     let starved = context(Claim::bound(
-        "C4 /health during blocking work ÷ remaining work",
+        "C4 /health during blocking work ÷ model",
         Measure::duration("/health during blocking", || health(&blocking)),
-        Expected::duration(work - after, "100 ms − 20 ms"),
+        Expected::model_probe(&probe(ServerStrategy::Blocking))?,
     ))
     .at_least(0.75)
     .check()?;
@@ -192,11 +210,22 @@ fn c4_blocking_starves_the_pool() -> Result {
         starved.summary()
     );
 
-    for (name, url) in [("async", &asynchronous), ("offload", &offload)] {
+    for (name, server, url) in [
+        ("async", ServerStrategy::Async, &asynchronous),
+        ("offload", ServerStrategy::Offload, &offload),
+    ] {
+        // The model says a free worker answers at once (0 ms), which no band can divide by:
+        // the bound is a quarter of the work time the blocking server would make it wait.
+        let predicted = probe(server).predict()?.probe_latency.unwrap_or_default();
+        assert_eq!(
+            predicted,
+            Duration::ZERO,
+            "the model sees a free worker for {name}"
+        );
         let free = context(Claim::bound(
             &format!("C4 /health during {name} work ÷ work"),
             Measure::duration(&format!("/health during {name}"), || health(url)),
-            Expected::duration(work, "100 ms"),
+            Expected::duration(work, "100 ms of work; the model predicts 0 ms"),
         ))
         .at_most(0.25)
         .check()?;
@@ -251,18 +280,21 @@ fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
         same.summary()
     );
 
-    let (ideal, how) = perfshape::ideal_wall(
-        ClientStrategy::Sequential,
-        ServerStrategy::Async,
-        rig.server.pool_settings(),
-        n,
-        work,
-    );
-    for (name, url) in [("async", &asynchronous), ("blocking", &blocking)] {
+    for (name, server, url) in [
+        ("async", ServerStrategy::Async, &asynchronous),
+        ("blocking", ServerStrategy::Blocking, &blocking),
+    ] {
+        let model = Model::of(
+            server,
+            rig.server.pool_settings(),
+            work,
+            ClientStrategy::Sequential,
+            n,
+        );
         let serial = context(Claim::bound(
-            &format!("C5 sequential over {name} ÷ N × work"),
+            &format!("C5 sequential over {name} ÷ model"),
             Measure::duration(&format!("sequential → {name}"), || sequential(url)),
-            Expected::duration(ideal, how.clone()),
+            Expected::model_wall(&model)?,
         ))
         .within(0.95, 1.5)
         .check()?;

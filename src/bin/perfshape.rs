@@ -40,6 +40,77 @@ enum Command {
     },
     /// List the fixtures and their scenarios.
     List,
+    /// Predict with the model, running nothing: a fixture's scenarios, or the what-if the
+    /// flags describe (more workers? a bigger blocking pool? a connection cap?).
+    Model {
+        /// A fixture whose scenarios to predict; without it, the flags describe one.
+        fixture: Option<PathBuf>,
+        #[command(flatten)]
+        what_if: WhatIf,
+    },
+}
+
+/// One scenario described on the command line.
+#[derive(clap::Args)]
+struct WhatIf {
+    /// Server strategy: blocking, async, offload, mixed, cpu, lock.
+    #[arg(long, default_value = "blocking")]
+    server: String,
+    /// Server worker threads.
+    #[arg(long, default_value_t = 2)]
+    workers: usize,
+    /// Server blocking-thread cap.
+    #[arg(long, default_value_t = perfshape::DEFAULT_MAX_BLOCKING)]
+    max_blocking: usize,
+    /// Client strategy: sequential, fan-out, sync-over-async.
+    #[arg(long, default_value = "fan-out")]
+    client: String,
+    /// Threads for sync-over-async.
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+    /// Requests.
+    #[arg(long, short, default_value_t = 20)]
+    n: usize,
+    /// Work per request, in milliseconds.
+    #[arg(long, default_value_t = 20)]
+    work_ms: u64,
+    /// For --server mixed: the blocking part, in milliseconds (the rest of the work waits).
+    #[arg(long)]
+    block_ms: Option<u64>,
+    /// Connections per host the client may open.
+    #[arg(long)]
+    connection_cap: Option<usize>,
+}
+
+impl WhatIf {
+    fn model(&self) -> perfshape::Result<perfshape::Model> {
+        let work = std::time::Duration::from_millis(self.work_ms);
+        let mut server: perfshape::ServerStrategy = self.server.parse()?;
+        if let perfshape::ServerStrategy::Mixed { .. } = server {
+            let block = std::time::Duration::from_millis(self.block_ms.unwrap_or(self.work_ms / 2));
+            server = perfshape::ServerStrategy::Mixed {
+                block: block.min(work),
+                wait: work.saturating_sub(block),
+            };
+        }
+        let mut client: perfshape::ClientStrategy = self.client.parse()?;
+        if let perfshape::ClientStrategy::SyncOverAsync { threads } = &mut client {
+            *threads = self.threads;
+        }
+        let scenario = perfshape::Scenario::builder()
+            .server(server)
+            .workers(self.workers)
+            .max_blocking(self.max_blocking)
+            .client(client)
+            .requests(self.n)
+            .work(work)
+            .build()?;
+        let model = scenario.model();
+        Ok(match self.connection_cap {
+            Some(cap) => model.with_connection_cap(cap),
+            None => model,
+        })
+    }
 }
 
 fn main() -> ExitCode {
@@ -67,6 +138,32 @@ fn run(cli: Cli) -> perfshape::Result {
                 for row in &experiment.rows {
                     println!("    {:<6} {}", row.id, row.label);
                 }
+            }
+            Ok(())
+        }
+        Command::Model { fixture, what_if } => {
+            let models: Vec<(String, perfshape::Model)> = match fixture {
+                Some(path) => Experiment::load(&path)?
+                    .rows
+                    .into_iter()
+                    .map(|row| (format!("{} {}", row.id, row.label), row.scenario.model()))
+                    .collect(),
+                None => vec![("what-if".to_string(), what_if.model()?)],
+            };
+            println!("| scenario | model | wall | throughput | waves | p50 | p99 |");
+            println!("|---|---|---:|---:|---:|---:|---:|");
+            for (name, model) in models {
+                let p = model.predict()?;
+                let ms = |d: std::time::Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
+                println!(
+                    "| {name} | {} | {} | {:.1}/s | {} | {} | {} |",
+                    model.describe(),
+                    ms(p.wall),
+                    p.throughput,
+                    p.waves,
+                    p.latency.map(|l| ms(l.p50)).unwrap_or_default(),
+                    p.latency.map(|l| ms(l.p99)).unwrap_or_default(),
+                );
             }
             Ok(())
         }
@@ -123,8 +220,8 @@ fn write_json(path: &Path, experiment: &Experiment, measured: &[Measured]) -> pe
                 "id": row.id,
                 "label": row.label,
                 "published": row.published,
-                "ideal_ms": m.ideal.as_secs_f64() * 1e3,
-                "ideal_how": m.ideal_how,
+                "model": m.model,
+                "predicted": m.predicted,
                 "summary": m.summary,
                 "records": m.run.records,
             })

@@ -45,6 +45,31 @@ impl Expected {
     pub fn duration(value: Duration, how: impl Into<String>) -> Expected {
         Expected::new(value.as_secs_f64(), how)
     }
+
+    /// The wall time the [`Model`](crate::Model) predicts, described in stable form.
+    pub fn model_wall(model: &crate::Model) -> Result<Expected> {
+        let prediction = model.predict()?;
+        Ok(Expected::duration(prediction.wall, model.describe()))
+    }
+
+    /// How long the model's probe waits (see [`Model::with_probe`](crate::Model::with_probe)).
+    pub fn model_probe(model: &crate::Model) -> Result<Expected> {
+        let latency = model.predict()?.probe_latency.ok_or_else(|| {
+            Error::invalid(
+                "model probe",
+                "none",
+                "a model built with with_probe(after)",
+            )
+        })?;
+        Ok(Expected::duration(
+            latency,
+            format!(
+                "{} probe after {} ms",
+                model.describe(),
+                model.probe.unwrap_or_default().as_millis()
+            ),
+        ))
+    }
 }
 
 enum Relation<'a> {

@@ -85,6 +85,9 @@ pub struct Model {
     pub connection_cap: Option<usize>,
     /// How load is offered.
     pub offered: Offered,
+    /// A `/health` request (a worker for no time) sent this long after the load starts,
+    /// outside the connection cap: how responsive is the server under this load?
+    pub probe: Option<Duration>,
 }
 
 /// What the model predicts.
@@ -107,6 +110,12 @@ pub struct Prediction {
     pub waves: usize,
     /// Mean latency in seconds (exact, not from a histogram).
     pub mean_latency: f64,
+    /// How long the probe waited, when the model has one.
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        with = "crate::summary::millis_opt"
+    )]
+    pub probe_latency: Option<Duration>,
     /// Each completed request's (intended start, end), in completion order.
     #[serde(skip)]
     pub timeline: Vec<(Duration, Duration)>,
@@ -127,7 +136,15 @@ impl Model {
             work: server.work_time(work),
             connection_cap: None,
             offered: Offered::from_client(client, n),
+            probe: None,
         }
+    }
+
+    /// The same model with a `/health` probe sent `after` the load starts.
+    #[must_use]
+    pub fn with_probe(mut self, after: Duration) -> Model {
+        self.probe = Some(after);
+        self
     }
 
     /// The same model with a per-host connection cap.
@@ -245,6 +262,7 @@ impl Model {
             latency: Latency::of(latencies),
             waves: count_waves(&ends, self.work / 2),
             mean_latency,
+            probe_latency: outcome.probe_latency,
             timeline: outcome.timeline,
         })
     }

@@ -28,6 +28,7 @@ pub(super) struct Outcome {
     pub(super) sent: usize,
     pub(super) dropped: usize,
     pub(super) timeline: Vec<(Duration, Duration)>,
+    pub(super) probe_latency: Option<Duration>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -38,13 +39,19 @@ enum Event {
     UserSends(usize),
     /// An open-loop arrival is due.
     Arrival(usize),
+    /// The probe is sent.
+    Probe,
 }
 
 struct Request {
     intended: u64,
     phase: usize,
     user: Option<usize>,
+    probe: bool,
 }
+
+/// The probe: a `/health` request needs a worker for no time.
+const PROBE_PHASES: [Phase; 1] = [Phase::Worker(Duration::ZERO)];
 
 struct Sim<'m> {
     model: &'m Model,
@@ -65,6 +72,7 @@ struct Sim<'m> {
     next_index: usize,
     dropped: usize,
     timeline: Vec<(Duration, Duration)>,
+    probe_latency: Option<Duration>,
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -91,7 +99,11 @@ pub(super) fn simulate(model: &Model) -> Outcome {
         next_index: 0,
         dropped: 0,
         timeline: Vec::new(),
+        probe_latency: None,
     };
+    if let Some(after) = model.probe {
+        sim.schedule(nanos(after), Event::Probe);
+    }
     match model.offered {
         Offered::Concurrent { n, concurrency } => {
             for _ in 0..concurrency.min(n) {
@@ -124,6 +136,16 @@ pub(super) fn simulate(model: &Model) -> Outcome {
         match event {
             Event::PhaseDone(r) => sim.phase_done(r),
             Event::UserSends(user) => sim.issue(Some(user)),
+            Event::Probe => {
+                let r = sim.requests.len();
+                sim.requests.push(Request {
+                    intended: sim.now,
+                    phase: 0,
+                    user: None,
+                    probe: true,
+                });
+                sim.enter_phase(r);
+            }
             Event::Arrival(_) => {
                 let max = match model.offered {
                     Offered::OpenLoop { max_in_flight, .. } => max_in_flight,
@@ -137,14 +159,27 @@ pub(super) fn simulate(model: &Model) -> Outcome {
             }
         }
     }
+    let probes = usize::from(model.probe.is_some());
     Outcome {
-        sent: sim.requests.len() + sim.dropped,
+        sent: sim.requests.len() - probes + sim.dropped,
         dropped: sim.dropped,
         timeline: sim.timeline,
+        probe_latency: sim.probe_latency,
     }
 }
 
 impl Sim<'_> {
+    /// The phase request `r` is in, if it has one left.
+    fn phase_of(&self, r: usize) -> Option<Phase> {
+        let request = &self.requests[r];
+        let phases: &[Phase] = if request.probe {
+            &PROBE_PHASES
+        } else {
+            &self.phases
+        };
+        phases.get(request.phase).copied()
+    }
+
     fn schedule(&mut self, at: u64, event: Event) {
         self.seq += 1;
         self.events.push(Reverse((at, self.seq, event)));
@@ -157,6 +192,7 @@ impl Sim<'_> {
             intended: self.now,
             phase: 0,
             user,
+            probe: false,
         });
         self.in_flight += 1;
         if self.free_connections > 0 {
@@ -168,7 +204,7 @@ impl Sim<'_> {
     }
 
     fn enter_phase(&mut self, r: usize) {
-        let Some(&phase) = self.phases.get(self.requests[r].phase) else {
+        let Some(phase) = self.phase_of(r) else {
             self.complete(r);
             return;
         };
@@ -206,7 +242,7 @@ impl Sim<'_> {
     }
 
     fn phase_done(&mut self, r: usize) {
-        match self.phases[self.requests[r].phase] {
+        match self.phase_of(r).expect("a phase that is done exists") {
             Phase::Worker(_) => self.release_worker(),
             Phase::Wait(_) => {}
             Phase::Offload(_) => self.release_blocking(),
@@ -214,7 +250,7 @@ impl Sim<'_> {
                 match self.lock_queue.pop_front() {
                     Some(next) => {
                         // It already holds a worker; it takes the lock now.
-                        let Phase::Locked(d) = self.phases[self.requests[next].phase] else {
+                        let Some(Phase::Locked(d)) = self.phase_of(next) else {
                             unreachable!("only Locked phases wait for the lock")
                         };
                         self.schedule(self.now + nanos(d), Event::PhaseDone(next));
@@ -231,7 +267,7 @@ impl Sim<'_> {
     fn release_worker(&mut self) {
         match self.worker_queue.pop_front() {
             Some(next) => {
-                let phase = self.phases[self.requests[next].phase];
+                let phase = self.phase_of(next).expect("a queued request has a phase");
                 let (Phase::Worker(d) | Phase::Locked(d)) = phase else {
                     unreachable!("only worker phases queue for workers")
                 };
@@ -244,7 +280,7 @@ impl Sim<'_> {
     fn release_blocking(&mut self) {
         match self.blocking_queue.pop_front() {
             Some(next) => {
-                let Phase::Offload(d) = self.phases[self.requests[next].phase] else {
+                let Some(Phase::Offload(d)) = self.phase_of(next) else {
                     unreachable!("only offload phases queue for blocking threads")
                 };
                 self.schedule(self.now + nanos(d), Event::PhaseDone(next));
@@ -255,6 +291,10 @@ impl Sim<'_> {
 
     fn complete(&mut self, r: usize) {
         let request = &self.requests[r];
+        if request.probe {
+            self.probe_latency = Some(Duration::from_nanos(self.now - request.intended));
+            return;
+        }
         self.timeline.push((
             Duration::from_nanos(request.intended),
             Duration::from_nanos(self.now),
