@@ -62,22 +62,32 @@ fn setup() -> Result<(LoadClient, MockServer)> {
     Ok((client, mock))
 }
 
+/// Checks that `n` requests offered by `strategy` to the mock take what the model of an
+/// async server predicts, within `[lo, hi]`, every request arriving exactly once.
+fn matches_the_model(
+    strategy: ClientStrategy,
+    n: usize,
+    lo: f64,
+    hi: f64,
+) -> Result<perfshape::Checked> {
+    let (client, mock) = setup()?;
+    Claim::bound(
+        &format!("wiremock {strategy} of {n} ÷ model"),
+        Measure::duration(&format!("{strategy} → wiremock"), || {
+            exactly_once(&client, &mock, strategy, n)
+        }),
+        model(strategy, n)?,
+    )
+    .within(lo, hi)
+    .context("n", n)
+    .context("delay", "20 ms")
+    .check()
+}
+
 /// Fan-out over an async server stays near one delay whatever N (here 20).
 #[test]
 fn fan_out_over_an_async_mock_takes_one_delay() -> Result {
-    let n = 20;
-    let (client, mock) = setup()?;
-    let checked = Claim::bound(
-        "wiremock fan-out of 20 ÷ model",
-        Measure::duration("fan-out → wiremock", || {
-            exactly_once(&client, &mock, ClientStrategy::FanOut, n)
-        }),
-        model(ClientStrategy::FanOut, n)?,
-    )
-    .within(1.0, 2.0)
-    .context("n", n)
-    .context("delay", "20 ms")
-    .check()?;
+    let checked = matches_the_model(ClientStrategy::FanOut, 20, 1.0, 2.0)?;
     assert_shape!(checked, checked.summary());
     Ok(())
 }
@@ -85,19 +95,7 @@ fn fan_out_over_an_async_mock_takes_one_delay() -> Result {
 /// A sequential client takes N delays, even over an async server.
 #[test]
 fn sequential_over_an_async_mock_takes_n_delays() -> Result {
-    let n = 10;
-    let (client, mock) = setup()?;
-    let checked = Claim::bound(
-        "wiremock sequential 10 ÷ model",
-        Measure::duration("sequential → wiremock", || {
-            exactly_once(&client, &mock, ClientStrategy::Sequential, n)
-        }),
-        model(ClientStrategy::Sequential, n)?,
-    )
-    .within(0.95, 1.5)
-    .context("n", n)
-    .context("delay", "20 ms")
-    .check()?;
+    let checked = matches_the_model(ClientStrategy::Sequential, 10, 0.95, 1.5)?;
     assert_shape!(checked, checked.summary());
     Ok(())
 }
@@ -106,21 +104,8 @@ fn sequential_over_an_async_mock_takes_n_delays() -> Result {
 /// caps concurrency at the thread count.
 #[test]
 fn sync_over_async_is_capped_by_its_threads() -> Result {
-    let n = 12;
-    let (client, mock) = setup()?;
     let strategy = ClientStrategy::SyncOverAsync { threads: 4 };
-    let checked = Claim::bound(
-        "wiremock sync-over-async 12 on 4 threads ÷ model",
-        Measure::duration("sync-over-async → wiremock", || {
-            exactly_once(&client, &mock, strategy, n)
-        }),
-        model(strategy, n)?,
-    )
-    .within(0.95, 1.5)
-    .context("n", n)
-    .context("threads", 4)
-    .context("delay", "20 ms")
-    .check()?;
+    let checked = matches_the_model(strategy, 12, 0.95, 1.5)?;
     assert_shape!(checked, checked.summary());
     Ok(())
 }
