@@ -57,11 +57,13 @@ pub use claim::{
     Band, Checked, Claim, ClaimReport, Expected, GATE_ENV, GateMode, Measure, Round, ShapeSummary,
     Unit, Verdict, artifact_dir, median, noise_floor, shape_lock,
 };
-pub use client::{ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_REQUESTS};
+pub use client::{
+    ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_LOOP_TIME, MAX_REQUESTS,
+};
 pub use closed_form::ideal_wall;
 pub use error::{Error, FixtureError, FixtureErrorKind, Result};
 pub use experiment::{Experiment, ExperimentRow, Measured};
-pub use inproc::{compute_for, compute_iterations};
+pub use inproc::{CpuBound, InProcess, compute_for, compute_iterations};
 pub use model::{Model, Offered, Phase, Prediction};
 pub use pool::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS, Pool, PoolSettings};
 pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};

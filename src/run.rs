@@ -50,6 +50,8 @@ pub enum FailureKind {
     /// The run's deadline passed before the request could be sent or finish; it was
     /// counted, not silently dropped.
     Deadline,
+    /// An open loop's intended start found its cap of requests in flight: not sent, counted.
+    Dropped,
 }
 
 impl std::fmt::Display for FailureKind {
@@ -61,6 +63,7 @@ impl std::fmt::Display for FailureKind {
             FailureKind::Body => f.write_str("body"),
             FailureKind::Request => f.write_str("request"),
             FailureKind::Deadline => f.write_str("deadline"),
+            FailureKind::Dropped => f.write_str("dropped"),
         }
     }
 }

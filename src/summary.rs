@@ -8,6 +8,9 @@ use serde::Serialize;
 
 use crate::run::{Outcome, Run};
 
+/// How far past its intended start a request may be sent before it counts as late.
+const LATE: Duration = Duration::from_millis(1);
+
 /// What a run amounts to.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
@@ -29,6 +32,9 @@ pub struct Summary {
     /// Groups of completions separated by more than the wave gap: the staircase of a
     /// blocking server (seed 000), one step per round of its workers.
     pub waves: usize,
+    /// Requests sent more than 1 ms after their intended start (an open loop that fell
+    /// behind, or a request that queued for a capped connection).
+    pub late: usize,
 }
 
 /// Latency figures, from an HDR histogram at microsecond resolution.
@@ -79,6 +85,11 @@ impl Summary {
             },
             latency: Latency::of(ok.iter().map(|r| r.latency())),
             waves: count_waves(&ends, wave_gap),
+            late: run
+                .records
+                .iter()
+                .filter(|r| r.start > r.intended_start + LATE)
+                .count(),
         }
     }
 }

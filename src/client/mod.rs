@@ -10,7 +10,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-pub use strategy::{ClientStrategy, Lifecycle, MAX_CLIENT_THREADS};
+use tokio::sync::Semaphore;
+
+pub use strategy::{ClientStrategy, Lifecycle, MAX_CLIENT_THREADS, MAX_LOOP_TIME};
 
 use crate::error::{Error, Result, check_range};
 use crate::pool::Pool;
@@ -67,7 +69,11 @@ pub struct LoadClient {
 struct Inner {
     lifecycle: Lifecycle,
     limits: Limits,
-    shared: reqwest::Client,
+    /// One client (shared, capped), or the pool's clients used in turn.
+    clients: Vec<reqwest::Client>,
+    next_client: AtomicUsize,
+    /// Permits for requests in flight to the host, when the lifecycle caps connections.
+    cap: Option<Arc<Semaphore>>,
     /// Peers seen on earlier responses: tells a reused connection from a new one.
     seen: Mutex<HashSet<SocketAddr>>,
 }
@@ -105,11 +111,24 @@ impl LoadClient {
             hour,
             " ms",
         )?;
+        lifecycle.validate()?;
+        let (count, idle_per_host) = match lifecycle {
+            Lifecycle::Pooled { clients } => (clients, usize::MAX),
+            Lifecycle::ConnectionCap { per_host } => (1, per_host),
+            _ => (1, usize::MAX),
+        };
+        let clients = (0..count)
+            .map(|_| build_client(limits, idle_per_host))
+            .collect::<Result<Vec<_>>>()?;
         Ok(LoadClient {
             inner: Arc::new(Inner {
                 lifecycle,
                 limits,
-                shared: build_client(limits)?,
+                clients,
+                next_client: AtomicUsize::new(0),
+                cap: lifecycle
+                    .connection_cap()
+                    .map(|per_host| Arc::new(Semaphore::new(per_host))),
                 seen: Mutex::new(HashSet::new()),
             }),
             pool,
@@ -155,13 +174,32 @@ impl LoadClient {
                     self.pool.block_on(async { join_probe(probe).await }),
                 )
             }
-            ClientStrategy::Sequential | ClientStrategy::FanOut => {
+            _ => {
                 let probe = self.spawn_probe(probe, origin, deadline);
                 let inner = Arc::clone(&self.inner);
+                let at = Timing { origin, deadline };
                 let load = self.pool.handle().spawn(async move {
                     match strategy {
-                        ClientStrategy::FanOut => fan_out(inner, url, n, origin, deadline).await,
-                        _ => sequential(inner, url, n, origin, deadline).await,
+                        ClientStrategy::FanOut => fan_out(inner, url, n, at).await,
+                        ClientStrategy::ClosedLoop {
+                            users,
+                            think,
+                            ramp,
+                            duration,
+                        } => {
+                            let users = Users {
+                                users,
+                                think,
+                                ramp,
+                                duration,
+                            };
+                            closed_loop(inner, url, n, users, at).await
+                        }
+                        ClientStrategy::OpenLoop {
+                            rate,
+                            max_in_flight,
+                        } => open_loop(inner, url, n, rate, max_in_flight, at).await,
+                        _ => sequential(inner, url, n, at).await,
                     }
                 });
                 self.pool.block_on(async {
@@ -172,12 +210,12 @@ impl LoadClient {
         };
         let wall = records.iter().map(|r| r.end).max().unwrap_or_default();
         let mut run = Run::new(records, wall);
-        if self.inner.lifecycle == Lifecycle::Shared {
-            let mut seen = self.inner.seen.lock().unwrap_or_else(|p| p.into_inner());
-            run.classify_connections(&mut seen);
-        } else {
+        if self.inner.lifecycle == Lifecycle::PerRequest {
             // A fresh client per request always opens a fresh connection.
             run.classify_connections(&mut HashSet::new());
+        } else {
+            let mut seen = self.inner.seen.lock().unwrap_or_else(|p| p.into_inner());
+            run.classify_connections(&mut seen);
         }
         Ok((run, probe))
     }
@@ -235,6 +273,8 @@ impl LoadClient {
 
 impl Inner {
     /// Sends one request with a client of the configured lifecycle, bounded by `deadline`.
+    /// Under a connection cap it first queues for a permit: that wait counts as latency,
+    /// since latency runs from the intended start.
     async fn send(
         &self,
         url: &str,
@@ -244,14 +284,22 @@ impl Inner {
         deadline: Instant,
     ) -> RequestRecord {
         let work = async {
+            let _permit = match &self.cap {
+                Some(cap) => cap.acquire().await.ok(),
+                None => None,
+            };
             match self.lifecycle {
-                Lifecycle::Shared => send::send(&self.shared, url, index, origin, intended).await,
-                Lifecycle::PerRequest => match build_client(self.limits) {
+                Lifecycle::PerRequest => match build_client(self.limits, usize::MAX) {
                     Ok(client) => send::send(&client, url, index, origin, intended).await,
                     Err(_) => {
                         RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Request)
                     }
                 },
+                _ => {
+                    let turn = self.next_client.fetch_add(1, Ordering::Relaxed);
+                    let client = &self.clients[turn % self.clients.len()];
+                    send::send(client, url, index, origin, intended).await
+                }
             }
         };
         match tokio::time::timeout_at(deadline.into(), work).await {
@@ -261,47 +309,161 @@ impl Inner {
     }
 }
 
-async fn sequential(
-    inner: Arc<Inner>,
-    url: Arc<str>,
-    n: usize,
+/// The clock of one load: its start, and the deadline after which nothing is sent.
+#[derive(Clone, Copy)]
+struct Timing {
     origin: Instant,
     deadline: Instant,
-) -> Vec<RequestRecord> {
+}
+
+/// The closed loop's users.
+#[derive(Clone, Copy)]
+struct Users {
+    users: usize,
+    think: Duration,
+    ramp: Duration,
+    duration: Duration,
+}
+
+async fn sequential(inner: Arc<Inner>, url: Arc<str>, n: usize, at: Timing) -> Vec<RequestRecord> {
     let mut records = Vec::with_capacity(n);
     for index in 0..n {
-        let intended = origin.elapsed();
-        records.push(inner.send(&url, index, origin, intended, deadline).await);
+        let intended = at.origin.elapsed();
+        records.push(
+            inner
+                .send(&url, index, at.origin, intended, at.deadline)
+                .await,
+        );
     }
     records
 }
 
-async fn fan_out(
-    inner: Arc<Inner>,
-    url: Arc<str>,
-    n: usize,
-    origin: Instant,
-    deadline: Instant,
-) -> Vec<RequestRecord> {
+async fn fan_out(inner: Arc<Inner>, url: Arc<str>, n: usize, at: Timing) -> Vec<RequestRecord> {
     let mut tasks = tokio::task::JoinSet::new();
     for index in 0..n {
         let inner = Arc::clone(&inner);
         let url = Arc::clone(&url);
         tasks.spawn(async move {
-            let intended = origin.elapsed();
-            inner.send(&url, index, origin, intended, deadline).await
+            let intended = at.origin.elapsed();
+            inner
+                .send(&url, index, at.origin, intended, at.deadline)
+                .await
         });
     }
-    let mut records = Vec::with_capacity(n);
-    let mut done = vec![false; n];
+    join_all(tasks, Vec::with_capacity(n), n, at).await
+}
+
+/// Each user sends, waits for the response, thinks, and sends again; as in the model, a
+/// user sends its next request only if that start lies within `duration`.
+async fn closed_loop(
+    inner: Arc<Inner>,
+    url: Arc<str>,
+    n: usize,
+    users: Users,
+    at: Timing,
+) -> Vec<RequestRecord> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let mut tasks = tokio::task::JoinSet::new();
+    for user in 0..users.users {
+        let (inner, url, next) = (Arc::clone(&inner), Arc::clone(&url), Arc::clone(&next));
+        let first = users.ramp.mul_f64(user as f64 / users.users as f64);
+        tasks.spawn(async move {
+            tokio::time::sleep_until((at.origin + first).into()).await;
+            let mut records = Vec::new();
+            while at.origin.elapsed() <= users.duration && Instant::now() < at.deadline {
+                let index = next.fetch_add(1, Ordering::Relaxed);
+                if index >= n {
+                    break;
+                }
+                let intended = at.origin.elapsed();
+                records.push(
+                    inner
+                        .send(&url, index, at.origin, intended, at.deadline)
+                        .await,
+                );
+                if at.origin.elapsed() + users.think > users.duration {
+                    break;
+                }
+                tokio::time::sleep(users.think).await;
+            }
+            records
+        });
+    }
+    let mut records = Vec::new();
     while let Some(joined) = tasks.join_next().await {
-        // Each task bounds itself by the deadline; a task that panicked is recorded below.
+        // A user task that panicked loses its records: Run::new refuses the gap loudly.
+        if let Ok(user_records) = joined {
+            records.extend(user_records);
+        }
+    }
+    records
+}
+
+/// Request i is intended at i / rate. It is sent then if fewer than `max_in_flight` are in
+/// flight, and dropped (recorded as such) otherwise: the load never spawns without bound
+/// and never waits for a slow server before offering the next request.
+async fn open_loop(
+    inner: Arc<Inner>,
+    url: Arc<str>,
+    n: usize,
+    rate: f64,
+    max_in_flight: usize,
+    at: Timing,
+) -> Vec<RequestRecord> {
+    let slots = Arc::new(Semaphore::new(max_in_flight));
+    let mut tasks = tokio::task::JoinSet::new();
+    let mut records = Vec::with_capacity(n);
+    for index in 0..n {
+        let intended = Duration::from_secs_f64(index as f64 / rate);
+        tokio::time::sleep_until((at.origin + intended).into()).await;
+        if Instant::now() >= at.deadline {
+            records.push(RequestRecord::failed_at(
+                index,
+                at.origin.elapsed(),
+                FailureKind::Deadline,
+            ));
+            continue;
+        }
+        match Arc::clone(&slots).try_acquire_owned() {
+            Err(_) => {
+                let mut dropped =
+                    RequestRecord::failed_at(index, at.origin.elapsed(), FailureKind::Dropped);
+                dropped.intended_start = intended;
+                records.push(dropped);
+            }
+            Ok(slot) => {
+                let (inner, url) = (Arc::clone(&inner), Arc::clone(&url));
+                tasks.spawn(async move {
+                    let record = inner
+                        .send(&url, index, at.origin, intended, at.deadline)
+                        .await;
+                    drop(slot);
+                    record
+                });
+            }
+        }
+    }
+    join_all(tasks, records, n, at).await
+}
+
+/// Collects the tasks' records into `records`, adding a deadline record for any index of
+/// `0..n` that is still missing (a task that panicked), so nothing is ever dropped.
+async fn join_all(
+    mut tasks: tokio::task::JoinSet<RequestRecord>,
+    mut records: Vec<RequestRecord>,
+    n: usize,
+    at: Timing,
+) -> Vec<RequestRecord> {
+    while let Some(joined) = tasks.join_next().await {
         if let Ok(record) = joined {
-            done[record.index] = true;
             records.push(record);
         }
     }
-    let now = origin.elapsed();
+    let mut done = vec![false; n];
+    for record in &records {
+        done[record.index] = true;
+    }
+    let now = at.origin.elapsed();
     records.extend(
         (0..n)
             .filter(|&i| !done[i])
@@ -326,13 +488,14 @@ fn task_failed(error: tokio::task::JoinError) -> Error {
     )
 }
 
-/// A reqwest client bound by `limits`; proxies are ignored because every target of a
-/// shape measurement is reached directly.
-fn build_client(limits: Limits) -> Result<reqwest::Client> {
+/// A reqwest client bound by `limits`, keeping at most `idle_per_host` idle connections;
+/// proxies are ignored because every target of a shape measurement is reached directly.
+fn build_client(limits: Limits, idle_per_host: usize) -> Result<reqwest::Client> {
     tls::ensure_crypto_provider();
     reqwest::Client::builder()
         .no_proxy()
         .timeout(limits.request_timeout)
+        .pool_max_idle_per_host(idle_per_host)
         .build()
         .map_err(Error::Client)
 }

@@ -65,9 +65,30 @@ pub enum Offered {
 impl Offered {
     /// The load a [`ClientStrategy`] offers with `n` requests.
     pub fn from_client(client: ClientStrategy, n: usize) -> Offered {
-        Offered::Concurrent {
-            n,
-            concurrency: client.concurrency(n),
+        match client {
+            ClientStrategy::ClosedLoop {
+                users,
+                think,
+                ramp,
+                duration,
+            } => Offered::ClosedLoop {
+                users,
+                think,
+                ramp,
+                duration,
+            },
+            ClientStrategy::OpenLoop {
+                rate,
+                max_in_flight,
+            } => Offered::OpenLoop {
+                rate,
+                n,
+                max_in_flight,
+            },
+            _ => Offered::Concurrent {
+                n,
+                concurrency: client.concurrency(n),
+            },
         }
     }
 }

@@ -27,9 +27,14 @@ impl Rig {
     }
 
     pub fn with_pool(settings: PoolSettings) -> Result<Rig> {
+        Rig::with_lifecycle(settings, Lifecycle::Shared)
+    }
+
+    /// A server on `settings` and a 2-worker client of the given lifecycle.
+    pub fn with_lifecycle(settings: PoolSettings, lifecycle: Lifecycle) -> Result<Rig> {
         Ok(Rig {
             server: Server::start(Pool::new("server", settings)?)?,
-            client: LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?,
+            client: LoadClient::new(Pool::workers("client", 2)?, lifecycle)?,
         })
     }
 
