@@ -51,8 +51,8 @@ fn unknown_strategy_names_list_the_known_ones() {
         err.to_string()
             .contains("sequential, fan-out, sync-over-async")
     );
-    let err = "pooled".parse::<Lifecycle>().unwrap_err();
-    assert!(err.to_string().contains("shared, per-request"));
+    let err = "factory".parse::<Lifecycle>().unwrap_err();
+    assert!(err.to_string().contains("shared, per-request, pooled, connection-cap"));
 }
 
 #[test]

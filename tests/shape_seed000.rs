@@ -255,7 +255,7 @@ fn c4_blocking_starves_the_pool() -> Result {
 /// client that awaits each response before sending the next. Both take ≈ N × work.
 #[test]
 fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
-    let (n, work) = (10, ms(20));
+    let (n, work) = (6, ms(20));
     let rig = Rig::new(2)?;
     let blocking = rig.url(ServerStrategy::Blocking, work)?;
     let asynchronous = rig.url(ServerStrategy::Async, work)?;

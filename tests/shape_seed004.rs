@@ -24,7 +24,7 @@ fn closed_loop() -> ClientStrategy {
         users: USERS,
         think: THINK,
         ramp: Duration::ZERO,
-        duration: ms(250),
+        duration: ms(200),
     }
 }
 
@@ -87,7 +87,7 @@ fn throughput_orders_async_mixed_offload_blocking() -> Result {
     let rig = &rig;
     let sides = endpoints()
         .into_iter()
-        .map(|(name, server)| Measure::rate(name, move || Ok(throughput(&run(&rig, server)?))))
+        .map(|(name, server)| Measure::rate(name, move || Ok(throughput(&run(rig, server)?))))
         .collect();
     let predicted: Vec<f64> = endpoints()
         .into_iter()
@@ -135,7 +135,7 @@ fn async_latency_stays_at_the_work_time() -> Result {
 }
 
 /// Little's law: throughput × (mean latency + think) = users in the system. Over a
-/// 250 ms run the tail (requests still in flight when users stop) lowers it; the model
+/// 200 ms run the tail (requests still in flight when users stop) lowers it; the model
 /// predicts that finite-run figure, and the measurement must lie within [0.9, 1.1] of it.
 #[test]
 fn a_closed_loop_obeys_littles_law() -> Result {
