@@ -44,6 +44,7 @@ mod client;
 mod closed_form;
 mod error;
 mod experiment;
+mod fd_limit;
 mod inproc;
 mod model;
 mod pool;
@@ -62,7 +63,8 @@ pub use client::{
 };
 pub use closed_form::ideal_wall;
 pub use error::{Error, FixtureError, FixtureErrorKind, Result};
-pub use experiment::{Experiment, ExperimentRow, Measured};
+pub use experiment::{Experiment, ExperimentRow, Measured, Metric, Workload};
+pub use fd_limit::ensure_fd_limit;
 pub use inproc::{CpuBound, InProcess, compute_for, compute_iterations};
 pub use model::{Model, Offered, Phase, Prediction};
 pub use pool::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS, Pool, PoolSettings};

@@ -57,16 +57,23 @@ impl Scenario {
         );
         // Mixed carries its own split: the scenario's work is already block + wait.
         model.work = self.work;
-        model
+        match self.lifecycle.connection_cap() {
+            Some(cap) => model.with_connection_cap(cap),
+            None => model,
+        }
     }
 
-    /// Starts a server and a load client on fresh pools, runs the load once unrecorded
-    /// (connections, threads) and once recorded, and returns the recorded run.
+    /// Starts a server and a load client on fresh pools, warms up with one request per
+    /// connection the load will use, runs the load, and returns its run.
     pub fn measure(&self) -> Result<Run> {
+        let concurrency = self.client.concurrency(self.n) as u64;
+        // Two descriptors per connection (both ends are in this process), plus slack.
+        crate::fd_limit::ensure_fd_limit(2 * concurrency + 256)?;
         let server = Server::start(Pool::new("server", self.server_pool)?)?;
         let client = LoadClient::new(Pool::new("client", self.client_pool)?, self.lifecycle)?;
         let url = server.url(&self.server, self.work)?;
-        client.run(self.client, &url, self.n)?;
+        // Warm up what the load will use (connections, threads) without repeating it whole.
+        client.run(ClientStrategy::FanOut, &url, concurrency.max(1) as usize)?;
         client.run(self.client, &url, self.n)
     }
 }
@@ -121,7 +128,7 @@ impl ScenarioBuilder {
         self.client = client;
         self
     }
-    /// The client lifecycle.
+    /// The client lifecycle (validated in `build`).
     pub fn lifecycle(mut self, lifecycle: Lifecycle) -> Self {
         self.lifecycle = lifecycle;
         self
@@ -148,6 +155,7 @@ impl ScenarioBuilder {
         let work = self.server.work_time(self.work);
         check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
         self.client.validate()?;
+        self.lifecycle.validate()?;
         Ok(Scenario {
             server: self.server,
             server_pool: PoolSettings::new(self.workers, self.max_blocking)?,

@@ -1,79 +1,113 @@
-//! The seed-style table: published and measured figures side by side, each normalised to
-//! the experiment's baseline row, and whether the measured shape agrees with the model.
+//! The seed-style table: published, modelled and measured figures side by side, each
+//! normalised to the experiment's baseline row, and whether the measured shape agrees with
+//! the model.
 
 use std::fmt::Write as _;
 
 use crate::claim::Band;
-use crate::experiment::{Experiment, Measured};
+use crate::experiment::{Experiment, Measured, Metric};
 
-/// measured ÷ model within this band counts as the shape agreeing: the model ignores
-/// per-request overhead (so nothing is much faster, 0.9 below) and a 2-core machine adds
-/// some (the model-against-reality test gates the same band).
+/// How much slower than the model (measured ÷ model wall, or model ÷ measured throughput)
+/// counts as the shape agreeing: the model ignores per-request overhead (so nothing is
+/// much faster, 0.9 below) and a 2-core machine adds some (the model-against-reality test
+/// gates the same band).
 pub const AGREES: Band = Band { lo: 0.9, hi: 1.6 };
+
+fn show(metric: Metric, figure: f64) -> String {
+    match metric {
+        Metric::Wall => format!("{:.1} ms", figure * 1e3),
+        Metric::Throughput => format!("{figure:.1}/s"),
+    }
+}
 
 /// Renders `experiment`'s table with one measured entry per row (Markdown-compatible).
 pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> String {
+    let metric = experiment.metric;
     let base = &experiment.rows[experiment.baseline];
-    let base_published = base.published;
-    let base_measured = measured[experiment.baseline].summary.wall.as_secs_f64();
+    let base_measured = measured[experiment.baseline].figure;
+    let base_model = measured[experiment.baseline].model_figure;
     let unit = &experiment.published_unit;
     let mut out = String::new();
     let _ = writeln!(out, "{} — {}", experiment.id, experiment.title);
     let _ = writeln!(out, "source: {}", experiment.source);
+    let what = match metric {
+        Metric::Wall => "wall time",
+        Metric::Throughput => "throughput",
+    };
     let _ = writeln!(
         out,
-        "scale: {}; figures ÷ row {:?} ({})",
+        "scale: {}; figures are {what}, ÷ base is ÷ row {:?} ({})",
         experiment.scale, base.id, base.label
     );
     let _ = writeln!(out);
     let _ = writeln!(
         out,
-        "| scenario | N | published | ÷ base | model | ÷ base | measured | ÷ base | measured ÷ model | waves (model) | ok/sent | shape |"
+        "| scenario | N | published | ÷ base | model | ÷ base | measured | ÷ base | slowdown vs model | waves (model) | ok/sent | shape |"
     );
     let _ = writeln!(
         out,
         "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"
     );
-    let base_model = measured[experiment.baseline].predicted.wall.as_secs_f64();
     let (mut sent, mut ok) = (0, 0);
     for (row, m) in experiment.rows.iter().zip(measured) {
-        let wall = m.summary.wall.as_secs_f64();
-        let model = m.predicted.wall.as_secs_f64();
-        let vs_model = wall / model.max(f64::MIN_POSITIVE);
-        let shape = if m.summary.failed > 0 {
-            "failures".to_string()
-        } else if AGREES.contains(vs_model) {
-            "agrees".to_string()
-        } else {
-            format!("differs (band {AGREES})")
+        let slowdown = m.model_figure.map(|model| match metric {
+            Metric::Wall => m.figure / model.max(f64::MIN_POSITIVE),
+            Metric::Throughput => model / m.figure.max(f64::MIN_POSITIVE),
+        });
+        let failed = m.summary.as_ref().map_or(0, |s| s.failed);
+        let shape = match slowdown {
+            _ if failed > 0 => "failures".to_string(),
+            None => "no model".to_string(),
+            Some(s) if AGREES.contains(s) => "agrees".to_string(),
+            Some(_) => format!("differs (band {AGREES})"),
         };
-        sent += m.summary.sent;
-        ok += m.summary.ok;
+        if let Some(summary) = &m.summary {
+            sent += summary.sent;
+            ok += summary.ok;
+        }
+        let dash = || "—".to_string();
+        let waves = match (&m.summary, &m.predicted) {
+            (Some(s), Some(p)) => format!("{} ({})", s.waves, p.waves),
+            _ => dash(),
+        };
+        let ok_sent = m
+            .summary
+            .as_ref()
+            .map_or_else(dash, |s| format!("{}/{}", s.ok, s.sent));
         let _ = writeln!(
             out,
-            "| {} | {} | {} {unit} | {:.2} | {:.0} ms | {:.2} | {:.1} ms | {:.2} | {:.2} | {} ({}) | {}/{} | {} |",
+            "| {} | {} | {} {unit} | {:.2} | {} | {} | {} | {:.2} | {} | {waves} | {ok_sent} | {shape} |",
             row.label,
-            row.scenario.n,
+            row.workload.size(),
             row.published,
-            row.published / base_published,
-            model * 1e3,
-            model / base_model,
-            wall * 1e3,
-            wall / base_measured,
-            vs_model,
-            m.summary.waves,
-            m.predicted.waves,
-            m.summary.ok,
-            m.summary.sent,
-            shape,
+            row.published / base.published,
+            m.model_figure.map_or_else(dash, |f| show(metric, f)),
+            match (m.model_figure, base_model) {
+                (Some(f), Some(b)) => format!("{:.2}", f / b),
+                _ => dash(),
+            },
+            show(metric, m.figure),
+            m.figure / base_measured,
+            slowdown.map_or_else(dash, |s| format!("{s:.2}")),
         );
     }
     let _ = writeln!(out);
-    let _ = writeln!(
-        out,
-        "requests: sent {sent} = ok {ok} + failed {}",
-        sent - ok
-    );
+    if sent > 0 {
+        let _ = writeln!(
+            out,
+            "HTTP requests: sent {sent} = ok {ok} + failed {}",
+            sent - ok
+        );
+    }
+    let sums: Vec<u64> = measured.iter().filter_map(|m| m.checksum).collect();
+    if let Some(first) = sums.first() {
+        let agree = if sums.iter().all(|s| s == first) {
+            "all equal"
+        } else {
+            "DIFFER"
+        };
+        let _ = writeln!(out, "CPU results: {agree} ({first})");
+    }
     for row in experiment
         .rows
         .iter()
@@ -89,10 +123,13 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
     out
 }
 
-/// Per-request begin/completed lines, as the seed's client printed them.
+/// Per-request begin/completed lines, as the seed's client printed them (HTTP rows).
 pub fn timeline(measured: &Measured) -> String {
     let mut out = String::new();
-    for r in &measured.run.records {
+    let Some(run) = &measured.run else {
+        return out;
+    };
+    for r in &run.records {
         let outcome = match &r.outcome {
             crate::run::Outcome::Ok { status } => format!("{status}"),
             crate::run::Outcome::Failed { kind } => format!("failed: {kind}"),

@@ -52,7 +52,10 @@ fn unknown_strategy_names_list_the_known_ones() {
             .contains("sequential, fan-out, sync-over-async")
     );
     let err = "factory".parse::<Lifecycle>().unwrap_err();
-    assert!(err.to_string().contains("shared, per-request, pooled, connection-cap"));
+    assert!(
+        err.to_string()
+            .contains("shared, per-request, pooled, connection-cap")
+    );
 }
 
 #[test]
@@ -108,7 +111,10 @@ fn parse(text: &str) -> String {
 fn the_good_fixture_text_parses() -> Result {
     let experiment = Experiment::parse(Path::new("fixtures/good.toml"), GOOD)?;
     assert_eq!(experiment.rows.len(), 1);
-    assert_eq!(experiment.rows[0].scenario.n, 4);
+    let perfshape::Workload::Http(scenario) = &experiment.rows[0].workload else {
+        panic!("a server makes an HTTP row");
+    };
+    assert_eq!(scenario.n, 4);
     Ok(())
 }
 
@@ -158,9 +164,53 @@ fn work_above_the_cap_names_the_line_of_work_ms() {
 #[test]
 fn a_missing_field_is_named() {
     let text = GOOD.replace("workers = 2\n", "");
+    assert_eq!(
+        parse(&text),
+        "fixtures/bad.toml:11: scenario[0].workers: invalid workers: missing (allowed: a value, for HTTP scenarios)"
+    );
+}
+
+#[test]
+fn a_closed_loop_without_users_is_named() {
+    let text = GOOD.replace(
+        r#"client = "fan-out""#,
+        "client = \"closed-loop\"\nduration_ms = 100",
+    );
+    assert_eq!(
+        parse(&text),
+        "fixtures/bad.toml:11: scenario[0].users: invalid users: missing (allowed: a value, for closed-loop scenarios)"
+    );
+}
+
+#[test]
+fn an_unknown_in_process_strategy_names_its_line() {
+    let text = GOOD.replace(r#"server = "blocking""#, r#"inprocess = "nio""#);
+    assert_eq!(
+        parse(&text),
+        "fixtures/bad.toml:13: scenario[0].inprocess: unknown in-process strategy \"nio\" (expected one of: aio, bio, blocking-inside-async)"
+    );
+}
+
+#[test]
+fn a_row_must_say_what_it_runs_exactly_once() {
+    let text = GOOD.replace(
+        r#"server = "blocking""#,
+        "server = \"blocking\"\ncpu = \"rayon\"",
+    );
     let message = parse(&text);
-    assert!(message.starts_with("fixtures/bad.toml:"), "{message}");
-    assert!(message.contains("missing field `workers`"), "{message}");
+    assert!(
+        message.contains("exactly one of server (HTTP), inprocess or cpu"),
+        "{message}"
+    );
+}
+
+#[test]
+fn a_pooled_lifecycle_needs_its_client_count() {
+    let text = GOOD.replace("workers = 2", "workers = 2\nlifecycle = \"pooled\"");
+    assert_eq!(
+        parse(&text),
+        "fixtures/bad.toml:11: scenario[0].clients: invalid clients: missing (allowed: a value, for pooled scenarios)"
+    );
 }
 
 #[test]

@@ -239,3 +239,24 @@ fn dropping_a_server_with_blocked_workers_does_not_wait_for_them() -> Result {
     );
     Ok(())
 }
+
+/// An open loop never spawns past its cap: 20 requests intended 1 ms apart against one
+/// worker blocked 50 ms per request, at most 2 in flight, send 2 and drop 18 — every one
+/// accounted for.
+#[test]
+fn an_open_loop_drops_and_counts_what_its_cap_refuses() -> Result {
+    let server = Server::start(Pool::workers("server", 1)?)?;
+    let client = client(Lifecycle::Shared)?;
+    let strategy = ClientStrategy::OpenLoop {
+        rate: 1000.0,
+        max_in_flight: 2,
+    };
+    let run = client.run(
+        strategy,
+        &server.url(&ServerStrategy::Blocking, ms(50))?,
+        20,
+    )?;
+    assert_eq!((run.sent(), run.ok(), run.failed()), (20, 2, 18));
+    assert_eq!(run.summary(ms(25)).failures.get("dropped"), Some(&18));
+    Ok(())
+}

@@ -146,7 +146,10 @@ fn run(cli: Cli) -> perfshape::Result {
                 Some(path) => Experiment::load(&path)?
                     .rows
                     .into_iter()
-                    .map(|row| (format!("{} {}", row.id, row.label), row.scenario.model()))
+                    .filter_map(|row| {
+                        let model = row.workload.model()?;
+                        Some((format!("{} {}", row.id, row.label), model))
+                    })
                     .collect(),
                 None => vec![("what-if".to_string(), what_if.model()?)],
             };
@@ -189,13 +192,16 @@ fn reproduce(experiment: &Experiment, verbose: bool, json: Option<&Path>) -> per
         experiment.rows.len()
     );
     let measured = experiment.measure(|row, m| {
+        let requests = m
+            .summary
+            .as_ref()
+            .map(|s| format!("  ({}/{} ok)", s.ok, s.sent))
+            .unwrap_or_default();
         eprintln!(
-            "  {:<6} {:<45} {:>8.1} ms  ({}/{} ok)",
+            "  {:<6} {:<50} {:>9.1} ms{requests}",
             row.id,
             row.label,
-            m.summary.wall.as_secs_f64() * 1e3,
-            m.summary.ok,
-            m.summary.sent
+            m.wall.as_secs_f64() * 1e3,
         );
         if verbose {
             eprint!("{}", timeline(m));
@@ -220,10 +226,14 @@ fn write_json(path: &Path, experiment: &Experiment, measured: &[Measured]) -> pe
                 "id": row.id,
                 "label": row.label,
                 "published": row.published,
+                "wall_ms": m.wall.as_secs_f64() * 1e3,
+                "figure": m.figure,
                 "model": m.model,
+                "model_figure": m.model_figure,
                 "predicted": m.predicted,
                 "summary": m.summary,
-                "records": m.run.records,
+                "checksum": m.checksum,
+                "records": m.run.as_ref().map(|r| &r.records),
             })
         })
         .collect();
@@ -232,6 +242,7 @@ fn write_json(path: &Path, experiment: &Experiment, measured: &[Measured]) -> pe
         "title": experiment.title,
         "scale": experiment.scale,
         "published_unit": experiment.published_unit,
+        "metric": experiment.metric,
         "rows": rows,
     });
     let io = |e| perfshape::Error::Io {
