@@ -49,10 +49,14 @@ fn pool() -> Result<PoolSettings> {
     PoolSettings::new(2, 3)
 }
 
-fn model(server: ServerStrategy) -> Result<perfshape::Prediction> {
+fn model_of(server: ServerStrategy) -> Result<Model> {
     let mut model = Model::of(server, pool()?, WORK, closed_loop(), MAX_REQUESTS);
     model.work = server.work_time(WORK);
-    model.predict()
+    Ok(model)
+}
+
+fn model(server: ServerStrategy) -> Result<perfshape::Prediction> {
+    model_of(server)?.predict()
 }
 
 fn run(rig: &Rig, server: ServerStrategy) -> Result<Run> {
@@ -123,7 +127,10 @@ fn async_latency_stays_at_the_work_time() -> Result {
             }),
             Expected::new(
                 predicted,
-                "model(closed loop of 12 users → async, W=2 B=3, 60 ms)",
+                format!(
+                    "mean latency of {}",
+                    model_of(ServerStrategy::Async)?.describe()
+                ),
             ),
         ),
         &settings()?,
