@@ -42,7 +42,6 @@ fn an_open_loop_sees_the_queue_a_closed_client_would_hide() -> Result {
         ),
     )
     .within(0.9, 1.5)
-    .ideal(1.0)
     .context("n", n)
     .context("work", "20 ms")
     .context("server pool", pool)

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Rig, ms};
+use common::{Rig, model_ratio, ms};
 use perfshape::{
     Claim, ClientStrategy, Expected, Measure, Model, PoolSettings, Result, ServerStrategy,
 };
@@ -20,6 +20,16 @@ fn fan_out_wall(rig: &Rig, server: ServerStrategy) -> Result<std::time::Duration
 fn blocking_halves(from: usize) -> Result<perfshape::Checked> {
     let small = Rig::new(from)?;
     let large = Rig::new(2 * from)?;
+    let model = |rig: &Rig| {
+        Model::of(
+            ServerStrategy::Blocking,
+            rig.server.pool_settings(),
+            ms(20),
+            ClientStrategy::FanOut,
+            N,
+        )
+    };
+    let ideal = model_ratio(&model(&small), &model(&large))?;
     Claim::ratio(
         &format!("blocking fan-out on {from} ÷ on {} workers", 2 * from),
         Measure::duration(&format!("W={from}"), || {
@@ -30,7 +40,7 @@ fn blocking_halves(from: usize) -> Result<perfshape::Checked> {
         }),
     )
     .within(1.5, 2.4)
-    .ideal(2.0)
+    .ideal(ideal)
     .context("n", N)
     .context("work", "20 ms")
     .check()
@@ -55,13 +65,23 @@ fn a_blocking_server_halves_its_wall_from_two_to_four_workers() -> Result {
 fn an_async_server_does_not_care_about_its_workers() -> Result {
     let one = Rig::new(1)?;
     let two = Rig::new(2)?;
+    let model = |rig: &Rig| {
+        Model::of(
+            ServerStrategy::Async,
+            rig.server.pool_settings(),
+            ms(20),
+            ClientStrategy::FanOut,
+            N,
+        )
+    };
+    let ideal = model_ratio(&model(&one), &model(&two))?;
     let checked = Claim::ratio(
         "async fan-out on 1 ÷ on 2 workers",
         Measure::duration("W=1", || fan_out_wall(&one, ServerStrategy::Async)),
         Measure::duration("W=2", || fan_out_wall(&two, ServerStrategy::Async)),
     )
     .within(0.8, 1.25)
-    .ideal(1.0)
+    .ideal(ideal)
     .context("n", N)
     .context("work", "20 ms")
     .check()?;

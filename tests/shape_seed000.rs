@@ -10,7 +10,7 @@ mod common;
 use std::cell::RefCell;
 use std::time::Duration;
 
-use common::{Rig, ms, with_context};
+use common::{Rig, model_ratio, ms, with_context};
 use perfshape::{Claim, ClientStrategy, Expected, Measure, Model, Result, ServerStrategy, median};
 
 /// The seed's synchronous client: one OS thread blocking on each response in turn.
@@ -272,7 +272,22 @@ fn c5_sequential_client_is_serial_whatever_the_server() -> Result {
         Measure::duration("sequential → blocking", || sequential(&blocking)),
     ))
     .within(0.8, 1.25)
-    .ideal(1.0)
+    .ideal(model_ratio(
+        &Model::of(
+            ServerStrategy::Async,
+            rig.server.pool_settings(),
+            work,
+            ClientStrategy::Sequential,
+            n,
+        ),
+        &Model::of(
+            ServerStrategy::Blocking,
+            rig.server.pool_settings(),
+            work,
+            ClientStrategy::Sequential,
+            n,
+        ),
+    )?)
     .check()?;
     assert_shape!(
         "c5_sequential_client_is_serial__same_whatever_the_server",

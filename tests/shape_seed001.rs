@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Rig, ms, with_context};
+use common::{Rig, model_ratio, ms, with_context};
 use perfshape::{
     Claim, ClientStrategy, Expected, Lifecycle, Measure, Model, PoolSettings, Result,
     ServerStrategy,
@@ -21,6 +21,19 @@ fn ordering_holds_for(lifecycle: Lifecycle) -> Result<perfshape::Checked> {
     let rig = Rig::with_lifecycle(PoolSettings::new(2, 512)?, lifecycle)?;
     let blocking = rig.url(ServerStrategy::Blocking, work)?;
     let asynchronous = rig.url(ServerStrategy::Async, work)?;
+    let pool = rig.server.pool_settings();
+    let walls = [
+        Model::of(ServerStrategy::Blocking, pool, work, SYNC_CLIENT, n),
+        Model::of(
+            ServerStrategy::Blocking,
+            pool,
+            work,
+            ClientStrategy::FanOut,
+            n,
+        ),
+        Model::of(ServerStrategy::Async, pool, work, ClientStrategy::FanOut, n),
+    ];
+    let ideal = model_ratio(&walls[0], &walls[1])?.min(model_ratio(&walls[1], &walls[2])?);
     Claim::ordering(
         &format!("seed 001 with a {lifecycle} client: sync→sync > async→sync > async→async"),
         vec![
@@ -34,7 +47,7 @@ fn ordering_holds_for(lifecycle: Lifecycle) -> Result<perfshape::Checked> {
         ],
     )
     .at_least(1.5)
-    .ideal(2.0)
+    .ideal(ideal)
     .context("n", n)
     .context("work", "10 ms")
     .context("server pool", rig.server.pool_settings())

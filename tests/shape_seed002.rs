@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{ms, with_context};
+use common::{model_ratio, ms, with_context};
 use perfshape::{
     Claim, ClientStrategy, Expected, InProcess, Measure, Model, Pool, PoolSettings, Result,
     ServerStrategy,
@@ -54,7 +54,16 @@ fn bio_is_capped_by_its_pool_and_aio_is_not() -> Result {
         &context,
     )
     .at_least(2.0)
-    .ideal(32.0)
+    .ideal(model_ratio(
+        &model,
+        &Model::of(
+            ServerStrategy::Async,
+            settings,
+            work,
+            ClientStrategy::FanOut,
+            n,
+        ),
+    )?)
     .check()?;
     assert_shape!(
         "bio_is_capped_by_its_pool__aio_faster",
@@ -108,7 +117,16 @@ fn blocking_inside_async_runs_one_at_a_time_per_worker() -> Result {
         &context,
     )
     .at_least(5.0)
-    .ideal(100.0)
+    .ideal(model_ratio(
+        &model,
+        &Model::of(
+            ServerStrategy::Async,
+            settings,
+            work,
+            ClientStrategy::FanOut,
+            n,
+        ),
+    )?)
     .check()?;
     assert_shape!(
         "blocking_inside_async__slower_than_aio",

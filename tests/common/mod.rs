@@ -98,3 +98,8 @@ pub fn with_context<'a>(
         .iter()
         .fold(claim, |claim, (key, value)| claim.context(key, value))
 }
+
+/// The model's predicted wall of `a` ÷ that of `b`: the ideal of a ratio claim.
+pub fn model_ratio(a: &perfshape::Model, b: &perfshape::Model) -> Result<f64> {
+    Ok(a.predict()?.wall.as_secs_f64() / b.predict()?.wall.as_secs_f64())
+}
