@@ -49,3 +49,49 @@ fn an_open_loop_sees_the_queue_a_closed_client_would_hide() -> Result {
     assert_shape!(checked, checked.summary());
     Ok(())
 }
+
+/// The probe recovers the pool of a server it does not know: a blocking server on 2
+/// workers "behaves like a blocking pool of ≈2" (estimate ÷ 2 within [0.8, 1.25]), its
+/// throughput stops growing, and an async server's does not stop growing up to 16.
+#[test]
+fn the_probe_finds_the_pool_of_a_blocking_server() -> Result {
+    let rig = Rig::with_pool(PoolSettings::new(2, 512)?)?;
+    let settings = perfshape::ProbeSettings {
+        max_concurrency: 16,
+        step: ms(50),
+        ..perfshape::ProbeSettings::default()
+    };
+    let blocking = rig.url(ServerStrategy::Blocking, ms(20))?;
+    let stopped = std::cell::Cell::new(true);
+    let checked = Claim::bound(
+        "probe of a blocking server on 2 workers: pool estimate ÷ 2",
+        Measure::value("pool estimate", || {
+            let report = perfshape::probe(&rig.client, &blocking, settings)?;
+            stopped.set(stopped.get() && report.stops_growing_at.is_some());
+            Ok(report.pool_estimate)
+        }),
+        Expected::new(2.0, "the server's 2 workers"),
+    )
+    .within(0.8, 1.25)
+    .warmup(0)
+    .context("work", "20 ms")
+    .context("steps", "concurrency 1, 2, 4, … up to 16, 50 ms each")
+    .check()?;
+    let asynchronous = perfshape::probe(
+        &rig.client,
+        &rig.url(ServerStrategy::Async, ms(20))?,
+        settings,
+    )?;
+    let summary = checked
+        .summary()
+        .fact(
+            "blocking: throughput stopped growing in every round",
+            stopped.get(),
+        )
+        .fact(
+            "async: throughput stopped growing",
+            asynchronous.stops_growing_at.is_some(),
+        );
+    assert_shape!(checked, summary);
+    Ok(())
+}

@@ -40,6 +40,38 @@ enum Command {
     },
     /// List the fixtures and their scenarios.
     List,
+    /// Serve every server strategy on a chosen pool, for external load tools (JMeter, k6,
+    /// oha, wrk): `/blocking?ms=N`, `/async?ms=N`, `/offload?ms=N`,
+    /// `/mixed?block_ms=N&wait_ms=M`, `/cpu?ms=N`, `/lock?ms=N`, `/health`.
+    Serve {
+        /// Server worker threads.
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Server blocking-thread cap.
+        #[arg(long, default_value_t = perfshape::DEFAULT_MAX_BLOCKING)]
+        max_blocking: usize,
+        /// Address to listen on.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        bind: std::net::SocketAddr,
+        /// Stop after this many seconds (Ctrl-C stops it sooner).
+        #[arg(long = "for", default_value_t = 600, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+        seconds: u64,
+    },
+    /// Raise concurrency step by step against a URL and report where throughput stops
+    /// growing: "behaves like a blocking pool of ≈k".
+    Probe {
+        /// The endpoint, e.g. http://127.0.0.1:8080/blocking?ms=20.
+        url: String,
+        /// The highest concurrency tried (steps double from 1).
+        #[arg(long, default_value_t = 64)]
+        max_concurrency: usize,
+        /// How long each step offers load, in milliseconds.
+        #[arg(long, default_value_t = 500)]
+        step_ms: u64,
+        /// Seconds before one request counts as failed.
+        #[arg(long, default_value_t = 30)]
+        timeout: u64,
+    },
     /// Predict with the model, running nothing: a fixture's scenarios, or the what-if the
     /// flags describe (more workers? a bigger blocking pool? a connection cap?).
     Model {
@@ -168,6 +200,63 @@ fn run(cli: Cli) -> perfshape::Result {
                     p.latency.map(|l| ms(l.p99)).unwrap_or_default(),
                 );
             }
+            Ok(())
+        }
+        Command::Serve {
+            workers,
+            max_blocking,
+            bind,
+            seconds,
+        } => {
+            let pool = perfshape::Pool::new(
+                "server",
+                perfshape::PoolSettings::new(workers, max_blocking)?,
+            )?;
+            let server = perfshape::Server::start_on(pool, bind)?;
+            println!(
+                "perfshape serving on http://{} (W={workers} B={max_blocking}) for {seconds} s",
+                server.addr()
+            );
+            for route in [
+                "blocking?ms=20",
+                "async?ms=20",
+                "offload?ms=20",
+                "mixed?block_ms=10&wait_ms=10",
+                "cpu?ms=20",
+                "lock?ms=20",
+                "health",
+            ] {
+                println!("  http://{}/{route}", server.addr());
+            }
+            std::thread::sleep(std::time::Duration::from_secs(seconds));
+            println!("accepted {} connections", server.accepted_connections());
+            Ok(())
+        }
+        Command::Probe {
+            url,
+            max_concurrency,
+            step_ms,
+            timeout,
+        } => {
+            let limits = perfshape::Limits {
+                request_timeout: std::time::Duration::from_secs(timeout),
+                run_deadline: std::time::Duration::from_secs(timeout + 60),
+            };
+            let client = perfshape::LoadClient::with_limits(
+                perfshape::Pool::workers("client", 2)?,
+                perfshape::Lifecycle::Shared,
+                limits,
+            )?;
+            let settings = perfshape::ProbeSettings {
+                max_concurrency,
+                step: std::time::Duration::from_millis(step_ms),
+                ..perfshape::ProbeSettings::default()
+            };
+            perfshape::ensure_fd_limit(2 * max_concurrency as u64 + 256)?;
+            eprintln!(
+                "probing {url} at concurrency 1, 2, 4, … up to {max_concurrency} ({step_ms} ms each) …"
+            );
+            println!("{}", perfshape::probe(&client, &url, settings)?);
             Ok(())
         }
         Command::Run { fixture } => {

@@ -53,10 +53,16 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts serving on `pool`, which the server owns from now on.
+    /// Starts serving on `pool`, which the server owns from now on, at `127.0.0.1` on a
+    /// port the system picks.
     pub fn start(pool: Pool) -> Result<Server> {
-        let std_listener = std::net::TcpListener::bind("127.0.0.1:0")
-            .map_err(|e| Error::io("binding 127.0.0.1:0", e))?;
+        Server::start_on(pool, SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Starts serving on `pool` at `addr` (for `perfshape serve` and external load tools).
+    pub fn start_on(pool: Pool, addr: SocketAddr) -> Result<Server> {
+        let std_listener = std::net::TcpListener::bind(addr)
+            .map_err(|e| Error::io(format!("binding {addr}"), e))?;
         std_listener
             .set_nonblocking(true)
             .map_err(|e| Error::io("making the listener non-blocking", e))?;
