@@ -13,7 +13,18 @@
 //! - a [`LoadClient`] offers load with a [`ClientStrategy`] from another pool and returns a
 //!   [`Run`] (one record per request, `sent == ok + failed`) with a [`Summary`];
 //! - a [`Claim`] measures its sides in interleaved rounds and reaches a [`Verdict`];
-//!   its [`ShapeSummary`] is what snapshots hold.
+//!   its [`ShapeSummary`] is what snapshots hold;
+//! - a [`Model`] predicts a scenario from first principles (a discrete-event simulation of
+//!   workers, blocking threads, connections and client behaviours): claims are
+//!   "measured ÷ predicted within a band", via [`Expected::model_wall`];
+//! - [`InProcess`] and [`CpuBound`] are the strategies without HTTP (seeds 002 and 003);
+//! - an [`Experiment`] is one source experiment loaded from `fixtures/*.toml`, run and
+//!   printed by [`experiment_table`] beside the published figures;
+//! - [`probe`] finds where a real endpoint's throughput stops growing: "behaves like a
+//!   blocking pool of ≈k".
+//!
+//! Nothing here asserts an absolute time: every timing claim is a ratio measured in one
+//! run, and a machine too noisy to tell gets [`Verdict::Inconclusive`], not a false failure.
 //!
 //! ```no_run
 //! use std::time::Duration;
