@@ -64,6 +64,7 @@ mod run;
 mod scenario;
 mod server;
 mod summary;
+mod svg;
 mod table;
 
 pub use claim::{
@@ -85,4 +86,5 @@ pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};
 pub use scenario::Scenario;
 pub use server::{MAX_WORK, RuntimeFigures, Server, ServerStrategy, WorkReport, app};
 pub use summary::{Latency, Summary, count_waves};
+pub use svg::experiment_svg;
 pub use table::{AGREES, experiment_table, timeline};

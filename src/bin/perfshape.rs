@@ -297,6 +297,14 @@ fn reproduce(experiment: &Experiment, verbose: bool, json: Option<&Path>) -> per
         }
     })?;
     println!("{}", experiment_table(experiment, &measured));
+    let svg_path = artifact_dir().join(format!("{}.svg", experiment.id));
+    std::fs::create_dir_all(artifact_dir())
+        .and_then(|()| std::fs::write(&svg_path, perfshape::experiment_svg(experiment, &measured)))
+        .map_err(|e| perfshape::Error::Io {
+            what: format!("writing {}", svg_path.display()),
+            source: e,
+        })?;
+    eprintln!("timeline: {}", svg_path.display());
     let default_path = artifact_dir().join(format!("{}.json", experiment.id));
     for path in std::iter::once(default_path.as_path()).chain(json) {
         write_json(path, experiment, &measured)?;

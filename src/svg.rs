@@ -1,0 +1,97 @@
+//! An SVG timeline of an experiment: one bar per request from send to completion, one
+//! panel per HTTP row, so the waves of a blocking server show as a staircase.
+
+use std::fmt::Write as _;
+
+use crate::experiment::{Experiment, Measured};
+use crate::run::Run;
+
+const WIDTH: f64 = 900.0;
+const LEFT: f64 = 10.0;
+const PANEL_BARS: f64 = 160.0;
+const TITLE: f64 = 18.0;
+const AXIS: f64 = 16.0;
+
+/// The SVG document for `experiment`; rows without per-request records (in-process, CPU)
+/// are left out.
+pub fn experiment_svg(experiment: &Experiment, measured: &[Measured]) -> String {
+    let panels: Vec<(&str, &Run)> = experiment
+        .rows
+        .iter()
+        .zip(measured)
+        .filter_map(|(row, m)| m.run.as_ref().map(|run| (row.label.as_str(), run)))
+        .collect();
+    let panel_height = TITLE + PANEL_BARS + AXIS + 10.0;
+    let height = 30.0 + panel_height * panels.len() as f64;
+    let mut svg = String::new();
+    let _ = writeln!(
+        svg,
+        r#"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" font-family="sans-serif" font-size="11">"#
+    );
+    let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="18" font-size="14">{} — one bar per request, send to completion (green ok, red failed)</text>"#,
+        escape(&experiment.title)
+    );
+    for (i, (label, run)) in panels.iter().enumerate() {
+        panel(&mut svg, 30.0 + panel_height * i as f64, label, run);
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
+fn panel(svg: &mut String, top: f64, label: &str, run: &Run) {
+    let span = run.wall.as_secs_f64().max(1e-6);
+    let plot = WIDTH - 2.0 * LEFT;
+    let x = |secs: f64| LEFT + plot * secs / span;
+    let n = run.records.len().max(1) as f64;
+    let bar = (PANEL_BARS / n).min(10.0);
+    let _ = writeln!(
+        svg,
+        r#"<text x="{LEFT}" y="{}">{} ({} requests, {:.1} ms)</text>"#,
+        top + 12.0,
+        escape(label),
+        run.records.len(),
+        span * 1e3
+    );
+    let bars_top = top + TITLE;
+    for (k, r) in run.records.iter().enumerate() {
+        let (start, end) = (r.start.as_secs_f64(), r.end.as_secs_f64());
+        let colour = if r.outcome.is_ok() {
+            "#2e8b57"
+        } else {
+            "#c0392b"
+        };
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{colour}"/>"#,
+            x(start),
+            bars_top + bar * k as f64,
+            (x(end) - x(start)).max(0.5),
+            (bar * 0.8).max(0.5)
+        );
+    }
+    let axis = bars_top + PANEL_BARS + 4.0;
+    let _ = writeln!(
+        svg,
+        r##"<line x1="{LEFT}" y1="{axis}" x2="{}" y2="{axis}" stroke="#444"/>"##,
+        LEFT + plot
+    );
+    for tick in 0..=4 {
+        let t = span * f64::from(tick) / 4.0;
+        let _ = writeln!(
+            svg,
+            r#"<text x="{:.1}" y="{:.1}" text-anchor="middle">{:.0} ms</text>"#,
+            x(t).clamp(LEFT + 15.0, LEFT + plot - 15.0),
+            axis + 12.0,
+            t * 1e3
+        );
+    }
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
