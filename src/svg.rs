@@ -31,7 +31,7 @@ pub fn experiment_svg(experiment: &Experiment, measured: &[Measured]) -> String 
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
-        r#"<text x="{LEFT}" y="18" font-size="14">{} — one bar per request, send to completion (green ok, red failed)</text>"#,
+        r#"<text x="{LEFT}" y="18" font-size="14">{} — a bar per request, send to completion, by completion (red: failed)</text>"#,
         escape(&experiment.title)
     );
     for (i, (label, run)) in panels.iter().enumerate() {
@@ -56,7 +56,10 @@ fn panel(svg: &mut String, top: f64, label: &str, run: &Run) {
         span * 1e3
     );
     let bars_top = top + TITLE;
-    for (k, r) in run.records.iter().enumerate() {
+    // In completion order, so each wave of a blocking server is one step of the staircase.
+    let mut records: Vec<_> = run.records.iter().collect();
+    records.sort_by_key(|r| (r.end, r.start));
+    for (k, r) in records.into_iter().enumerate() {
         let (start, end) = (r.start.as_secs_f64(), r.end.as_secs_f64());
         let colour = if r.outcome.is_ok() {
             "#2e8b57"
@@ -94,4 +97,30 @@ fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::run::{FailureKind, RequestRecord};
+
+    #[test]
+    fn one_bar_per_request_and_failures_in_red() {
+        let ms = Duration::from_millis;
+        let mut ok = RequestRecord::failed_at(0, ms(0), FailureKind::Timeout);
+        ok.outcome = crate::run::Outcome::Ok { status: 200 };
+        ok.end = ms(20);
+        let failed = RequestRecord::failed_at(1, ms(5), FailureKind::Timeout);
+        let run = Run::new(vec![ok, failed], ms(20));
+        let mut svg = String::new();
+        panel(&mut svg, 0.0, "a <label> & more", &run);
+        assert_eq!(svg.matches("<rect").count(), 2);
+        assert_eq!(svg.matches("#c0392b").count(), 1, "{svg}");
+        assert!(
+            svg.contains("a &lt;label&gt; &amp; more (2 requests, 20.0 ms)"),
+            "{svg}"
+        );
+    }
 }
