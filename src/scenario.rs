@@ -35,17 +35,6 @@ impl Scenario {
         ScenarioBuilder::default()
     }
 
-    /// The wall time on an ideal machine, and how it follows.
-    pub fn ideal_wall(&self) -> (Duration, String) {
-        crate::closed_form::ideal_wall(
-            self.client,
-            self.server,
-            self.server_pool,
-            self.n,
-            self.work,
-        )
-    }
-
     /// The [`Model`] of this scenario.
     pub fn model(&self) -> Model {
         let mut model = Model::of(

@@ -66,14 +66,6 @@ impl ServerStrategy {
         }
     }
 
-    /// Whether the strategy holds a worker thread for its whole work time.
-    pub fn holds_worker(&self) -> bool {
-        matches!(
-            self,
-            ServerStrategy::Blocking | ServerStrategy::Cpu | ServerStrategy::Lock
-        )
-    }
-
     /// The path and query that ask a perfshape server for this strategy with `work`.
     pub fn path_and_query(&self, work: Duration) -> Result<String> {
         crate::error::check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
