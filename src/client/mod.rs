@@ -150,8 +150,10 @@ impl LoadClient {
         Ok(self.run_with_probe(strategy, url, n, None)?.0)
     }
 
-    /// Like [`run`](Self::run), and also sends one request to `probe_url` `after` the load
-    /// started, while the load is in flight: how responsive is the server under this load?
+    /// Like [`run`](Self::run), and with `probe = Some((url, after))` also sends one GET to
+    /// `url` `after` the load started, while the load is in flight: how responsive is the
+    /// server under this load? The probe uses this client's lifecycle, so a connection cap
+    /// queues it like any other request.
     pub fn run_with_probe(
         &self,
         strategy: ClientStrategy,
