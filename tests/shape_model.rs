@@ -1,5 +1,5 @@
 //! The model against reality: a few small random scenarios (fixed seed, 8 cases — two per
-//! server strategy so every kind of handler is drawn — each at most 0.3 s of predicted
+//! server strategy so every kind of handler is drawn — each at most 0.2 s of predicted
 //! wall), each a claim that measured ÷ model lies in [0.9, 1.6]. A failing case shrinks at
 //! most 4 steps, so a failure reports fast.
 //!
@@ -76,10 +76,10 @@ fn cases(server: ServerStrategy) -> impl Strategy<Value = Case> {
                 work,
             }
         })
-        .prop_filter("at most 0.3 s of predicted wall per run", |case| {
+        .prop_filter("at most 0.2 s of predicted wall per run", |case| {
             case.model()
                 .predict()
-                .is_ok_and(|p| p.wall <= Duration::from_millis(300))
+                .is_ok_and(|p| p.wall <= Duration::from_millis(200))
         })
 }
 
