@@ -61,7 +61,7 @@ fn the_probe_finds_the_pool_of_a_blocking_server() -> Result {
         step: ms(50),
         ..perfshape::ProbeSettings::default()
     };
-    let blocking = rig.url(ServerStrategy::Blocking, ms(20))?;
+    let blocking = rig.url(ServerStrategy::Blocking, ms(10))?;
     let stopped = std::cell::Cell::new(true);
     let checked = Claim::bound(
         "probe of a blocking server on 2 workers: pool estimate ÷ 2",
@@ -74,12 +74,12 @@ fn the_probe_finds_the_pool_of_a_blocking_server() -> Result {
     )
     .within(0.8, 1.25)
     .warmup(0)
-    .context("work", "20 ms")
+    .context("work", "10 ms")
     .context("steps", "concurrency 1, 2, 4, … up to 16, 50 ms each")
     .check()?;
     let asynchronous = perfshape::probe(
         &rig.client,
-        &rig.url(ServerStrategy::Async, ms(20))?,
+        &rig.url(ServerStrategy::Async, ms(10))?,
         settings,
     )?;
     let summary = checked
