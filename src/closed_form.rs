@@ -4,8 +4,9 @@
 //! one lock (lock), a blocking thread (offload), or nothing (async). At most
 //! `k = min(client concurrency, server capacity)` requests progress at once, so N requests
 //! take `ceil(N / k)` rounds of the work time. Mixed handlers hold a worker only for their
-//! blocking part. This closed form is what claims are measured against; a discrete-event
-//! model can replace it where these rounds stop being exact.
+//! blocking part. Claims are measured against the discrete-event [`Model`](crate::Model);
+//! this closed form is the independent check of it: for sequential, fan-out and
+//! sync-over-async loads the two must agree exactly (a property in `tests/model.rs`).
 
 use std::time::Duration;
 

@@ -37,15 +37,13 @@ impl Scenario {
 
     /// The [`Model`] of this scenario.
     pub fn model(&self) -> Model {
-        let mut model = Model::of(
+        let model = Model::of(
             self.server,
             self.server_pool,
             self.work,
             self.client,
             self.n,
         );
-        // Mixed carries its own split: the scenario's work is already block + wait.
-        model.work = self.work;
         match self.lifecycle.connection_cap() {
             Some(cap) => model.with_connection_cap(cap),
             None => model,

@@ -147,19 +147,14 @@ proptest! {
         work in 5u64..50, think in 0u64..50,
     ) {
         let cycle = ms(work + think);
-        let model = Model {
-            server,
-            pool: pool(w, 4),
-            work: ms(work),
-            connection_cap: None,
-            probe: None,
-            offered: Offered::ClosedLoop {
-                users,
-                think: ms(think),
-                ramp: Duration::ZERO,
-                duration: cycle * 100 * users as u32,
-            },
+        let client = ClientStrategy::ClosedLoop {
+            users,
+            think: ms(think),
+            ramp: Duration::ZERO,
+            duration: cycle * 100 * users as u32,
         };
+        // A closed loop is bounded by its duration; N only caps it, far above what it sends.
+        let model = Model::of(server, pool(w, 4), ms(work), client, usize::MAX);
         let p = model.predict().unwrap();
         let in_system = p.throughput * (p.mean_latency + ms(think).as_secs_f64());
         prop_assert!((in_system / users as f64 - 1.0).abs() < 0.05, "{in_system} vs {users} users");
@@ -171,14 +166,8 @@ proptest! {
         server in any_simple_server(), w in 1usize..8, rate in 10.0f64..2000.0,
         n in 1usize..400, max_in_flight in 1usize..50, work in 1u64..50,
     ) {
-        let model = Model {
-            server,
-            pool: pool(w, 4),
-            work: ms(work),
-            connection_cap: None,
-            probe: None,
-            offered: Offered::OpenLoop { rate, n, max_in_flight },
-        };
+        let client = ClientStrategy::OpenLoop { rate, max_in_flight };
+        let model = Model::of(server, pool(w, 4), ms(work), client, n);
         let p = model.predict().unwrap();
         prop_assert_eq!(p.sent, n);
         prop_assert_eq!(p.sent, p.completed + p.dropped);

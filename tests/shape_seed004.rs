@@ -58,9 +58,7 @@ fn model_of(server: ServerStrategy) -> Result<Model> {
 }
 
 fn model_for(server: ServerStrategy, client: ClientStrategy) -> Result<Model> {
-    let mut model = Model::of(server, pool()?, WORK, client, MAX_REQUESTS);
-    model.work = server.work_time(WORK);
-    Ok(model)
+    Ok(Model::of(server, pool()?, WORK, client, MAX_REQUESTS))
 }
 
 fn model(server: ServerStrategy) -> Result<perfshape::Prediction> {

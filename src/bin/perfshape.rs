@@ -129,19 +129,21 @@ impl WhatIf {
         if let perfshape::ClientStrategy::SyncOverAsync { threads } = &mut client {
             *threads = self.threads;
         }
+        // A cap is a client lifecycle; the scenario validates it and gives it to the model.
+        let lifecycle = match self.connection_cap {
+            Some(per_host) => perfshape::Lifecycle::ConnectionCap { per_host },
+            None => perfshape::Lifecycle::Shared,
+        };
         let scenario = perfshape::Scenario::builder()
             .server(server)
             .workers(self.workers)
             .max_blocking(self.max_blocking)
             .client(client)
+            .lifecycle(lifecycle)
             .requests(self.n)
             .work(work)
             .build()?;
-        let model = scenario.model();
-        Ok(match self.connection_cap {
-            Some(cap) => model.with_connection_cap(cap),
-            None => model,
-        })
+        Ok(scenario.model())
     }
 }
 

@@ -166,10 +166,11 @@ impl LoadClient {
         let url: Arc<str> = Arc::from(url);
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
+        // The probe is its own task on the pool: it must not wait behind the load (and
+        // cannot ride on sync-over-async's blocked threads).
+        let probe = self.spawn_probe(probe, origin, deadline);
         let (records, probe) = match strategy {
             ClientStrategy::SyncOverAsync { threads } => {
-                // The probe cannot ride on these blocked threads; give it a task.
-                let probe = self.spawn_probe(probe, origin, deadline);
                 let records = self.sync_over_async(threads, &url, n, origin, deadline);
                 (
                     records,
@@ -177,7 +178,6 @@ impl LoadClient {
                 )
             }
             _ => {
-                let probe = self.spawn_probe(probe, origin, deadline);
                 let inner = Arc::clone(&self.inner);
                 let at = Timing { origin, deadline };
                 let load = self.pool.handle().spawn(async move {

@@ -14,31 +14,33 @@ pub(crate) async fn send(
     intended_start: Duration,
 ) -> RequestRecord {
     let start = origin.elapsed();
-    let (outcome, report) = match client.get(url).send().await {
-        Err(error) => (failed(classify(&error)), None),
+    let response = match client.get(url).send().await {
+        Err(error) => Err(failed(classify(&error))),
         Ok(response) => {
             let status = response.status();
             match response.bytes().await {
-                Err(error) if error.is_timeout() => (failed(FailureKind::Timeout), None),
-                Err(_) => (failed(FailureKind::Body), None),
-                Ok(_) if !status.is_success() => {
-                    (failed(FailureKind::Status(status.as_u16())), None)
-                }
-                // Not every server is ours: a body that is not a WorkReport is still ok.
-                Ok(body) => (
-                    Outcome::Ok {
-                        status: status.as_u16(),
-                    },
-                    serde_json::from_slice::<WorkReport>(&body).ok(),
-                ),
+                Err(error) if error.is_timeout() => Err(failed(FailureKind::Timeout)),
+                Err(_) => Err(failed(FailureKind::Body)),
+                Ok(_) if !status.is_success() => Err(failed(FailureKind::Status(status.as_u16()))),
+                Ok(body) => Ok((status.as_u16(), body)),
             }
         }
+    };
+    // The request ends when its last byte arrives; reading the report is not its latency.
+    let end = origin.elapsed();
+    let (outcome, report) = match response {
+        Err(outcome) => (outcome, None),
+        // Not every server is ours: a body that is not a WorkReport is still ok.
+        Ok((status, body)) => (
+            Outcome::Ok { status },
+            serde_json::from_slice::<WorkReport>(&body).ok(),
+        ),
     };
     RequestRecord {
         index,
         intended_start,
         start,
-        end: origin.elapsed(),
+        end,
         outcome,
         served_by: report.as_ref().map(|r| r.served_by.clone()),
         connection: Connection::Unknown,

@@ -80,7 +80,7 @@ impl Server {
             inner: listener,
             accepted: Arc::clone(&accepted),
         };
-        let app = routes::app(routes::AppState::new(Instant::now()));
+        let app = app();
         pool.handle().spawn(async move {
             // serve only returns on a fatal listener error; the handle's drop ends it.
             let _ = axum::serve(counting, app.into_make_service_with_connect_info::<Peer>()).await;
