@@ -48,6 +48,22 @@ pub enum Error {
     /// The HTTP client could not be built.
     #[error("building the HTTP client: {0}")]
     Client(#[source] reqwest::Error),
+    /// A load had failed requests, so no figure (and no verdict) is taken from it.
+    #[error("{request} {what}: no figure is taken from a run with failed requests")]
+    Failed {
+        /// The request, e.g. `GET /orders`.
+        request: String,
+        /// What failed, e.g. `answered 500 in 3 of 20 requests`.
+        what: String,
+    },
+    /// A target could not be reached before any load was offered.
+    #[error("cannot reach {url}: {reason}")]
+    Unreachable {
+        /// The URL as given.
+        url: String,
+        /// The parse error, the lookup error or the connect error.
+        reason: String,
+    },
     /// A claim did not hold (or could not be decided) and the gate is strict.
     #[error("{0}")]
     Gate(String),

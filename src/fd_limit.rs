@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 
 /// Raises the soft limit on open files to at least `needed` (up to the hard limit), or
 /// says how to raise it.
-pub fn ensure_fd_limit(needed: u64) -> Result<()> {
+pub(crate) fn ensure_fd_limit(needed: u64) -> Result<()> {
     let (soft, hard) = rlimit::Resource::NOFILE
         .get()
         .map_err(|e| Error::io("reading the open-files limit", e))?;

@@ -1,43 +1,31 @@
-//! Work done in-process, without HTTP: seed 002's in-process half (timer waits vs blocking
-//! waits, and blocking inside async) and seed 003's CPU-bound strategies.
+//! Running the strategies without HTTP: seed 002's in-process waits (timer waits vs
+//! blocking waits, and blocking inside async) and seed 003's tiny CPU-bound items.
 
-use std::str::FromStr;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+pub use crate::vocab::{CpuBound, InProcess};
 
 use crate::error::{Error, Result, check_range};
+use crate::kernel::item;
+use crate::limits::{MAX_ITEMS, MAX_REQUESTS, MAX_WORK};
 use crate::pool::Pool;
 
-/// How N in-process waits are done (seed 002).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum InProcess {
-    /// N tasks, each `tokio::time::sleep`: no thread is held while waiting (AIO).
-    Aio,
-    /// N `spawn_blocking(std::thread::sleep)`: each wait holds a blocking thread, at most
-    /// `max_blocking` at once (BIO on a thread pool, `Task.Run(Thread.Sleep)`).
-    Bio,
-    /// N tasks, each calling `std::thread::sleep` inside async code: each wait holds a
-    /// worker, so at most W progress at once (seed 002's "AIO that blocks").
-    BlockingInsideAsync,
-}
-
 impl InProcess {
-    /// Every name, as accepted by [`FromStr`].
-    pub const NAMES: &'static str = "aio, bio, blocking-inside-async";
-
     /// Runs `n` waits of `work` on `pool` and returns the wall time of all of them.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use perfshape::Pool;
+    /// use perfshape::inproc::InProcess;
+    ///
+    /// let pool = Pool::workers("inproc", 1)?;
+    /// let wall = InProcess::Aio.run(&pool, 100, Duration::from_millis(10))?;
+    /// assert!(wall >= Duration::from_millis(10));
+    /// # Ok::<(), perfshape::Error>(())
+    /// ```
     pub fn run(&self, pool: &Pool, n: usize, work: Duration) -> Result<Duration> {
-        check_range("n", n, 1, crate::client::MAX_REQUESTS, "")?;
-        check_range(
-            "work_ms",
-            work.as_millis(),
-            0,
-            crate::server::MAX_WORK.as_millis(),
-            " ms",
-        )?;
+        check_range("n", n, 1, MAX_REQUESTS, "")?;
+        check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
         let strategy = *self;
         pool.block_on(pool.handle().spawn(async move {
             let start = Instant::now();
@@ -73,55 +61,12 @@ impl InProcess {
     }
 }
 
-impl std::fmt::Display for InProcess {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            InProcess::Aio => "aio",
-            InProcess::Bio => "bio",
-            InProcess::BlockingInsideAsync => "blocking-inside-async",
-        })
-    }
-}
-
-impl FromStr for InProcess {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Self> {
-        match name {
-            "aio" => Ok(InProcess::Aio),
-            "bio" => Ok(InProcess::Bio),
-            "blocking-inside-async" => Ok(InProcess::BlockingInsideAsync),
-            _ => Err(Error::Unknown {
-                what: "in-process strategy",
-                name: name.to_string(),
-                expected: Self::NAMES.to_string(),
-            }),
-        }
-    }
-}
-
-/// How N tiny CPU-bound items are computed (seed 003).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum CpuBound {
-    /// A plain loop on one thread.
-    SingleThread,
-    /// rayon's work-stealing parallel iterator (`Parallel.For`).
-    Rayon,
-    /// One tokio task per item, then wait for all (`Task.Run` per item, `WhenAll`).
-    TaskPerItem,
-}
-
 impl CpuBound {
-    /// Every name, as accepted by [`FromStr`].
-    pub const NAMES: &'static str = "single-thread, rayon, task-per-item";
-
     /// Computes `items` items (item i is `⌊log10(i + 1) × 10⁶⌋`) and returns their sum
     /// with the wall time. The sum is an integer, so every strategy must return the
     /// same one: a check that the work was really done, in full.
     pub fn run(&self, pool: &Pool, items: u64) -> Result<(Duration, u64)> {
-        check_range("items", items, 1, 100_000_000, "")?;
+        check_range("items", items, 1, MAX_ITEMS, "")?;
         let start = Instant::now();
         let sum = match self {
             CpuBound::SingleThread => (0..items).map(item).sum(),
@@ -146,63 +91,4 @@ impl CpuBound {
         };
         Ok((start.elapsed(), sum))
     }
-}
-
-/// One tiny CPU-bound item: a base-10 logarithm, in integer micro-units.
-fn item(i: u64) -> u64 {
-    (std::hint::black_box((i + 1) as f64).log10() * 1e6) as u64
-}
-
-impl std::fmt::Display for CpuBound {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            CpuBound::SingleThread => "single-thread",
-            CpuBound::Rayon => "rayon",
-            CpuBound::TaskPerItem => "task-per-item",
-        })
-    }
-}
-
-impl FromStr for CpuBound {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Self> {
-        match name {
-            "single-thread" => Ok(CpuBound::SingleThread),
-            "rayon" => Ok(CpuBound::Rayon),
-            "task-per-item" => Ok(CpuBound::TaskPerItem),
-            _ => Err(Error::Unknown {
-                what: "CPU-bound strategy",
-                name: name.to_string(),
-                expected: Self::NAMES.to_string(),
-            }),
-        }
-    }
-}
-
-/// Computes `iterations` base-10 logarithms (seed 003's unit of work) and returns their
-/// sum, so the optimiser cannot drop the work.
-pub fn compute_iterations(iterations: u64) -> f64 {
-    (1..=iterations)
-        .map(|i| std::hint::black_box(i as f64).log10())
-        .sum()
-}
-
-/// Computes base-10 logarithms until `work` has elapsed, and returns how many it
-/// computed. The clock is read every 1,024 logarithms, so the overshoot is microseconds.
-pub fn compute_for(work: Duration) -> u64 {
-    let start = Instant::now();
-    let mut iterations: u64 = 0;
-    let mut sink = 0.0_f64;
-    loop {
-        for _ in 0..1024 {
-            iterations += 1;
-            sink += std::hint::black_box(iterations as f64).log10();
-        }
-        if start.elapsed() >= work {
-            break;
-        }
-    }
-    std::hint::black_box(sink);
-    iterations
 }

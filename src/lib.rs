@@ -4,87 +4,95 @@
 //! server are both async, that blocking handlers starve a thread pool, that offloading
 //! blocking work only moves the cap, that a per-host connection cap turns an async client
 //! back into a queue, and that one task per tiny CPU item is far slower than a loop.
-//! perfshape reproduces them with tokio, axum and reqwest as **claims**: ratios measured
-//! side by side in one run, inside tolerance bands, with a three-way verdict.
+//! perfshape reproduces them with tokio, axum and reqwest as **claims** — ratios measured
+//! side by side in one run, inside tolerance bands, with a three-way verdict — and lets
+//! you put the same claims on **your own service**:
+//!
+//! ```
+//! use axum::{Router, routing::get};
+//! use perfshape::{PoolSettings, Target, Verdict};
+//!
+//! // Your router; perfshape serves it on one worker of its own.
+//! let app = Router::new()
+//!     .route("/health", get(|| async { "ok" }))
+//!     .route("/report", get(|| async {
+//!         std::thread::sleep(std::time::Duration::from_millis(20)); // oops: blocks the worker
+//!         "report"
+//!     }));
+//! let target = Target::serve(app, PoolSettings::workers(1)?)?;
+//! let checked = target.endpoint("/report")?.does_not_block_its_worker().check()?;
+//! assert_eq!(checked.verdict(), Verdict::Broken); // "N = 10 concurrent took 10.0× one request: the handler holds its worker"
+//! # Ok::<(), perfshape::Error>(())
+//! ```
 //!
 //! The vocabulary:
-//! - a [`Pool`] is a constrained tokio runtime (workers, blocking cap) on its own threads;
-//! - a [`Server`] serves every [`ServerStrategy`] on its pool;
-//! - a [`LoadClient`] offers load with a [`ClientStrategy`] from another pool and returns a
-//!   [`Run`] (one record per request, `sent == ok + failed`) with a [`Summary`];
-//! - a [`Claim`] measures its sides in interleaved rounds and reaches a [`Verdict`];
-//!   its [`ShapeSummary`] is what snapshots hold;
-//! - a [`Model`] predicts a scenario from first principles (a discrete-event simulation of
-//!   workers, blocking threads, connections and client behaviours): claims are
-//!   "measured ÷ predicted within a band", via [`Expected::model_wall`];
-//! - [`InProcess`] and [`CpuBound`] are the strategies without HTTP (seeds 002 and 003);
-//! - an [`Experiment`] is one source experiment loaded from `fixtures/*.toml`, run and
-//!   printed by [`experiment_table`] beside the published figures;
-//! - [`probe`] finds where a real endpoint's throughput stops growing: "behaves like a
-//!   blocking pool of ≈k".
+//! - a [`Target`] is what is measured: your `axum::Router` on a constrained [`Pool`]
+//!   ([`PoolSettings`]: workers, blocking cap), a running service's URL, or perfshape's
+//!   demo service, whose routes are the experiments' [`ServerStrategy`]s; its
+//!   [`Endpoint`]s have ready-made claims (does not block its worker, keeps answering,
+//!   concurrency limit, faster than);
+//! - a [`Scenario`] is strategy × pools × load ([`ClientStrategy`], [`Lifecycle`], N,
+//!   work); on a demo target it becomes a [`Load`], whose measures expect what the
+//!   [`Model`] predicts;
+//! - a [`LoadClient`] offers the load from a pool of its own and returns a [`Run`] (one
+//!   record per request, `sent == ok + failed`), and its [`Summary`];
+//! - a [`Claim`] measures its sides ([`Measure`]) in interleaved rounds against a band and
+//!   an [`Expected`] figure, reaching a [`Verdict`]; the [`Checked`] claim's shape summary
+//!   is what [`assert_shape!`] snapshots before it applies the gate;
+//! - a [`Server`] serves a router on its pool; the [`Error`] names what is wrong.
 //!
 //! Nothing here asserts an absolute time: every timing claim is a ratio measured in one
 //! run, and a machine too noisy to tell gets [`Verdict::Inconclusive`], not a false failure.
 //!
-//! ```no_run
-//! use std::time::Duration;
-//! use perfshape::{Claim, ClientStrategy, Lifecycle, LoadClient, Measure, Pool, Server, ServerStrategy};
-//!
-//! let work = Duration::from_millis(20);
-//! let server = Server::start(Pool::workers("server", 2)?)?;
-//! let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
-//! let blocking = server.url(&ServerStrategy::Blocking, work)?;
-//! let asynchronous = server.url(&ServerStrategy::Async, work)?;
-//!
-//! // seed 000: both sides async beats both sides blocking by ~N×.
-//! let checked = Claim::ratio(
-//!     "sequential over blocking ÷ fan-out over async",
-//!     Measure::duration("sequential → blocking", || Ok(client.run(ClientStrategy::Sequential, &blocking, 20)?.wall)),
-//!     Measure::duration("fan-out → async", || Ok(client.run(ClientStrategy::FanOut, &asynchronous, 20)?.wall)),
-//! )
-//! .at_least(6.0)
-//! .ideal(20.0)
-//! .check()?;
-//! checked.gate()?;
-//! # Ok::<(), perfshape::Error>(())
-//! ```
+//! Layers, bottom to top (nothing reaches up): the vocabulary (strategies, lifecycles, pool
+//! settings, phases, the wire format) → [`pool`], [`server`], [`client`], [`inproc`] →
+//! [`run`] and [`summary`] → [`model`] → [`claim`] → [`Target`], [`scenario`], [`load`],
+//! [`endpoint`], [`probe`] → [`experiment`] and [`report`] → the `perfshape` CLI.
 #![warn(missing_docs)]
 
-mod claim;
-mod client;
-mod closed_form;
-mod error;
-mod experiment;
+#[cfg(feature = "insta")]
+mod assert;
+pub mod claim;
+pub mod client;
+pub mod endpoint;
+pub mod error;
+pub mod experiment;
 mod fd_limit;
-mod inproc;
-mod model;
-mod pool;
-mod probe;
-mod run;
-mod scenario;
-mod server;
-mod summary;
-mod svg;
-mod table;
+pub mod inproc;
+mod kernel;
+pub mod limits;
+pub mod load;
+pub mod model;
+pub mod pool;
+pub mod probe;
+mod record;
+pub mod report;
+pub mod run;
+pub mod scenario;
+pub mod server;
+pub mod summary;
+mod target;
+mod vocab;
 
-pub use claim::{
-    Band, Checked, Claim, ClaimReport, Expected, GATE_ENV, GateMode, Measure, Round, ShapeSummary,
-    Unit, Verdict, artifact_dir, median, noise_floor, shape_lock,
-};
-pub use client::{
-    ClientStrategy, Lifecycle, Limits, LoadClient, MAX_CLIENT_THREADS, MAX_LOOP_TIME, MAX_REQUESTS,
-};
-pub use closed_form::ideal_wall;
-pub use error::{Error, FixtureError, FixtureErrorKind, Result};
-pub use experiment::{Experiment, ExperimentRow, Measured, Metric, Workload};
-pub use fd_limit::ensure_fd_limit;
-pub use inproc::{CpuBound, InProcess, compute_for, compute_iterations};
-pub use model::{Model, Offered, Phase, Prediction};
-pub use pool::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS, Pool, PoolSettings};
-pub use probe::{ProbeReport, ProbeSettings, ProbeStep, probe};
-pub use run::{Connection, FailureKind, Outcome, RequestRecord, Run};
+pub use claim::{Checked, Claim, Expected, Measure, Verdict};
+pub use client::LoadClient;
+pub use endpoint::Endpoint;
+pub use error::{Error, Result};
+pub use load::Load;
+pub use model::Model;
+pub use pool::{Pool, PoolSettings};
+pub use run::Run;
 pub use scenario::Scenario;
-pub use server::{MAX_WORK, RuntimeFigures, Server, ServerStrategy, WorkReport, app};
-pub use summary::{Latency, Summary, count_waves};
-pub use svg::experiment_svg;
-pub use table::{AGREES, experiment_table, timeline};
+pub use server::Server;
+pub use summary::Summary;
+pub use target::Target;
+pub use vocab::{ClientStrategy, Lifecycle, ServerStrategy};
+
+/// insta, for [`assert_shape!`]: a user's tests need no insta dependency of their own.
+#[cfg(feature = "insta")]
+#[doc(hidden)]
+pub use insta as __insta;
+
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

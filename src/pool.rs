@@ -8,45 +8,14 @@
 use std::future::Future;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use tokio::runtime::{Handle, Runtime};
 
-use crate::error::{Result, check_range};
+pub use crate::vocab::PoolSettings;
 
-/// The most worker threads a pool may have; more says nothing on a small machine.
-pub const MAX_WORKERS: usize = 256;
-/// The most blocking threads a pool may have (tokio's own default is 512).
-pub const MAX_BLOCKING: usize = 4096;
-/// tokio's default cap on blocking threads, used when none is given.
-pub const DEFAULT_MAX_BLOCKING: usize = 512;
-
-/// The two numbers that define a pool; `Copy`, printable, and part of every claim report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct PoolSettings {
-    /// Worker threads: how many tasks can run at the same instant.
-    pub workers: usize,
-    /// The cap on `spawn_blocking` threads; beyond it blocking work queues.
-    pub max_blocking: usize,
-}
-
-impl PoolSettings {
-    /// Validated settings: `workers` in 1..=256, `max_blocking` in 1..=4096.
-    pub fn new(workers: usize, max_blocking: usize) -> Result<Self> {
-        check_range("workers", workers, 1, MAX_WORKERS, "")?;
-        check_range("max_blocking", max_blocking, 1, MAX_BLOCKING, "")?;
-        Ok(Self {
-            workers,
-            max_blocking,
-        })
-    }
-}
-
-impl std::fmt::Display for PoolSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "W={} B={}", self.workers, self.max_blocking)
-    }
-}
+use crate::error::Result;
 
 /// A multi-thread tokio runtime with `workers` worker threads and at most `max_blocking`
 /// blocking threads, whose threads are named `<name>-<k>`.
@@ -55,6 +24,15 @@ impl std::fmt::Display for PoolSettings {
 /// and later numbers are blocking threads. Dropping a pool shuts it down in the background:
 /// a worker stuck in `std::thread::sleep` finishes its sleep on its own, and the drop
 /// returns at once instead of waiting for it.
+///
+/// ```
+/// use perfshape::Pool;
+///
+/// let pool = Pool::workers("example", 2)?;
+/// assert_eq!(pool.settings().workers, 2);
+/// assert_eq!(pool.block_on(async { 6 * 7 }), 42);
+/// # Ok::<(), perfshape::Error>(())
+/// ```
 #[derive(Debug)]
 pub struct Pool {
     runtime: Option<Runtime>,
@@ -83,7 +61,7 @@ impl Pool {
 
     /// A pool with `workers` workers and tokio's default blocking cap.
     pub fn workers(name: &str, workers: usize) -> Result<Pool> {
-        Pool::new(name, PoolSettings::new(workers, DEFAULT_MAX_BLOCKING)?)
+        Pool::new(name, PoolSettings::workers(workers)?)
     }
 
     /// The settings this pool was built with.
@@ -107,6 +85,37 @@ impl Pool {
         self.runtime().block_on(future)
     }
 
+    /// What the pool's workers have done so far, from tokio's stable runtime metrics.
+    /// Subtract an earlier reading ([`Activity::since`]) for a window.
+    pub fn activity(&self) -> Activity {
+        let metrics = self.handle().metrics();
+        Activity {
+            at: Instant::now(),
+            workers: (0..metrics.num_workers())
+                .map(|w| WorkerActivity {
+                    busy: metrics.worker_total_busy_duration(w),
+                    parks: metrics.worker_park_count(w),
+                })
+                .collect(),
+            alive_tasks: metrics.num_alive_tasks(),
+        }
+    }
+
+    /// Reads [`activity`](Self::activity) once every worker is parked (or after `limit`):
+    /// tokio publishes a worker's busy time when it parks, so a worker that has just
+    /// finished a blocking handler has not counted it yet.
+    pub fn settled_activity(&self, limit: Duration) -> Activity {
+        let deadline = Instant::now() + limit;
+        let metrics = self.handle().metrics();
+        // An odd park/unpark count means the worker is parked right now.
+        let all_parked =
+            || (0..metrics.num_workers()).all(|w| metrics.worker_park_unpark_count(w) % 2 == 1);
+        while !all_parked() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        self.activity()
+    }
+
     fn runtime(&self) -> &Runtime {
         self.runtime
             .as_ref()
@@ -119,5 +128,80 @@ impl Drop for Pool {
         if let Some(runtime) = self.runtime.take() {
             runtime.shutdown_background();
         }
+    }
+}
+
+/// A reading of a pool's workers: cumulative busy time and park counts, and the tasks
+/// alive. Two readings make a window ([`Activity::since`]): the runtime evidence of which
+/// worker was busy, and for how long, while a claim measured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Activity {
+    /// When it was read.
+    #[serde(skip)]
+    pub at: Instant,
+    /// Each worker, by index.
+    pub workers: Vec<WorkerActivity>,
+    /// Tasks alive in the runtime when read.
+    pub alive_tasks: usize,
+}
+
+/// One worker's cumulative figures (or, after [`Activity::since`], its figures over a
+/// window).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct WorkerActivity {
+    /// Time spent running tasks (a blocking handler counts: it runs inside a task).
+    #[serde(with = "crate::vocab::millis")]
+    pub busy: Duration,
+    /// Times the worker parked for lack of work.
+    pub parks: u64,
+}
+
+impl Activity {
+    /// The window from `earlier` to this reading: busy time and parks per worker, and the
+    /// length of the window.
+    pub fn since(&self, earlier: &Activity) -> Window {
+        Window {
+            length: self.at.saturating_duration_since(earlier.at),
+            workers: self
+                .workers
+                .iter()
+                .zip(&earlier.workers)
+                .map(|(now, then)| WorkerActivity {
+                    busy: now.busy.saturating_sub(then.busy),
+                    parks: now.parks.saturating_sub(then.parks),
+                })
+                .collect(),
+            alive_tasks: self.alive_tasks,
+        }
+    }
+}
+
+/// What a pool's workers did over a window: the runtime evidence behind a verdict.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Window {
+    /// How long the window lasted.
+    #[serde(with = "crate::vocab::millis")]
+    pub length: Duration,
+    /// Each worker's busy time and parks in the window.
+    pub workers: Vec<WorkerActivity>,
+    /// Tasks alive at the end of the window.
+    pub alive_tasks: usize,
+}
+
+impl std::fmt::Display for Window {
+    /// `worker 0 busy 201 ms of 203 ms (99%), parked 1×; …; 3 tasks alive`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let length = self.length.as_secs_f64().max(f64::MIN_POSITIVE);
+        for (i, w) in self.workers.iter().enumerate() {
+            write!(
+                f,
+                "worker {i} busy {:.0} ms of {:.0} ms ({:.0}%), parked {}×; ",
+                w.busy.as_secs_f64() * 1e3,
+                length * 1e3,
+                100.0 * w.busy.as_secs_f64() / length,
+                w.parks
+            )?;
+        }
+        write!(f, "{} tasks alive", self.alive_tasks)
     }
 }

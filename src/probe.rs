@@ -10,8 +10,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::client::{ClientStrategy, LoadClient};
+use crate::client::LoadClient;
 use crate::error::{Result, check_range};
+use crate::limits::MAX_REQUESTS;
+use crate::vocab::ClientStrategy;
 
 /// How to probe.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +49,7 @@ pub struct ProbeStep {
     /// Successful requests per second.
     pub throughput: f64,
     /// Mean latency of the successful requests.
-    #[serde(with = "crate::summary::millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub mean_latency: Duration,
 }
 
@@ -99,12 +101,18 @@ impl std::fmt::Display for ProbeReport {
 /// Steps double the concurrency until two doublings in a row bring no growth (one is not
 /// enough: two callers on a 2-worker blocking tokio server often share one worker, so the
 /// first doubling can stall before a backlog spreads the work) or `max_concurrency` is
-/// reached. A step in which any request fails ends the probe with an error: a throughput
-/// of failures says nothing about the endpoint's shape.
+/// reached. One request is sent first, and a step in which any request fails ends the
+/// probe with an error: a throughput of failures says nothing about the endpoint's shape,
+/// and a URL that fails at once must not be sent hundreds of requests.
 pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<ProbeReport> {
     check_range("max_concurrency", settings.max_concurrency, 1, 4096, "")?;
     check_range("step_ms", settings.step.as_millis(), 10, 60_000, " ms")?;
     check_range("growth_percent", settings.growth_percent, 1, 1000, " %")?;
+    // Two descriptors per connection when the server is in this process, plus slack.
+    crate::fd_limit::ensure_fd_limit(2 * settings.max_concurrency as u64 + 256)?;
+    client
+        .run(ClientStrategy::Sequential, url, 1)?
+        .require_ok()?;
     let growth = 1.0 + f64::from(settings.growth_percent) / 100.0;
     let mut steps: Vec<ProbeStep> = Vec::new();
     let mut concurrency = 1;
@@ -118,7 +126,7 @@ pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<
         };
         // Warm the connections this step will use, then measure.
         client.run(ClientStrategy::FanOut, url, concurrency)?;
-        let run = client.run(strategy, url, crate::client::MAX_REQUESTS)?;
+        let run = client.run(strategy, url, MAX_REQUESTS)?;
         run.require_ok()?;
         let summary = run.summary(Duration::from_millis(1));
         let best = steps.iter().map(|s| s.throughput).fold(0.0, f64::max);

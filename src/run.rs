@@ -1,163 +1,47 @@
-//! A Run: one record per request, nothing dropped.
+//! A Run: one record per request of one load, nothing dropped.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::server::RuntimeFigures;
+pub use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
+
+use crate::error::{Error, Result};
 use crate::summary::Summary;
-
-/// What became of one request.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "outcome")]
-pub enum Outcome {
-    /// A response with a 2xx status arrived in full.
-    Ok {
-        /// The HTTP status.
-        status: u16,
-    },
-    /// Anything else.
-    Failed {
-        /// Why.
-        kind: FailureKind,
-    },
-}
-
-impl Outcome {
-    /// Whether the request counts as ok (2xx, body read).
-    pub fn is_ok(&self) -> bool {
-        matches!(self, Outcome::Ok { .. })
-    }
-}
-
-/// Why a request failed; the summary counts failures by kind.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
-#[serde(rename_all = "kebab-case")]
-#[non_exhaustive]
-pub enum FailureKind {
-    /// A response arrived with a status outside 2xx.
-    Status(u16),
-    /// The request timed out.
-    Timeout,
-    /// No connection could be made.
-    Connect,
-    /// The response body could not be read.
-    Body,
-    /// Any other transport error.
-    Request,
-    /// The run's deadline passed before the request could be sent or finish; it was
-    /// counted, not silently dropped.
-    Deadline,
-    /// An open loop's intended start found its cap of requests in flight: not sent, counted.
-    Dropped,
-}
-
-impl std::fmt::Display for FailureKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            FailureKind::Status(code) => write!(f, "status {code}"),
-            FailureKind::Timeout => f.write_str("timeout"),
-            FailureKind::Connect => f.write_str("connect"),
-            FailureKind::Body => f.write_str("body"),
-            FailureKind::Request => f.write_str("request"),
-            FailureKind::Deadline => f.write_str("deadline"),
-            FailureKind::Dropped => f.write_str("dropped"),
-        }
-    }
-}
-
-/// Whether a request opened a connection or rode on one opened before.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Connection {
-    /// The first request seen on its connection.
-    New,
-    /// A later request on a connection seen before.
-    Reused,
-    /// Not a perfshape server (or no response): the connection was not reported.
-    Unknown,
-}
-
-/// One request, start to end. Instants are offsets from the run's start.
-#[derive(Clone, Debug, Serialize)]
-pub struct RequestRecord {
-    /// 0-based position in the load.
-    pub index: usize,
-    /// When the load meant to send it (equal to `start` for closed strategies).
-    #[serde(with = "crate::summary::millis")]
-    pub intended_start: Duration,
-    /// When it was sent.
-    #[serde(with = "crate::summary::millis")]
-    pub start: Duration,
-    /// When its response (or its failure) arrived.
-    #[serde(with = "crate::summary::millis")]
-    pub end: Duration,
-    /// What became of it.
-    #[serde(flatten)]
-    pub outcome: Outcome,
-    /// The server thread that ran the handler, when the server said.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub served_by: Option<String>,
-    /// New or reused connection, when the server said.
-    pub connection: Connection,
-    /// The server's runtime figures at handler start, when the server said.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub server_at_start: Option<RuntimeFigures>,
-    /// The client end of the connection, when the server said (classifies `connection`).
-    #[serde(skip)]
-    pub(crate) peer: Option<SocketAddr>,
-}
-
-impl RequestRecord {
-    /// Time from the intended start to the end: what the user waited.
-    pub fn latency(&self) -> Duration {
-        self.end.saturating_sub(self.intended_start)
-    }
-
-    /// A request that failed before any response: `kind` says why (the run's deadline
-    /// passed, or no client could be built for it). It is counted, never dropped.
-    pub(crate) fn failed_at(index: usize, at: Duration, kind: FailureKind) -> Self {
-        RequestRecord {
-            index,
-            intended_start: at,
-            start: at,
-            end: at,
-            outcome: Outcome::Failed { kind },
-            served_by: None,
-            connection: Connection::Unknown,
-            server_at_start: None,
-            peer: None,
-        }
-    }
-}
 
 /// Every request of one load, in index order, with the wall time of the whole load.
 ///
 /// `sent() == ok() + failed()` by construction: each index has exactly one record.
 #[derive(Clone, Debug, Serialize)]
 pub struct Run {
+    /// What was asked for, e.g. `GET /orders` (the URL's path and query).
+    pub request: String,
     /// The records, sorted by index, one per planned request.
     pub records: Vec<RequestRecord>,
     /// From the first send to the last completion.
-    #[serde(with = "crate::summary::millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub wall: Duration,
 }
 
 impl Run {
-    /// A run from its records (in any order) and its wall time.
+    /// A run of GET `url` from its records (in any order) and its wall time.
     ///
     /// # Panics
     /// When the indices are not exactly `0..records.len()`: a load lost or duplicated a
     /// request, which is a bug in perfshape, never a measurement.
-    pub(crate) fn new(mut records: Vec<RequestRecord>, wall: Duration) -> Run {
+    pub(crate) fn new(url: &str, mut records: Vec<RequestRecord>, wall: Duration) -> Run {
         records.sort_by_key(|r| r.index);
         assert!(
             records.iter().enumerate().all(|(i, r)| r.index == i),
             "a load must account for every request exactly once"
         );
-        Run { records, wall }
+        Run {
+            request: format!("GET {}", path_and_query(url)),
+            records,
+            wall,
+        }
     }
 
     /// Requests planned and accounted for.
@@ -175,33 +59,60 @@ impl Run {
         self.sent() - self.ok()
     }
 
-    /// This run, if every request succeeded; otherwise an error that counts the failures
-    /// by kind. A timing figure from a run with failures would measure the failures.
-    pub fn require_ok(&self) -> crate::Result<&Run> {
+    /// This run, if every request succeeded; otherwise an error that names the request and
+    /// counts the failures by status and kind (`GET /orders answered 500 in 3 of 20
+    /// requests`). A timing figure from a run with failures would measure the failures.
+    pub fn require_ok(&self) -> Result<&Run> {
         if self.failed() == 0 {
             return Ok(self);
         }
-        let summary = self.summary(Duration::ZERO);
-        let kinds = summary
-            .failures
-            .iter()
-            .map(|(kind, count)| format!("{kind}: {count}"))
-            .collect::<Vec<_>>()
-            .join(", ");
-        Err(crate::Error::invalid(
-            "run",
-            format!(
-                "{} of {} requests failed ({kinds})",
-                self.failed(),
-                self.sent()
-            ),
-            "every request ok",
-        ))
+        let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for record in &self.records {
+            match &record.outcome {
+                Outcome::Failed {
+                    kind: FailureKind::Status(code),
+                } => *statuses.entry(*code).or_default() += 1,
+                Outcome::Failed { kind } => *kinds.entry(kind.to_string()).or_default() += 1,
+                Outcome::Ok { .. } => {}
+            }
+        }
+        let sent = self.sent();
+        let mut parts = Vec::new();
+        if !statuses.is_empty() {
+            let answered = statuses
+                .iter()
+                .map(|(code, count)| format!("{code} in {count}"))
+                .collect::<Vec<_>>()
+                .join(" and ");
+            parts.push(format!("answered {answered} of {sent} requests"));
+        }
+        if !kinds.is_empty() {
+            let failed: usize = kinds.values().sum();
+            let by_kind = kinds
+                .iter()
+                .map(|(kind, count)| format!("{kind}: {count}"))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let first = self
+                .records
+                .iter()
+                .find_map(|r| r.error.as_deref())
+                .map(|e| format!("; first error: {e}"))
+                .unwrap_or_default();
+            parts.push(format!(
+                "failed in {failed} of {sent} requests ({by_kind}{first})"
+            ));
+        }
+        Err(Error::Failed {
+            request: self.request.clone(),
+            what: parts.join("; "),
+        })
     }
 
     /// Figures of this run; completions closer than `wave_gap` belong to the same wave.
     pub fn summary(&self, wave_gap: Duration) -> Summary {
-        Summary::of(self, wave_gap)
+        Summary::of(&self.records, self.wall, wave_gap)
     }
 
     /// Marks each record's connection as new or reused, given the peers seen before this
@@ -217,5 +128,16 @@ impl Run {
                 Some(_) => Connection::Reused,
             };
         }
+    }
+}
+
+/// `/orders?x=1` from `http://host:port/orders?x=1`; the text itself when it is no URL.
+fn path_and_query(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(parsed) => match parsed.query() {
+            Some(query) => format!("{}?{query}", parsed.path()),
+            None => parsed.path().to_string(),
+        },
+        Err(_) => url.to_string(),
     }
 }

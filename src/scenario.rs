@@ -1,15 +1,32 @@
-//! A Scenario: server strategy × pools × load, validated, runnable on its own.
+//! A Scenario: server strategy × pools × load, validated — one cell of an experiment, and
+//! what a [`Load`](crate::Load) runs on a demo target.
 
 use std::time::Duration;
 
-use crate::client::{ClientStrategy, Lifecycle, LoadClient, MAX_REQUESTS};
-use crate::error::{Result, check_range};
+use crate::error::{Error, Result, check_range};
+use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_REQUESTS};
 use crate::model::Model;
-use crate::pool::{DEFAULT_MAX_BLOCKING, Pool, PoolSettings};
 use crate::run::Run;
-use crate::server::{MAX_WORK, Server, ServerStrategy};
+use crate::target::Target;
+use crate::vocab::{ClientStrategy, Lifecycle, PoolSettings, ServerStrategy};
 
 /// One experiment cell: how the server works, how the client offers load, how much.
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::{ClientStrategy, Scenario, ServerStrategy};
+///
+/// let scenario = Scenario::builder()
+///     .server(ServerStrategy::Blocking)
+///     .client(ClientStrategy::FanOut)
+///     .workers(2)
+///     .requests(20)
+///     .work(Duration::from_millis(20))
+///     .build()?;
+/// assert_eq!(scenario.label(), "fan-out → blocking");
+/// assert_eq!(scenario.model().predict()?.wall, Duration::from_millis(200)); // ceil(20/2) × 20 ms
+/// # Ok::<(), perfshape::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {
     /// How the handler spends its work time.
@@ -20,9 +37,7 @@ pub struct Scenario {
     pub client: ClientStrategy,
     /// How the client gets its HTTP client.
     pub lifecycle: Lifecycle,
-    /// The load generator's pool.
-    pub client_pool: PoolSettings,
-    /// Requests in the load.
+    /// Requests in the load (for a closed loop: at most).
     pub n: usize,
     /// Work time per request (for `Mixed`, its own block + wait).
     pub work: Duration,
@@ -30,12 +45,12 @@ pub struct Scenario {
 
 impl Scenario {
     /// A builder with the seed-000 defaults: blocking server on 2 workers, sequential
-    /// client, shared lifecycle, 2 client workers, N = 10, 20 ms of work.
+    /// client, shared lifecycle, N = 10, 20 ms of work.
     pub fn builder() -> ScenarioBuilder {
         ScenarioBuilder::default()
     }
 
-    /// The [`Model`] of this scenario.
+    /// The [`Model`] of this scenario: where every claim on it takes its expectation.
     pub fn model(&self) -> Model {
         let model = Model::of(
             self.server,
@@ -50,18 +65,32 @@ impl Scenario {
         }
     }
 
-    /// Starts a server and a load client on fresh pools, warms up with one request per
-    /// connection the load will use, runs the load, and returns its run.
+    /// `client → server`, e.g. `sync-over-async(1 threads) → blocking`: how a claim's
+    /// side is labelled.
+    pub fn label(&self) -> String {
+        format!("{} → {}", self.client, self.server)
+    }
+
+    /// The settings a claim shows for this scenario, in stable form.
+    pub fn context(&self) -> Vec<(&'static str, String)> {
+        let mut context = vec![
+            ("server pool", self.server_pool.to_string()),
+            ("lifecycle", self.lifecycle.to_string()),
+            ("work", format!("{} ms", self.work.as_millis())),
+        ];
+        // A closed loop is bounded by its duration; its N only caps it.
+        if !matches!(self.client, ClientStrategy::ClosedLoop { .. }) {
+            context.push(("n", self.n.to_string()));
+        }
+        context
+    }
+
+    /// Serves this scenario on a fresh demo target, warms up the connections and threads
+    /// the load will use, runs the load once, and returns its run (failures included:
+    /// the experiment tables show them).
     pub fn measure(&self) -> Result<Run> {
-        let concurrency = self.client.concurrency(self.n) as u64;
-        // Two descriptors per connection (both ends are in this process), plus slack.
-        crate::fd_limit::ensure_fd_limit(2 * concurrency + 256)?;
-        let server = Server::start(Pool::new("server", self.server_pool)?)?;
-        let client = LoadClient::new(Pool::new("client", self.client_pool)?, self.lifecycle)?;
-        let url = server.url(&self.server, self.work)?;
-        // Warm up what the load will use (connections, threads) without repeating it whole.
-        client.run(ClientStrategy::FanOut, &url, concurrency.max(1) as usize)?;
-        client.run(self.client, &url, self.n)
+        let target = Target::demo(self.server_pool)?.with_lifecycle(self.lifecycle)?;
+        target.load(self.clone())?.measure_once()
     }
 }
 
@@ -74,7 +103,6 @@ pub struct ScenarioBuilder {
     max_blocking: usize,
     client: ClientStrategy,
     lifecycle: Lifecycle,
-    client_workers: usize,
     n: usize,
     work: Duration,
 }
@@ -87,7 +115,6 @@ impl Default for ScenarioBuilder {
             max_blocking: DEFAULT_MAX_BLOCKING,
             client: ClientStrategy::Sequential,
             lifecycle: Lifecycle::Shared,
-            client_workers: 2,
             n: 10,
             work: Duration::from_millis(20),
         }
@@ -110,6 +137,10 @@ impl ScenarioBuilder {
         self.max_blocking = max_blocking;
         self
     }
+    /// The server's pool, both settings at once.
+    pub fn pool(self, pool: PoolSettings) -> Self {
+        self.workers(pool.workers).max_blocking(pool.max_blocking)
+    }
     /// The client strategy.
     pub fn client(mut self, client: ClientStrategy) -> Self {
         self.client = client;
@@ -118,11 +149,6 @@ impl ScenarioBuilder {
     /// The client lifecycle (validated in `build`).
     pub fn lifecycle(mut self, lifecycle: Lifecycle) -> Self {
         self.lifecycle = lifecycle;
-        self
-    }
-    /// Load-generator worker threads (1..=256).
-    pub fn client_workers(mut self, workers: usize) -> Self {
-        self.client_workers = workers;
         self
     }
     /// Requests in the load (1..=100,000).
@@ -139,8 +165,7 @@ impl ScenarioBuilder {
     /// Validates and builds.
     pub fn build(self) -> Result<Scenario> {
         check_range("n", self.n, 1, MAX_REQUESTS, "")?;
-        let work = self.server.work_time(self.work);
-        check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
+        self.server.validate(self.work)?;
         self.client.validate()?;
         self.lifecycle.validate()?;
         Ok(Scenario {
@@ -148,9 +173,50 @@ impl ScenarioBuilder {
             server_pool: PoolSettings::new(self.workers, self.max_blocking)?,
             client: self.client,
             lifecycle: self.lifecycle,
-            client_pool: PoolSettings::new(self.client_workers, DEFAULT_MAX_BLOCKING)?,
             n: self.n,
-            work,
+            work: self.server.work_time(self.work),
         })
+    }
+}
+
+impl Target {
+    /// A scenario builder with this target's server pool and client lifecycle, for
+    /// [`Target::load`].
+    pub fn scenario(&self) -> ScenarioBuilder {
+        let builder = Scenario::builder().lifecycle(self.client().lifecycle());
+        match self.pool_settings() {
+            Some(pool) => builder.pool(pool),
+            None => builder,
+        }
+    }
+
+    /// Checks that this target can run `scenario`: perfshape's demo service, with the
+    /// scenario's server pool and client lifecycle.
+    pub(crate) fn check_can_run(&self, scenario: &Scenario) -> Result<()> {
+        if !self.is_demo() {
+            return Err(Error::invalid(
+                "target",
+                self.describe(),
+                "perfshape's demo service (Target::demo) for a scenario's server strategy",
+            ));
+        }
+        if self.pool_settings() != Some(scenario.server_pool) {
+            return Err(Error::invalid(
+                "server pool",
+                format!("{} in the scenario", scenario.server_pool),
+                format!("the target's {} (build it with target.scenario())", self.describe()),
+            ));
+        }
+        if self.client().lifecycle() != scenario.lifecycle {
+            return Err(Error::invalid(
+                "lifecycle",
+                format!("{} in the scenario", scenario.lifecycle),
+                format!(
+                    "the target's {} (build it with target.scenario())",
+                    self.client().lifecycle()
+                ),
+            ));
+        }
+        Ok(())
     }
 }

@@ -1,4 +1,4 @@
-//! Figures of a [`Run`]: counts, wall, throughput, latency percentiles and waves.
+//! Figures of a load's records: counts, wall, throughput, latency percentiles and waves.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -6,7 +6,7 @@ use std::time::Duration;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::run::{Outcome, Run};
+use crate::record::{Outcome, RequestRecord};
 
 /// How far past its intended start a request may be sent before it counts as late.
 const LATE: Duration = Duration::from_millis(1);
@@ -23,7 +23,7 @@ pub struct Summary {
     /// Failures by kind (`timeout`, `status 500`, ...).
     pub failures: BTreeMap<String, usize>,
     /// From the first send to the last completion.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub wall: Duration,
     /// Successful requests per second of wall time.
     pub throughput: f64,
@@ -41,43 +41,44 @@ pub struct Summary {
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct Latency {
     /// The fastest request.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub min: Duration,
     /// The mean.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub mean: Duration,
     /// The median.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub p50: Duration,
     /// The 90th percentile.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub p90: Duration,
     /// The 99th percentile.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub p99: Duration,
     /// The slowest request.
-    #[serde(with = "millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub max: Duration,
 }
 
 impl Summary {
-    /// Summarises `run`; completions less than `wave_gap` apart belong to the same wave.
-    pub fn of(run: &Run, wave_gap: Duration) -> Summary {
+    /// Summarises the `records` of a load that took `wall`; completions less than
+    /// `wave_gap` apart belong to the same wave.
+    pub fn of(records: &[RequestRecord], wall: Duration, wave_gap: Duration) -> Summary {
         let mut failures = BTreeMap::new();
-        for record in &run.records {
+        for record in records {
             if let Outcome::Failed { kind } = &record.outcome {
                 *failures.entry(kind.to_string()).or_insert(0) += 1;
             }
         }
-        let ok: Vec<_> = run.records.iter().filter(|r| r.outcome.is_ok()).collect();
+        let ok: Vec<_> = records.iter().filter(|r| r.outcome.is_ok()).collect();
         let ends: Vec<Duration> = ok.iter().map(|r| r.end).collect();
-        let wall_secs = run.wall.as_secs_f64();
+        let wall_secs = wall.as_secs_f64();
         Summary {
-            sent: run.sent(),
-            ok: run.ok(),
-            failed: run.failed(),
+            sent: records.len(),
+            ok: ok.len(),
+            failed: records.len() - ok.len(),
             failures,
-            wall: run.wall,
+            wall,
             throughput: if wall_secs > 0.0 {
                 ok.len() as f64 / wall_secs
             } else {
@@ -85,8 +86,7 @@ impl Summary {
             },
             latency: Latency::of(ok.iter().map(|r| r.latency())),
             waves: count_waves(&ends, wave_gap),
-            late: run
-                .records
+            late: records
                 .iter()
                 .filter(|r| r.start > r.intended_start + LATE)
                 .count(),
@@ -127,30 +127,6 @@ pub fn count_waves(ends: &[Duration], gap: Duration) -> usize {
     match sorted.first() {
         None => 0,
         Some(_) => 1 + sorted.windows(2).filter(|w| w[1] - w[0] > gap).count(),
-    }
-}
-
-/// Serialises an optional `Duration` as milliseconds.
-pub(crate) mod millis_opt {
-    use std::time::Duration;
-
-    pub(crate) fn serialize<S: serde::Serializer>(
-        d: &Option<Duration>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
-        match d {
-            Some(d) => s.serialize_f64(d.as_secs_f64() * 1e3),
-            None => s.serialize_none(),
-        }
-    }
-}
-
-/// Serialises a `Duration` as milliseconds (a float), the unit every report uses.
-pub(crate) mod millis {
-    use std::time::Duration;
-
-    pub(crate) fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_f64(d.as_secs_f64() * 1e3)
     }
 }
 

@@ -7,7 +7,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use perfshape::{Experiment, Measured, artifact_dir, experiment_table, timeline};
+use perfshape::claim::artifact_dir;
+use perfshape::experiment::{Experiment, Measured};
+use perfshape::limits::DEFAULT_MAX_BLOCKING;
+use perfshape::report::{experiment_svg, experiment_table, timeline};
 
 #[derive(Parser)]
 #[command(
@@ -48,7 +51,7 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         workers: usize,
         /// Server blocking-thread cap.
-        #[arg(long, default_value_t = perfshape::DEFAULT_MAX_BLOCKING)]
+        #[arg(long, default_value_t = DEFAULT_MAX_BLOCKING)]
         max_blocking: usize,
         /// Address to listen on.
         #[arg(long, default_value = "127.0.0.1:8080")]
@@ -92,7 +95,7 @@ struct WhatIf {
     #[arg(long, default_value_t = 2)]
     workers: usize,
     /// Server blocking-thread cap.
-    #[arg(long, default_value_t = perfshape::DEFAULT_MAX_BLOCKING)]
+    #[arg(long, default_value_t = DEFAULT_MAX_BLOCKING)]
     max_blocking: usize,
     /// Client strategy: sequential, fan-out, sync-over-async.
     #[arg(long, default_value = "fan-out")]
@@ -214,7 +217,7 @@ fn run(cli: Cli) -> perfshape::Result {
                 "server",
                 perfshape::PoolSettings::new(workers, max_blocking)?,
             )?;
-            let server = perfshape::Server::start_on(pool, bind)?;
+            let server = perfshape::Server::serve_on(perfshape::server::app(), pool, bind)?;
             println!(
                 "perfshape serving on http://{} (W={workers} B={max_blocking}) for {seconds} s",
                 server.addr()
@@ -240,25 +243,24 @@ fn run(cli: Cli) -> perfshape::Result {
             step_ms,
             timeout,
         } => {
-            let limits = perfshape::Limits {
+            let limits = perfshape::client::Limits {
                 request_timeout: std::time::Duration::from_secs(timeout),
                 run_deadline: std::time::Duration::from_secs(timeout + 60),
             };
-            let client = perfshape::LoadClient::with_limits(
-                perfshape::Pool::workers("client", 2)?,
-                perfshape::Lifecycle::Shared,
-                limits,
-            )?;
-            let settings = perfshape::ProbeSettings {
+            // Parse and connect first: a typo or a dead host fails here, before any load.
+            let (target, path) = perfshape::Target::split_url(&url)?;
+            let target = target.with_limits(limits)?;
+            let endpoint = target.endpoint(&path)?;
+            let settings = perfshape::probe::ProbeSettings {
                 max_concurrency,
                 step: std::time::Duration::from_millis(step_ms),
-                ..perfshape::ProbeSettings::default()
+                ..perfshape::probe::ProbeSettings::default()
             };
-            perfshape::ensure_fd_limit(2 * max_concurrency as u64 + 256)?;
             eprintln!(
                 "probing {url} at concurrency 1, 2, 4, … up to {max_concurrency} ({step_ms} ms each) …"
             );
-            println!("{}", perfshape::probe(&client, &url, settings)?);
+            let report = perfshape::probe::probe(target.client(), &endpoint.url(), settings)?;
+            println!("{report}");
             Ok(())
         }
         Command::Run { fixture } => {
@@ -301,7 +303,7 @@ fn reproduce(experiment: &Experiment, verbose: bool, json: Option<&Path>) -> per
     println!("{}", experiment_table(experiment, &measured));
     let svg_path = artifact_dir().join(format!("{}.svg", experiment.id));
     std::fs::create_dir_all(artifact_dir())
-        .and_then(|()| std::fs::write(&svg_path, perfshape::experiment_svg(experiment, &measured)))
+        .and_then(|()| std::fs::write(&svg_path, experiment_svg(experiment, &measured)))
         .map_err(|e| perfshape::Error::Io {
             what: format!("writing {}", svg_path.display()),
             source: e,

@@ -1,9 +1,12 @@
-//! One side of a claim: a labelled closure that measures a figure each time it is called.
+//! One side of a claim: a labelled closure that measures a figure each time it is called,
+//! with what it is expected to give and the settings it runs with.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use serde::Serialize;
 
+use super::expected::Expected;
 use crate::error::Result;
 
 /// The unit a measure reports in, for printing.
@@ -19,7 +22,8 @@ pub enum Unit {
 }
 
 impl Unit {
-    pub(crate) fn show(&self, value: f64) -> String {
+    /// `value` as a reader would write it: `20.0 ms`, `93.6/s`, `1.000`.
+    pub fn show(&self, value: f64) -> String {
         match self {
             Unit::Seconds => format!("{:.1} ms", value * 1e3),
             Unit::PerSecond => format!("{value:.1}/s"),
@@ -31,38 +35,90 @@ impl Unit {
 type MeasureFn<'a> = Box<dyn FnMut() -> Result<f64> + 'a>;
 
 /// A labelled measurement: called once per round, it returns one figure.
+///
+/// A measure may carry its [`Expected`] figure (a [`Load`](crate::Load)'s measures carry
+/// the model's) and its settings as context; a claim takes both from its sides, so a
+/// test never restates them.
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::{Expected, Measure};
+///
+/// let measure = Measure::duration("a 20 ms sleep", || {
+///     std::thread::sleep(Duration::from_millis(20));
+///     Ok(Duration::from_millis(20))
+/// })
+/// .expecting(Expected::duration(Duration::from_millis(20), "the sleep"))
+/// .context("work", "20 ms");
+/// assert_eq!(measure.label(), "a 20 ms sleep");
+/// ```
 pub struct Measure<'a> {
     pub(crate) label: String,
     pub(crate) unit: Unit,
     pub(crate) run: MeasureFn<'a>,
+    pub(crate) expected: Option<Expected>,
+    pub(crate) context: BTreeMap<String, String>,
 }
 
 impl<'a> Measure<'a> {
-    /// A measure of a duration, such as the wall time of a run.
-    pub fn duration(label: &str, mut f: impl FnMut() -> Result<Duration> + 'a) -> Self {
+    fn new(label: &str, unit: Unit, run: MeasureFn<'a>) -> Self {
         Measure {
             label: label.to_string(),
-            unit: Unit::Seconds,
-            run: Box::new(move || f().map(|d| d.as_secs_f64())),
+            unit,
+            run,
+            expected: None,
+            context: BTreeMap::new(),
         }
+    }
+
+    /// A measure of a duration, such as the wall time of a run.
+    pub fn duration(label: &str, mut f: impl FnMut() -> Result<Duration> + 'a) -> Self {
+        Measure::new(
+            label,
+            Unit::Seconds,
+            Box::new(move || f().map(|d| d.as_secs_f64())),
+        )
     }
 
     /// A measure of a rate per second, such as throughput.
     pub fn rate(label: &str, f: impl FnMut() -> Result<f64> + 'a) -> Self {
-        Measure {
-            label: label.to_string(),
-            unit: Unit::PerSecond,
-            run: Box::new(f),
-        }
+        Measure::new(label, Unit::PerSecond, Box::new(f))
     }
 
     /// A measure of a plain number.
     pub fn value(label: &str, f: impl FnMut() -> Result<f64> + 'a) -> Self {
-        Measure {
-            label: label.to_string(),
-            unit: Unit::Plain,
-            run: Box::new(f),
-        }
+        Measure::new(label, Unit::Plain, Box::new(f))
+    }
+
+    /// What this measure should give, in its unit: a bound claim divides by it, and a
+    /// ratio or ordering of measures that all have one takes its ideal from them.
+    #[must_use]
+    pub fn expecting(mut self, expected: Expected) -> Self {
+        self.expected = Some(expected);
+        self
+    }
+
+    /// A setting this measure runs with, shown in the claim's report and snapshot when
+    /// every side that names the key agrees on it. Only deterministic values belong here.
+    #[must_use]
+    pub fn context(mut self, key: &str, value: impl ToString) -> Self {
+        self.context.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// The label.
+    pub fn label(&self) -> &str {
+        &self.label
+    }
+
+    /// The expectation, when it has one.
+    pub fn expected(&self) -> Option<&Expected> {
+        self.expected.as_ref()
+    }
+
+    /// The unit.
+    pub fn unit(&self) -> Unit {
+        self.unit
     }
 }
 
@@ -71,6 +127,8 @@ impl std::fmt::Debug for Measure<'_> {
         f.debug_struct("Measure")
             .field("label", &self.label)
             .field("unit", &self.unit)
+            .field("expected", &self.expected)
+            .field("context", &self.context)
             .finish_non_exhaustive()
     }
 }

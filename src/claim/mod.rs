@@ -6,6 +6,8 @@
 //! rounds, up to a budget, while the rounds disagree.
 
 mod band;
+mod checked;
+mod expected;
 mod gate;
 mod measure;
 mod report;
@@ -15,6 +17,8 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 pub use band::Band;
+pub use checked::Checked;
+pub use expected::Expected;
 pub use gate::{GATE_ENV, GateMode, shape_lock};
 pub use measure::{Measure, Unit};
 pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
@@ -23,60 +27,11 @@ pub use verdict::{Verdict, median, noise_floor};
 use crate::error::{Error, Result};
 use verdict::{Decision, decide};
 
-/// What a bound claim's figure is measured against, and how that expectation was derived.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct Expected {
-    /// The expected figure, in the measure's unit (seconds for durations).
-    pub value: f64,
-    /// How it follows from the settings, e.g. `ceil(20/2) × 20 ms`.
-    pub how: String,
-}
-
-impl Expected {
-    /// An expected figure with its derivation.
-    pub fn new(value: f64, how: impl Into<String>) -> Expected {
-        Expected {
-            value,
-            how: how.into(),
-        }
-    }
-
-    /// An expected duration with its derivation.
-    pub fn duration(value: Duration, how: impl Into<String>) -> Expected {
-        Expected::new(value.as_secs_f64(), how)
-    }
-
-    /// The wall time the [`Model`](crate::Model) predicts, described in stable form.
-    pub fn model_wall(model: &crate::Model) -> Result<Expected> {
-        let prediction = model.predict()?;
-        Ok(Expected::duration(prediction.wall, model.describe()))
-    }
-
-    /// How long the model's probe waits (see [`Model::with_probe`](crate::Model::with_probe)).
-    pub fn model_probe(model: &crate::Model) -> Result<Expected> {
-        let latency = model.predict()?.probe_latency.ok_or_else(|| {
-            Error::invalid(
-                "model probe",
-                "none",
-                "a model built with with_probe(after)",
-            )
-        })?;
-        Ok(Expected::duration(
-            latency,
-            format!(
-                "{} probe after {} ms",
-                model.describe(),
-                model.probe.unwrap_or_default().as_millis()
-            ),
-        ))
-    }
-}
-
 enum Relation<'a> {
     /// A ÷ B.
     Ratio(Measure<'a>, Measure<'a>),
-    /// measured ÷ expected.
-    Bound(Measure<'a>, Expected),
+    /// measured ÷ the measure's expectation.
+    Bound(Measure<'a>),
     /// Sides listed in the order claimed, largest first; the figure is the smallest
     /// ratio between neighbours.
     Ordering(Vec<Measure<'a>>),
@@ -86,7 +41,7 @@ impl<'a> Relation<'a> {
     fn sides(&mut self) -> Vec<&mut Measure<'a>> {
         match self {
             Relation::Ratio(a, b) => vec![a, b],
-            Relation::Bound(m, _) => vec![m],
+            Relation::Bound(m) => vec![m],
             Relation::Ordering(sides) => sides.iter_mut().collect(),
         }
     }
@@ -94,12 +49,56 @@ impl<'a> Relation<'a> {
     fn figure(&self, x: &[f64]) -> f64 {
         match self {
             Relation::Ratio(..) => x[0] / x[1],
-            Relation::Bound(_, expected) => x[0] / expected.value,
+            Relation::Bound(m) => x[0] / m.expected.as_ref().map_or(f64::NAN, |e| e.value),
             Relation::Ordering(_) => x
                 .windows(2)
                 .map(|w| w[0] / w[1])
                 .fold(f64::INFINITY, f64::min),
         }
+    }
+
+    fn measures(&self) -> Vec<&Measure<'a>> {
+        match self {
+            Relation::Ratio(a, b) => vec![a, b],
+            Relation::Bound(m) => vec![m],
+            Relation::Ordering(sides) => sides.iter().collect(),
+        }
+    }
+
+    /// The figure the sides' expectations give, when every side has one.
+    fn ideal(&self) -> Option<f64> {
+        if matches!(self, Relation::Bound(_)) {
+            return None;
+        }
+        let expected: Option<Vec<f64>> = self
+            .measures()
+            .iter()
+            .map(|m| m.expected.as_ref().map(|e| e.value))
+            .collect();
+        let ideal = self.figure(&expected?);
+        (ideal.is_finite() && ideal > 0.0).then_some(ideal)
+    }
+
+    /// The settings every side that names them agrees on; a key the sides disagree on is
+    /// what tells them apart, and their labels say it.
+    fn context(&self) -> BTreeMap<String, String> {
+        let mut agreed: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for measure in self.measures() {
+            for (key, value) in &measure.context {
+                agreed
+                    .entry(key.clone())
+                    .and_modify(|v| {
+                        if v.as_ref() != Some(value) {
+                            *v = None;
+                        }
+                    })
+                    .or_insert_with(|| Some(value.clone()));
+            }
+        }
+        agreed
+            .into_iter()
+            .filter_map(|(key, value)| Some((key, value?)))
+            .collect()
     }
 
     fn kind(&self) -> &'static str {
@@ -113,7 +112,7 @@ impl<'a> Relation<'a> {
     fn describe(&self) -> String {
         match self {
             Relation::Ratio(a, b) => format!("{} ÷ {}", a.label, b.label),
-            Relation::Bound(m, _) => format!("{} ÷ expected", m.label),
+            Relation::Bound(m) => format!("{} ÷ expected", m.label),
             Relation::Ordering(sides) => sides
                 .iter()
                 .map(|s| s.label.as_str())
@@ -150,7 +149,12 @@ pub struct Claim<'a> {
     budget: Duration,
     gate: Option<GateMode>,
     context: BTreeMap<String, String>,
+    explain: Option<Explain<'a>>,
 }
+
+/// Turns a finished report into sentences a reader needs: what the figure means for the
+/// code under test, and the runtime evidence behind it.
+type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + 'a>;
 
 impl<'a> Claim<'a> {
     fn new(name: &str, relation: Relation<'a>) -> Self {
@@ -165,6 +169,7 @@ impl<'a> Claim<'a> {
             budget: Duration::from_secs(10),
             gate: None,
             context: BTreeMap::new(),
+            explain: None,
         }
     }
 
@@ -173,9 +178,10 @@ impl<'a> Claim<'a> {
         Claim::new(name, Relation::Ratio(a, b))
     }
 
-    /// measured ÷ expected.
-    pub fn bound(name: &str, measured: Measure<'a>, expected: Expected) -> Self {
-        Claim::new(name, Relation::Bound(measured, expected))
+    /// measured ÷ what the measure expects ([`Measure::expecting`]; a
+    /// [`Load`](crate::Load)'s measures expect what the model predicts).
+    pub fn bound(name: &str, measured: Measure<'a>) -> Self {
+        Claim::new(name, Relation::Bound(measured))
     }
 
     /// The sides are claimed to be in this order, largest first; the band applies to the
@@ -203,7 +209,8 @@ impl<'a> Claim<'a> {
     }
 
     /// The figure an ideal machine would give, printed beside the band so a reader sees
-    /// how conservative the band is.
+    /// how conservative the band is. A ratio or ordering whose sides all have expectations
+    /// takes it from them unless it is given here.
     pub fn ideal(mut self, ideal: f64) -> Self {
         self.ideal = Some(ideal);
         self
@@ -242,6 +249,13 @@ impl<'a> Claim<'a> {
         self
     }
 
+    /// Sentences that say what the finished claim means, printed under its headline and
+    /// kept in its report (never in its snapshot while it holds: they carry figures).
+    pub fn explain(mut self, f: impl FnOnce(&ClaimReport) -> Vec<String> + 'a) -> Self {
+        self.explain = Some(Box::new(f));
+        self
+    }
+
     fn validate(&self) -> Result<Band> {
         let band = self.band.ok_or_else(|| {
             Error::invalid(
@@ -259,14 +273,21 @@ impl<'a> Claim<'a> {
         if let Relation::Ordering(sides) = &self.relation {
             crate::error::check_range("ordering sides", sides.len(), 2, 16, "")?;
         }
-        if let Relation::Bound(_, expected) = &self.relation
-            && !(expected.value.is_finite() && expected.value > 0.0)
-        {
-            return Err(Error::invalid(
-                "expected",
-                expected.value,
-                "a finite figure above 0",
-            ));
+        if let Relation::Bound(measure) = &self.relation {
+            let Some(expected) = &measure.expected else {
+                return Err(Error::invalid(
+                    "expected",
+                    format!("none for {:?}", measure.label),
+                    "a bound claim's measure with an expectation (Measure::expecting)",
+                ));
+            };
+            if !(expected.value.is_finite() && expected.value > 0.0) {
+                return Err(Error::invalid(
+                    "expected",
+                    format!("{} ({})", expected.value, expected.how),
+                    "a finite figure above 0",
+                ));
+            }
         }
         Ok(band)
     }
@@ -329,15 +350,17 @@ impl<'a> Claim<'a> {
             .collect();
         let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
         let expected = match &self.relation {
-            Relation::Bound(m, e) => Some((e.clone(), m.unit)),
+            Relation::Bound(m) => m.expected.clone().map(|e| (e, m.unit)),
             _ => None,
         };
+        let mut context = self.relation.context();
+        context.extend(self.context);
         let mut report = ClaimReport {
             name: self.name,
             kind,
             relation: relation_text,
             band,
-            ideal: self.ideal,
+            ideal: self.ideal.or_else(|| self.relation.ideal()),
             expected,
             verdict: decision.verdict.unwrap_or(Verdict::Inconclusive),
             reason: decision.reason,
@@ -345,19 +368,24 @@ impl<'a> Claim<'a> {
             noise_floor: side_noise(&rounds),
             sides: units,
             rounds,
-            context: self.context,
+            context,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             gate,
             elapsed: started.elapsed(),
+            explanation: Vec::new(),
+            facts: BTreeMap::new(),
             artifact: None,
         };
+        if let Some(explain) = self.explain {
+            report.explanation = explain(&report);
+        }
         report.write_artifact();
         if report.verdict.holds() {
             eprintln!("perfshape: {}", report.headline());
         } else {
             eprintln!("perfshape: {report}");
         }
-        Ok(Checked { report })
+        Ok(Checked::new(report))
     }
 }
 
@@ -380,45 +408,4 @@ fn side_noise(rounds: &[Round]) -> f64 {
     (0..count)
         .map(|i| noise_floor(&rounds.iter().map(|r| r.figures[i]).collect::<Vec<_>>()))
         .fold(0.0, f64::max)
-}
-
-/// A checked claim: its report, its shape summary, and the gate.
-#[derive(Debug)]
-pub struct Checked {
-    report: ClaimReport,
-}
-
-impl Checked {
-    /// The verdict.
-    pub fn verdict(&self) -> Verdict {
-        self.report.verdict
-    }
-
-    /// Everything measured and decided.
-    pub fn report(&self) -> &ClaimReport {
-        &self.report
-    }
-
-    /// The deterministic-while-healthy view, for snapshots.
-    pub fn summary(&self) -> ShapeSummary {
-        self.report.summary()
-    }
-
-    /// Strict: an error carrying the full report unless the claim holds. Advisory: prints
-    /// the report and passes.
-    pub fn gate(&self) -> Result<()> {
-        if self.report.verdict.holds() {
-            return Ok(());
-        }
-        match self.report.gate {
-            GateMode::Strict => Err(Error::Gate(self.report.to_string())),
-            GateMode::Advisory => {
-                eprintln!(
-                    "perfshape: advisory mode ({GATE_ENV}=advisory): not failing on {}",
-                    self.report.headline()
-                );
-                Ok(())
-            }
-        }
-    }
 }

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::Expected;
 use super::band::Band;
+use super::expected::Expected;
 use super::gate::{GATE_ENV, GateMode};
 use super::measure::Unit;
 use super::verdict::{Verdict, median};
@@ -59,23 +59,32 @@ pub struct ClaimReport {
     /// Strict or advisory.
     pub gate: GateMode,
     /// Time spent measuring.
-    #[serde(with = "crate::summary::millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub elapsed: Duration,
+    /// What the figure means for the code under test, and the evidence behind it
+    /// ([`Claim::explain`](crate::Claim::explain)).
+    pub explanation: Vec<String>,
+    /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).
+    pub facts: BTreeMap<String, String>,
     /// Where the raw figures were written, when they could be.
     pub artifact: Option<PathBuf>,
 }
 
 impl ClaimReport {
-    /// One line: name, verdict, median and band.
+    /// One line: name, verdict, median and band, and what it means when the claim says.
     pub fn headline(&self) -> String {
         format!(
-            "claim {:?} {}: median {:.3}, band {}{}",
+            "claim {:?} {}: median {:.3}, band {}{}{}",
             self.name,
             self.verdict,
             self.median,
             self.band,
             self.ideal
-                .map(|i| format!(" (ideal {i})"))
+                .map(|i| format!(" (ideal {})", short(i)))
+                .unwrap_or_default(),
+            self.explanation
+                .first()
+                .map(|e| format!(" — {e}"))
                 .unwrap_or_default()
         )
     }
@@ -99,21 +108,26 @@ impl ClaimReport {
                 .map(|((label, unit), m)| format!("{label} = {}", unit.show(*m)))
                 .collect::<Vec<_>>()
                 .join(", ");
-            format!("median {:.3} ({sides})", self.median)
+            let meaning = self
+                .explanation
+                .first()
+                .map(|e| format!(": {e}"))
+                .unwrap_or_default();
+            format!("median {:.3} ({sides}){meaning}", self.median)
         });
         ShapeSummary {
             claim: self.name.clone(),
             kind: self.kind.to_string(),
             relation: self.relation.clone(),
             band: self.band.to_string(),
-            ideal: self.ideal.map(|i| i.to_string()),
+            ideal: self.ideal.map(short),
             expected: self
                 .expected
                 .as_ref()
                 .map(|(e, unit)| format!("{} = {}", unit.show(e.value), e.how)),
             context: self.context.clone(),
             verdict: self.verdict,
-            facts: BTreeMap::new(),
+            facts: self.facts.clone(),
             observed,
         }
     }
@@ -139,6 +153,9 @@ impl std::fmt::Display for ClaimReport {
         let mut s = String::new();
         let _ = writeln!(s, "{}", self.headline());
         let _ = writeln!(s, "  why: {}", self.reason);
+        for line in self.explanation.iter().skip(1) {
+            let _ = writeln!(s, "  evidence: {line}");
+        }
         let _ = writeln!(s, "  relation ({}): {}", self.kind, self.relation);
         if let Some((e, unit)) = &self.expected {
             let _ = writeln!(s, "  expected: {} = {}", unit.show(e.value), e.how);
@@ -206,7 +223,7 @@ pub struct ShapeSummary {
     pub context: BTreeMap<String, String>,
     /// The verdict.
     pub verdict: Verdict,
-    /// Further deterministic facts a test adds (wave counts, orderings).
+    /// Further deterministic facts a test adds (wave counts, connection counts).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub facts: BTreeMap<String, String>,
     /// Measured medians — present only when the claim does not hold, so that a snapshot
@@ -215,13 +232,15 @@ pub struct ShapeSummary {
     pub observed: Option<String>,
 }
 
-impl ShapeSummary {
-    /// Adds a deterministic fact (such as a wave count that the shape fixes).
-    #[must_use]
-    pub fn fact(mut self, key: &str, value: impl ToString) -> Self {
-        self.facts.insert(key.to_string(), value.to_string());
-        self
+/// A figure to four significant digits, so an ideal computed from a model prints the same
+/// on every machine and a snapshot never holds a float's last bits.
+fn short(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return x.to_string();
     }
+    let digits = 3 - x.abs().log10().floor() as i32;
+    let scale = 10f64.powi(digits);
+    ((x * scale).round() / scale).to_string()
 }
 
 /// Where raw figures go: `$PERFSHAPE_ARTIFACTS`, else `<target dir>/perfshape`, where the

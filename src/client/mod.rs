@@ -1,7 +1,6 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
 mod send;
-mod strategy;
 mod tls;
 
 use std::collections::HashSet;
@@ -12,14 +11,13 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
 
-pub use strategy::{ClientStrategy, Lifecycle, MAX_CLIENT_THREADS, MAX_LOOP_TIME};
+pub use crate::vocab::{ClientStrategy, Lifecycle};
 
 use crate::error::{Error, Result, check_range};
+use crate::limits::MAX_REQUESTS;
 use crate::pool::Pool;
-use crate::run::{FailureKind, RequestRecord, Run};
-
-/// The most requests one load may plan.
-pub const MAX_REQUESTS: usize = 100_000;
+use crate::record::{FailureKind, RequestRecord};
+use crate::run::Run;
 
 /// Bounds on a load, so no run can hang: each request times out, and the run as a whole
 /// stops sending (counting what it did not send) at its deadline.
@@ -140,6 +138,11 @@ impl LoadClient {
         &self.pool
     }
 
+    /// The limits every load of this client runs under.
+    pub fn limits(&self) -> Limits {
+        self.inner.limits
+    }
+
     /// The lifecycle of the HTTP clients this load client uses.
     pub fn lifecycle(&self) -> Lifecycle {
         self.inner.lifecycle
@@ -163,6 +166,10 @@ impl LoadClient {
     ) -> Result<(Run, Option<RequestRecord>)> {
         check_range("n", n, 1, MAX_REQUESTS, "")?;
         strategy.validate()?;
+        for url in std::iter::once(url).chain(probe.map(|(url, _)| url)) {
+            check_url(url)?;
+        }
+        let request_url = url;
         let url: Arc<str> = Arc::from(url);
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
@@ -211,7 +218,7 @@ impl LoadClient {
             }
         };
         let wall = records.iter().map(|r| r.end).max().unwrap_or_default();
-        let mut run = Run::new(records, wall);
+        let mut run = Run::new(request_url, records, wall);
         if self.inner.lifecycle == Lifecycle::PerRequest {
             // A fresh client per request always opens a fresh connection.
             run.classify_connections(&mut HashSet::new());
@@ -386,7 +393,11 @@ async fn closed_loop(
                 if at.origin.elapsed() + users.think > users.duration {
                     break;
                 }
-                tokio::time::sleep(users.think).await;
+                // No think time means no wait: a zero sleep still waits for the timer's
+                // next tick (up to ~1 ms), which would cap a fast endpoint's throughput.
+                if !users.think.is_zero() {
+                    tokio::time::sleep(users.think).await;
+                }
             }
             records
         });
@@ -488,6 +499,24 @@ fn task_failed(error: tokio::task::JoinError) -> Error {
         "the load task ended abnormally",
         std::io::Error::other(error.to_string()),
     )
+}
+
+/// Refuses, before anything is sent, a URL that is not an absolute `http(s)://` URL: a
+/// typo must fail at once, not as N failed requests.
+pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
+    let unreachable = |reason: String| Error::Unreachable {
+        url: url.to_string(),
+        reason,
+    };
+    let parsed =
+        reqwest::Url::parse(url).map_err(|e| unreachable(format!("not a URL ({e})")))?;
+    match parsed.scheme() {
+        "http" | "https" if parsed.host().is_some() => Ok(parsed),
+        "http" | "https" => Err(unreachable("the URL has no host".into())),
+        other => Err(unreachable(format!(
+            "scheme {other:?} is not http or https"
+        ))),
+    }
 }
 
 /// A reqwest client bound by `limits`, keeping at most `idle_per_host` idle connections;

@@ -2,8 +2,11 @@
 
 use std::time::{Duration, Instant};
 
-use crate::run::{Connection, FailureKind, Outcome, RequestRecord};
-use crate::server::WorkReport;
+use reqwest::header::HeaderMap;
+
+use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
+use crate::vocab::RuntimeFigures;
+use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY, parse_peer};
 
 /// Sends GET `url` and records it. Never fails: a failure is an outcome.
 pub(crate) async fn send(
@@ -15,42 +18,66 @@ pub(crate) async fn send(
 ) -> RequestRecord {
     let start = origin.elapsed();
     let response = match client.get(url).send().await {
-        Err(error) => Err(failed(classify(&error))),
+        Err(error) => Err((classify(&error), error)),
         Ok(response) => {
             let status = response.status();
+            let headers = response.headers().clone();
             match response.bytes().await {
-                Err(error) if error.is_timeout() => Err(failed(FailureKind::Timeout)),
-                Err(_) => Err(failed(FailureKind::Body)),
-                Ok(_) if !status.is_success() => Err(failed(FailureKind::Status(status.as_u16()))),
-                Ok(body) => Ok((status.as_u16(), body)),
+                Err(error) if error.is_timeout() => Err((FailureKind::Timeout, error)),
+                Err(error) => Err((FailureKind::Body, error)),
+                Ok(_) if !status.is_success() => Ok((
+                    Outcome::Failed {
+                        kind: FailureKind::Status(status.as_u16()),
+                    },
+                    headers,
+                )),
+                Ok(_) => Ok((
+                    Outcome::Ok {
+                        status: status.as_u16(),
+                    },
+                    headers,
+                )),
             }
         }
     };
-    // The request ends when its last byte arrives; reading the report is not its latency.
+    // The request ends when its last byte arrives; reading its headers is not its latency.
     let end = origin.elapsed();
-    let (outcome, report) = match response {
-        Err(outcome) => (outcome, None),
-        // Not every server is ours: a body that is not a WorkReport is still ok.
-        Ok((status, body)) => (
-            Outcome::Ok { status },
-            serde_json::from_slice::<WorkReport>(&body).ok(),
-        ),
-    };
-    RequestRecord {
-        index,
-        intended_start,
-        start,
-        end,
-        outcome,
-        served_by: report.as_ref().map(|r| r.served_by.clone()),
-        connection: Connection::Unknown,
-        server_at_start: report.as_ref().map(|r| r.at_start),
-        peer: report.and_then(|r| r.peer),
+    let mut record = RequestRecord::failed_at(index, start, FailureKind::Request);
+    record.intended_start = intended_start;
+    record.end = end;
+    match response {
+        Err((kind, error)) => {
+            record.outcome = Outcome::Failed { kind };
+            record.error = Some(describe(&error));
+        }
+        Ok((outcome, headers)) => {
+            record.outcome = outcome;
+            // Not every server is served by perfshape: missing headers are simply unknown.
+            record.served_by = header(&headers, SERVED_BY).map(str::to_string);
+            record.server_at_start = header(&headers, RUNTIME)
+                .and_then(|v| v.parse::<RuntimeFigures>().ok());
+            record.peer = header(&headers, PEER).and_then(parse_peer);
+        }
     }
+    record.connection = Connection::Unknown;
+    record
 }
 
-fn failed(kind: FailureKind) -> Outcome {
-    Outcome::Failed { kind }
+fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
+    headers.get(name).and_then(|v| v.to_str().ok())
+}
+
+/// The error and its causes on one line: reqwest's own message is only the outermost
+/// ("error sending request"), the useful part ("Connection refused") is a cause.
+fn describe(error: &reqwest::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = std::error::Error::source(error);
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
 }
 
 fn classify(error: &reqwest::Error) -> FailureKind {

@@ -12,19 +12,19 @@
 //! Time is integer nanoseconds and ties are broken by event order, so a prediction is a
 //! pure function of its inputs.
 
+mod closed_form;
 mod sim;
 
 use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::client::ClientStrategy;
-use crate::error::{Error, Result, check_range};
-use crate::pool::PoolSettings;
-use crate::server::ServerStrategy;
-use crate::summary::{Latency, count_waves};
+pub use crate::vocab::Phase;
+pub use closed_form::ideal_wall;
 
-pub use sim::Phase;
+use crate::error::{Error, Result, check_range};
+use crate::summary::{Latency, count_waves};
+use crate::vocab::{ClientStrategy, PoolSettings, ServerStrategy};
 
 /// How the modelled client offers load.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -121,7 +121,7 @@ pub struct Prediction {
     /// Requests dropped at their intended start (open loop only).
     pub dropped: usize,
     /// From the first intended start to the last completion.
-    #[serde(with = "crate::summary::millis")]
+    #[serde(with = "crate::vocab::millis")]
     pub wall: Duration,
     /// Completions per second of wall.
     pub throughput: f64,
@@ -134,7 +134,7 @@ pub struct Prediction {
     /// How long the probe waited, when the model has one.
     #[serde(
         skip_serializing_if = "Option::is_none",
-        with = "crate::summary::millis_opt"
+        with = "crate::vocab::millis::opt"
     )]
     pub probe_latency: Option<Duration>,
     /// Each completed request's (intended start, end), in completion order.
@@ -177,28 +177,7 @@ impl Model {
 
     /// The phases one request goes through on the server.
     pub fn phases(&self) -> Vec<Phase> {
-        let w = self.work;
-        match self.server {
-            ServerStrategy::Blocking | ServerStrategy::Cpu => vec![Phase::Worker(w)],
-            ServerStrategy::Async => vec![
-                Phase::Worker(Duration::ZERO),
-                Phase::Wait(w),
-                Phase::Worker(Duration::ZERO),
-            ],
-            ServerStrategy::Offload => vec![
-                Phase::Worker(Duration::ZERO),
-                Phase::Offload(w),
-                Phase::Worker(Duration::ZERO),
-            ],
-            ServerStrategy::Mixed { block, wait } => {
-                vec![
-                    Phase::Worker(block),
-                    Phase::Wait(wait),
-                    Phase::Worker(Duration::ZERO),
-                ]
-            }
-            ServerStrategy::Lock => vec![Phase::Locked(w)],
-        }
+        self.server.phases(self.work)
     }
 
     /// Checks the inputs a simulation needs (the sizes it would allocate and loop over).

@@ -4,24 +4,8 @@ use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 use std::time::Duration;
 
-use serde::Serialize;
-
 use super::{Model, Offered};
-
-/// One step of a request on the server.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Phase {
-    /// Holds a worker thread for the duration (blocking or computing; zero to accept,
-    /// parse or respond).
-    Worker(Duration),
-    /// Holds nothing: an async wait.
-    Wait(Duration),
-    /// Holds a blocking-pool thread (`spawn_blocking`), not a worker.
-    Offload(Duration),
-    /// Holds a worker, and the lock once it gets it: waiting for the lock blocks the worker.
-    Locked(Duration),
-}
+use crate::vocab::Phase;
 
 /// What a simulation returns.
 pub(super) struct Outcome {

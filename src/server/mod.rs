@@ -1,41 +1,46 @@
-//! The server side: strategies, the router, and a handle to a running server.
+//! The server side: any axum `Router` served on a constrained [`Pool`], and perfshape's
+//! demo service whose routes are the server strategies.
 
-mod listener;
-mod report;
-mod routes;
-mod strategy;
+mod demo;
+mod trace;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-pub use report::{RuntimeFigures, WorkReport};
-pub use strategy::{MAX_WORK, ServerStrategy};
+use axum::serve::ListenerExt;
+
+pub use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY};
+pub use crate::vocab::{RuntimeFigures, WorkReport};
 
 use crate::error::{Error, Result};
-use crate::pool::{Pool, PoolSettings};
-use listener::{CountingListener, Peer};
+use crate::pool::Pool;
+use crate::vocab::ServerStrategy;
 
-/// The router a [`Server`] serves, for calling without a socket (tests, paused time).
+/// perfshape's demo router, for calling without a socket (tests, paused time).
 ///
-/// Every strategy's route (`/blocking?ms=20`, ...) and `/health`. Reports it produces have
-/// no `peer`, since there is no connection.
+/// Every strategy's route (`/blocking?ms=20`, `/async?ms=20`, `/offload?ms=20`,
+/// `/mixed?block_ms=10&wait_ms=10`, `/cpu?ms=20` or `?iters=N`, `/lock?ms=20`) and
+/// `/health`, each answering with a [`WorkReport`].
 pub fn app() -> axum::Router {
-    routes::app(routes::AppState::new(Instant::now()))
+    demo::app(demo::AppState::new(Instant::now()))
 }
 
-/// A perfshape server running on its own [`Pool`], bound to `127.0.0.1` on a free port.
+/// A router running on its own [`Pool`], bound to a local port: perfshape's demo
+/// ([`Server::start`]) or anyone's ([`Server::serve`]).
 ///
-/// It serves every [`ServerStrategy`] at once (`/blocking?ms=20`, `/async?ms=20`, ...)
-/// plus `/health`. Dropping the handle shuts the server down without waiting for
-/// workers that are stuck in a blocking sleep.
+/// Every response gets the [`SERVED_BY`], [`PEER`] and [`RUNTIME`] headers, Nagle is off
+/// on every accepted connection (a small response held back by Nagle plus a delayed ACK
+/// adds ~40 ms, which would drown a 20 ms work time), and accepted connections are
+/// counted. Dropping the handle shuts the server down without waiting for workers that
+/// are stuck in a blocking call.
 ///
 /// ```
 /// use std::time::Duration;
 /// use perfshape::{Pool, Server, ServerStrategy};
 ///
-/// // Arrange: a server with two workers.
+/// // Arrange: the demo service on two workers.
 /// let server = Server::start(Pool::workers("server", 2)?)?;
 /// // Act: ask where a 20 ms blocking request goes.
 /// let url = server.url(&ServerStrategy::Blocking, Duration::from_millis(20))?;
@@ -53,14 +58,29 @@ pub struct Server {
 }
 
 impl Server {
-    /// Starts serving on `pool`, which the server owns from now on, at `127.0.0.1` on a
-    /// port the system picks.
+    /// Serves perfshape's demo [`app`] on `pool`, at `127.0.0.1` on a free port.
     pub fn start(pool: Pool) -> Result<Server> {
-        Server::start_on(pool, SocketAddr::from(([127, 0, 0, 1], 0)))
+        Server::serve(app(), pool)
     }
 
-    /// Starts serving on `pool` at `addr` (for `perfshape serve` and external load tools).
-    pub fn start_on(pool: Pool, addr: SocketAddr) -> Result<Server> {
+    /// Serves `router` on `pool`, which the server owns from now on, at `127.0.0.1` on a
+    /// port the system picks.
+    ///
+    /// ```
+    /// use axum::{Router, routing::get};
+    /// use perfshape::{Pool, Server};
+    ///
+    /// let router = Router::new().route("/hello", get(|| async { "hello" }));
+    /// let server = Server::serve(router, Pool::workers("server", 1)?)?;
+    /// assert!(server.base_url().starts_with("http://127.0.0.1:"));
+    /// # Ok::<(), perfshape::Error>(())
+    /// ```
+    pub fn serve(router: axum::Router, pool: Pool) -> Result<Server> {
+        Server::serve_on(router, pool, SocketAddr::from(([127, 0, 0, 1], 0)))
+    }
+
+    /// Serves `router` on `pool` at `addr` (for `perfshape serve` and other machines).
+    pub fn serve_on(router: axum::Router, pool: Pool, addr: SocketAddr) -> Result<Server> {
         let std_listener = std::net::TcpListener::bind(addr)
             .map_err(|e| Error::io(format!("binding {addr}"), e))?;
         std_listener
@@ -76,14 +96,15 @@ impl Server {
             tokio::net::TcpListener::from_std(std_listener)
                 .map_err(|e| Error::io("registering the listener", e))?
         };
-        let counting = CountingListener {
-            inner: listener,
-            accepted: Arc::clone(&accepted),
-        };
-        let app = app();
+        let counter = Arc::clone(&accepted);
+        let listener = listener.tap_io(move |stream| {
+            let _ = stream.set_nodelay(true);
+            counter.fetch_add(1, Ordering::Relaxed);
+        });
+        let service = trace::traced(router).into_make_service_with_connect_info::<SocketAddr>();
         pool.handle().spawn(async move {
             // serve only returns on a fatal listener error; the handle's drop ends it.
-            let _ = axum::serve(counting, app.into_make_service_with_connect_info::<Peer>()).await;
+            let _ = axum::serve(listener, service).await;
         });
         Ok(Server {
             addr,
@@ -97,18 +118,24 @@ impl Server {
         self.addr
     }
 
-    /// The URL that asks for `strategy` with `work` (validated against [`MAX_WORK`]).
+    /// `http://<addr>`, to which a path is appended.
+    pub fn base_url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// The demo service's URL for `strategy` with `work` (validated against
+    /// [`MAX_WORK`](crate::limits::MAX_WORK)).
     pub fn url(&self, strategy: &ServerStrategy, work: Duration) -> Result<String> {
         Ok(format!(
-            "http://{}{}",
-            self.addr,
+            "{}{}",
+            self.base_url(),
             strategy.path_and_query(work)?
         ))
     }
 
-    /// The URL of `/health`, which answers at once when a worker is free to run it.
+    /// The demo service's `/health`, which answers at once when a worker is free to run it.
     pub fn health_url(&self) -> String {
-        format!("http://{}/health", self.addr)
+        format!("{}/health", self.base_url())
     }
 
     /// TCP connections accepted so far.
@@ -116,8 +143,8 @@ impl Server {
         self.accepted.load(Ordering::Relaxed)
     }
 
-    /// The settings of the pool the server runs on.
-    pub fn pool_settings(&self) -> PoolSettings {
-        self.pool.settings()
+    /// The pool the server runs on: its settings, and its workers' activity.
+    pub fn pool(&self) -> &Pool {
+        &self.pool
     }
 }

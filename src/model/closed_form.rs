@@ -10,9 +10,7 @@
 
 use std::time::Duration;
 
-use crate::client::ClientStrategy;
-use crate::pool::PoolSettings;
-use crate::server::ServerStrategy;
+use crate::vocab::{ClientStrategy, PoolSettings, ServerStrategy};
 
 /// The ideal wall time of `n` requests offered by `client` to `server` on `pool`, and
 /// how it follows (e.g. `ceil(20/2) × 20 ms`).

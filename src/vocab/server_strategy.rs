@@ -5,11 +5,9 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::error::{Error, Result};
-
-/// The longest work a request may ask for; anything above is refused (HTTP 400 on the
-/// wire, [`Error::Invalid`] in the library) so a typo cannot hang a run for hours.
-pub const MAX_WORK: Duration = Duration::from_secs(60);
+use super::phase::Phase;
+use crate::error::{Error, Result, check_range};
+use crate::limits::MAX_WORK;
 
 /// How a handler spends the work time it is asked for.
 ///
@@ -66,18 +64,37 @@ impl ServerStrategy {
         }
     }
 
-    /// The path and query that ask a perfshape server for this strategy with `work`.
+    /// Checks `work` (or a mixed handler's own split) against [`MAX_WORK`].
+    pub fn validate(&self, work: Duration) -> Result<()> {
+        let field = match self {
+            ServerStrategy::Mixed { .. } => "block_ms + wait_ms",
+            _ => "work_ms",
+        };
+        let work = self.work_time(work).as_millis();
+        check_range(field, work, 0, MAX_WORK.as_millis(), " ms").map(drop)
+    }
+
+    /// What one request with `work` holds on the server, phase by phase: the model runs
+    /// these, and they are this strategy's definition in one line each.
+    pub fn phases(&self, work: Duration) -> Vec<Phase> {
+        let w = self.work_time(work);
+        let instant = Phase::Worker(Duration::ZERO);
+        match *self {
+            ServerStrategy::Blocking | ServerStrategy::Cpu => vec![Phase::Worker(w)],
+            ServerStrategy::Async => vec![instant, Phase::Wait(w), instant],
+            ServerStrategy::Offload => vec![instant, Phase::Offload(w), instant],
+            ServerStrategy::Mixed { block, wait } => {
+                vec![Phase::Worker(block), Phase::Wait(wait), instant]
+            }
+            ServerStrategy::Lock => vec![Phase::Locked(w)],
+        }
+    }
+
+    /// The path and query that ask perfshape's demo server for this strategy with `work`.
     pub fn path_and_query(&self, work: Duration) -> Result<String> {
-        crate::error::check_range("work_ms", work.as_millis(), 0, MAX_WORK.as_millis(), " ms")?;
+        self.validate(work)?;
         Ok(match self {
             ServerStrategy::Mixed { block, wait } => {
-                crate::error::check_range(
-                    "block_ms + wait_ms",
-                    (*block + *wait).as_millis(),
-                    0,
-                    MAX_WORK.as_millis(),
-                    " ms",
-                )?;
                 format!(
                     "/mixed?block_ms={}&wait_ms={}",
                     block.as_millis(),

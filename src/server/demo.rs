@@ -1,4 +1,5 @@
-//! The router: one route per [`ServerStrategy`] plus `/health`, testable without a socket.
+//! perfshape's demo service: one route per [`ServerStrategy`](crate::ServerStrategy) plus
+//! `/health`, testable without a socket.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -6,16 +7,15 @@ use std::time::{Duration, Instant};
 use axum::Json;
 use axum::Router;
 use axum::extract::rejection::QueryRejection;
-use axum::extract::{ConnectInfo, FromRequestParts, Query, State};
+use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::http::request::Parts;
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 
-use super::listener::Peer;
-use super::report::{RuntimeFigures, WorkReport};
-use super::strategy::MAX_WORK;
+use crate::kernel::{compute_for, compute_iterations};
+use crate::limits::{MAX_ITERATIONS, MAX_WORK};
+use crate::vocab::WorkReport;
 
 /// What the handlers share: the server's epoch and the lock of the `Lock` strategy.
 #[derive(Clone)]
@@ -37,8 +37,7 @@ impl AppState {
     }
 }
 
-/// The perfshape router. Served with `into_make_service_with_connect_info::<Peer>()` its
-/// reports name each request's connection; called without a socket they do not.
+/// The demo router; its state's epoch is the zero of every report's `begin_us`/`end_us`.
 pub(crate) fn app(state: AppState) -> Router {
     Router::new()
         .route("/health", get(|| async { "ok" }))
@@ -49,22 +48,6 @@ pub(crate) fn app(state: AppState) -> Router {
         .route("/cpu", get(cpu))
         .route("/lock", get(lock))
         .with_state(state)
-}
-
-/// The client end of the connection, when the router is served over TCP.
-struct MaybePeer(Option<std::net::SocketAddr>);
-
-impl<S: Send + Sync> FromRequestParts<S> for MaybePeer {
-    type Rejection = std::convert::Infallible;
-
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        Ok(MaybePeer(
-            parts
-                .extensions
-                .get::<ConnectInfo<Peer>>()
-                .map(|ConnectInfo(Peer(addr))| *addr),
-        ))
-    }
 }
 
 /// `?ms=N`: the work time in milliseconds.
@@ -79,9 +62,6 @@ struct CpuQuery {
     ms: Option<u64>,
     iters: Option<u64>,
 }
-
-/// The most logarithms one CPU request may ask for (about a few seconds of one core).
-pub(crate) const MAX_ITERATIONS: u64 = 1_000_000_000;
 
 /// `?block_ms=N&wait_ms=M` for the mixed handler.
 #[derive(Deserialize)]
@@ -118,39 +98,29 @@ fn work_time(query: Result<Query<WorkQuery>, QueryRejection>) -> Result<Duration
 }
 
 /// The bookkeeping every handler does around its work, so each handler is only its work.
+/// (Which thread served it and over which connection, the tracing layer adds for every
+/// router.)
 struct Served {
     state: AppState,
     strategy: &'static str,
-    peer: Option<std::net::SocketAddr>,
     begin: Instant,
-    at_start: RuntimeFigures,
-    served_by: String,
 }
 
 impl Served {
-    fn begin(state: AppState, strategy: &'static str, MaybePeer(peer): MaybePeer) -> Self {
+    fn begin(state: AppState, strategy: &'static str) -> Self {
         Served {
             state,
             strategy,
-            peer,
             begin: Instant::now(),
-            at_start: RuntimeFigures::now(),
-            served_by: std::thread::current()
-                .name()
-                .unwrap_or("unnamed")
-                .to_string(),
         }
     }
 
     fn end(self, iterations: Option<u64>) -> Json<WorkReport> {
         Json(WorkReport {
             strategy: self.strategy.to_string(),
-            served_by: self.served_by,
-            peer: self.peer,
             begin_us: self.state.micros(self.begin),
             end_us: self.state.micros(Instant::now()),
             iterations,
-            at_start: self.at_start,
         })
     }
 }
@@ -159,11 +129,10 @@ type Work = Result<Json<WorkReport>, BadRequest>;
 
 async fn blocking(
     State(state): State<AppState>,
-    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
-    let served = Served::begin(state, "blocking", peer);
+    let served = Served::begin(state, "blocking");
     // The point of this strategy: the worker thread can do nothing else meanwhile.
     std::thread::sleep(work);
     Ok(served.end(None))
@@ -171,22 +140,20 @@ async fn blocking(
 
 async fn asynchronous(
     State(state): State<AppState>,
-    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
-    let served = Served::begin(state, "async", peer);
+    let served = Served::begin(state, "async");
     tokio::time::sleep(work).await;
     Ok(served.end(None))
 }
 
 async fn offload(
     State(state): State<AppState>,
-    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
-    let served = Served::begin(state, "offload", peer);
+    let served = Served::begin(state, "offload");
     tokio::task::spawn_blocking(move || std::thread::sleep(work))
         .await
         .map_err(|e| BadRequest(format!("the offloaded work failed: {e}")))?;
@@ -195,7 +162,6 @@ async fn offload(
 
 async fn mixed(
     State(state): State<AppState>,
-    peer: MaybePeer,
     query: Result<Query<MixedQuery>, QueryRejection>,
 ) -> Work {
     let Query(query) =
@@ -209,7 +175,7 @@ async fn mixed(
             MAX_WORK.as_millis()
         )));
     }
-    let served = Served::begin(state, "mixed", peer);
+    let served = Served::begin(state, "mixed");
     std::thread::sleep(block);
     tokio::time::sleep(wait).await;
     Ok(served.end(None))
@@ -217,7 +183,6 @@ async fn mixed(
 
 async fn cpu(
     State(state): State<AppState>,
-    peer: MaybePeer,
     query: Result<Query<CpuQuery>, QueryRejection>,
 ) -> Work {
     let Query(query) =
@@ -227,27 +192,26 @@ async fn cpu(
             "iters={iters} is out of range (0 to {MAX_ITERATIONS})"
         ))),
         (None, Some(iters)) => {
-            let served = Served::begin(state, "cpu", peer);
-            std::hint::black_box(crate::inproc::compute_iterations(iters));
+            let served = Served::begin(state, "cpu");
+            std::hint::black_box(compute_iterations(iters));
             Ok(served.end(Some(iters)))
         }
         (Some(_), Some(_)) => Err(BadRequest("give ?ms=N or ?iters=N, not both".into())),
         (ms, None) => {
             let work = millis("ms", ms)?;
-            let served = Served::begin(state, "cpu", peer);
-            Ok(served.end(Some(crate::inproc::compute_for(work))))
+            let served = Served::begin(state, "cpu");
+            Ok(served.end(Some(compute_for(work))))
         }
     }
 }
 
 async fn lock(
     State(state): State<AppState>,
-    peer: MaybePeer,
     query: Result<Query<WorkQuery>, QueryRejection>,
 ) -> Work {
     let work = work_time(query)?;
     let lock = Arc::clone(&state.lock);
-    let served = Served::begin(state, "lock", peer);
+    let served = Served::begin(state, "lock");
     // A poisoned lock still serialises; the work is a sleep, so no state can be torn.
     let guard = lock.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     std::thread::sleep(work);

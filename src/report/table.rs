@@ -122,29 +122,3 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
     }
     out
 }
-
-/// Per-request begin/completed lines, as the seed's client printed them (HTTP rows).
-pub fn timeline(measured: &Measured) -> String {
-    let mut out = String::new();
-    let Some(run) = &measured.run else {
-        return out;
-    };
-    for r in &run.records {
-        let outcome = match &r.outcome {
-            crate::run::Outcome::Ok { status } => format!("{status}"),
-            crate::run::Outcome::Failed { kind } => format!("failed: {kind}"),
-        };
-        let _ = writeln!(
-            out,
-            "  #{:<4} begin {:>8.1} ms  completed {:>8.1} ms  ({:>7.1} ms)  {}  {}  {:?}",
-            r.index,
-            r.start.as_secs_f64() * 1e3,
-            r.end.as_secs_f64() * 1e3,
-            r.latency().as_secs_f64() * 1e3,
-            outcome,
-            r.served_by.as_deref().unwrap_or("-"),
-            r.connection,
-        );
-    }
-    out
-}

@@ -6,12 +6,7 @@ use std::time::Duration;
 use serde::Serialize;
 
 use crate::error::{Error, Result, check_range};
-
-/// The most OS threads [`ClientStrategy::SyncOverAsync`] may start.
-pub const MAX_CLIENT_THREADS: usize = 1024;
-
-/// The longest closed-loop run, think time or ramp perfshape accepts.
-pub const MAX_LOOP_TIME: Duration = Duration::from_secs(600);
+use crate::limits::{MAX_CLIENT_THREADS, MAX_LOOP_TIME, MAX_RATE, MAX_REQUESTS, MAX_USERS};
 
 /// How a load of N requests is offered.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -35,13 +30,13 @@ pub enum ClientStrategy {
         /// Concurrent users.
         users: usize,
         /// Pause between a response and the user's next request.
-        #[serde(with = "crate::summary::millis")]
+        #[serde(with = "crate::vocab::millis")]
         think: Duration,
         /// Time over which the users start.
-        #[serde(with = "crate::summary::millis")]
+        #[serde(with = "crate::vocab::millis")]
         ramp: Duration,
         /// Time after which no user starts a request.
-        #[serde(with = "crate::summary::millis")]
+        #[serde(with = "crate::vocab::millis")]
         duration: Duration,
     },
     /// A constant arrival rate: request i is intended at `i / rate`, whatever became of
@@ -83,7 +78,7 @@ impl ClientStrategy {
                 ramp,
                 duration,
             } => {
-                check_range("users", users, 1, 10_000, "")?;
+                check_range("users", users, 1, MAX_USERS, "")?;
                 check_range("think_ms", think.as_millis(), 0, max_ms, " ms")?;
                 check_range("ramp_ms", ramp.as_millis(), 0, max_ms, " ms")?;
                 check_range("duration_ms", duration.as_millis(), 1, max_ms, " ms")?;
@@ -92,14 +87,14 @@ impl ClientStrategy {
                 rate,
                 max_in_flight,
             } => {
-                if !(rate.is_finite() && rate > 0.0 && rate <= 100_000.0) {
+                if !(rate.is_finite() && rate > 0.0 && rate <= MAX_RATE) {
                     return Err(Error::invalid(
                         "rate",
                         rate,
-                        "above 0 and at most 100000 per second",
+                        format!("above 0 and at most {MAX_RATE} per second"),
                     ));
                 }
-                check_range("max_in_flight", max_in_flight, 1, 100_000, "")?;
+                check_range("max_in_flight", max_in_flight, 1, MAX_REQUESTS, "")?;
             }
             ClientStrategy::Sequential | ClientStrategy::FanOut => {}
         }
@@ -174,85 +169,5 @@ impl FromStr for ClientStrategy {
                 });
             }
         })
-    }
-}
-
-/// How the client gets its `reqwest::Client` (seed 001's `HttpClient` lifecycles).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case", tag = "lifecycle")]
-#[non_exhaustive]
-pub enum Lifecycle {
-    /// One client for every request: connections are kept and reused.
-    #[default]
-    Shared,
-    /// A new client for every request (`new HttpClient()` per call): a new connection each
-    /// time, and the cost of building a client.
-    PerRequest,
-    /// A fixed set of clients used in turn (`IHttpClientFactory`): each keeps its own
-    /// connections.
-    Pooled {
-        /// How many clients.
-        clients: usize,
-    },
-    /// One shared client that may have at most `per_host` requests (so connections) to a
-    /// host at once; the rest queue for one (.NET Framework's default of 2 per host).
-    ConnectionCap {
-        /// Connections per host.
-        per_host: usize,
-    },
-}
-
-impl Lifecycle {
-    /// Every lifecycle name, as accepted by [`FromStr`].
-    pub const NAMES: &'static str = "shared, per-request, pooled, connection-cap";
-
-    /// Checks the lifecycle's own settings.
-    pub fn validate(&self) -> Result<()> {
-        match *self {
-            Lifecycle::Pooled { clients } => check_range("clients", clients, 1, 1024, "").map(drop),
-            Lifecycle::ConnectionCap { per_host } => {
-                check_range("per_host", per_host, 1, 100_000, "").map(drop)
-            }
-            Lifecycle::Shared | Lifecycle::PerRequest => Ok(()),
-        }
-    }
-
-    /// The per-host connection cap, if the lifecycle has one.
-    pub fn connection_cap(&self) -> Option<usize> {
-        match *self {
-            Lifecycle::ConnectionCap { per_host } => Some(per_host),
-            _ => None,
-        }
-    }
-}
-
-impl FromStr for Lifecycle {
-    type Err = Error;
-
-    fn from_str(name: &str) -> Result<Self> {
-        match name {
-            "shared" => Ok(Lifecycle::Shared),
-            "per-request" => Ok(Lifecycle::PerRequest),
-            "pooled" => Ok(Lifecycle::Pooled { clients: 4 }),
-            "connection-cap" => Ok(Lifecycle::ConnectionCap { per_host: 2 }),
-            _ => Err(Error::Unknown {
-                what: "client lifecycle",
-                name: name.to_string(),
-                expected: Self::NAMES.to_string(),
-            }),
-        }
-    }
-}
-
-impl std::fmt::Display for Lifecycle {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Lifecycle::Shared => f.write_str("shared"),
-            Lifecycle::PerRequest => f.write_str("per-request"),
-            Lifecycle::Pooled { clients } => write!(f, "pooled({clients} clients)"),
-            Lifecycle::ConnectionCap { per_host } => {
-                write!(f, "connection-cap({per_host} per host)")
-            }
-        }
     }
 }

@@ -1,0 +1,85 @@
+//! A claim after its rounds: the verdict, the report, the snapshot view, and the gate.
+
+use super::gate::{GATE_ENV, GateMode};
+use super::report::{ClaimReport, ShapeSummary};
+use super::verdict::Verdict;
+use crate::error::{Error, Result};
+
+/// A checked claim: its report, its shape summary, and the gate.
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::{Claim, Measure, Verdict};
+///
+/// let checked = Claim::ratio(
+///     "slow ÷ fast",
+///     Measure::duration("slow", || Ok(Duration::from_millis(40))),
+///     Measure::duration("fast", || Ok(Duration::from_millis(10))),
+/// )
+/// .at_least(3.0)
+/// .check()?
+/// .fact("both sides measured", true);
+/// assert_eq!(checked.verdict(), Verdict::Holds);
+/// assert_eq!(checked.summary().facts["both sides measured"], "true");
+/// checked.gate()?;
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Checked {
+    report: ClaimReport,
+}
+
+impl Checked {
+    pub(crate) fn new(report: ClaimReport) -> Self {
+        Checked { report }
+    }
+
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.report.verdict
+    }
+
+    /// Everything measured and decided.
+    pub fn report(&self) -> &ClaimReport {
+        &self.report
+    }
+
+    /// Adds a deterministic fact (a wave count the shape fixes, a connection count) to the
+    /// report and its snapshot. Only values that do not move while the shape holds belong
+    /// here.
+    #[must_use]
+    pub fn fact(mut self, key: &str, value: impl ToString) -> Self {
+        self.report.facts.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// The deterministic-while-healthy view, for snapshots.
+    pub fn summary(&self) -> ShapeSummary {
+        self.report.summary()
+    }
+
+    /// Whether [`assert_shape!`](crate::assert_shape) compares this claim's snapshot: always
+    /// in strict mode; in advisory mode only while the claim holds, so that a claim that
+    /// advisory mode lets pass does not fail on its snapshot instead.
+    pub fn snapshot_due(&self) -> bool {
+        self.report.verdict.holds() || self.report.gate == GateMode::Strict
+    }
+
+    /// Strict: an error carrying the full report unless the claim holds. Advisory: prints
+    /// the report and passes.
+    pub fn gate(&self) -> Result<()> {
+        if self.report.verdict.holds() {
+            return Ok(());
+        }
+        match self.report.gate {
+            GateMode::Strict => Err(Error::Gate(self.report.to_string())),
+            GateMode::Advisory => {
+                eprintln!(
+                    "perfshape: advisory mode ({GATE_ENV}=advisory): not failing on {}",
+                    self.report.headline()
+                );
+                Ok(())
+            }
+        }
+    }
+}

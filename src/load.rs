@@ -1,0 +1,324 @@
+//! A Load: a scenario bound to the target that runs it — the one path from a scenario to
+//! a run, a summary and a claim's measure, for the suite's claims and the CLI's tables.
+//!
+//! Each measure a load hands out carries the model's prediction as its expectation and
+//! the scenario's settings as its context, so a claim written on loads takes its ideal,
+//! its expectation and its context from the scenario and no test restates a setting.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use crate::claim::{Expected, Measure};
+use crate::error::{Error, Result};
+use crate::model::{Model, Prediction};
+use crate::pool::Pool;
+use crate::run::Run;
+use crate::scenario::Scenario;
+use crate::summary::Summary;
+use crate::target::Target;
+use crate::vocab::{ClientStrategy, InProcess, PoolSettings};
+
+/// A [`Scenario`] on a demo [`Target`]: runs it, and hands out its measures.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use perfshape::{Claim, ClientStrategy, PoolSettings, ServerStrategy, Target};
+///
+/// let target = Target::demo(PoolSettings::workers(2)?)?;
+/// let scenario = target.scenario().requests(20).work(Duration::from_millis(20));
+/// let blocking = target.load(scenario.clone().server(ServerStrategy::Blocking).client(ClientStrategy::FanOut))?;
+/// // measured ÷ the model's ceil(20/2) × 20 ms, with n, work and pool in the context
+/// let checked = Claim::bound("blocking fan-out ÷ model", blocking.wall()).within(0.95, 1.5).check()?;
+/// checked.gate()?;
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Load<'t> {
+    target: &'t Target,
+    scenario: Scenario,
+    url: String,
+    model: Model,
+    prediction: Prediction,
+    summaries: RefCell<Vec<Summary>>,
+}
+
+impl Target {
+    /// `scenario` (built with [`Target::scenario`]) on this target, which must be the demo
+    /// service with the scenario's pool and lifecycle.
+    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'_>> {
+        let scenario = scenario.into().0?;
+        self.check_can_run(&scenario)?;
+        let url = self.url_of(&scenario.server.path_and_query(scenario.work)?)?;
+        let model = scenario.model();
+        let prediction = model.predict()?;
+        Ok(Load {
+            target: self,
+            scenario,
+            url,
+            model,
+            prediction,
+            summaries: RefCell::new(Vec::new()),
+        })
+    }
+}
+
+/// A scenario, or a builder of one (built, and its error kept, on the way in), so that
+/// `target.load(target.scenario().server(…))?` needs one `?`.
+#[derive(Debug)]
+pub struct ScenarioInput(Result<Scenario>);
+
+impl From<Scenario> for ScenarioInput {
+    fn from(scenario: Scenario) -> Self {
+        ScenarioInput(Ok(scenario))
+    }
+}
+
+impl From<crate::scenario::ScenarioBuilder> for ScenarioInput {
+    fn from(builder: crate::scenario::ScenarioBuilder) -> Self {
+        ScenarioInput(builder.build())
+    }
+}
+
+impl<'t> Load<'t> {
+    /// The scenario.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The scenario's model.
+    pub fn model(&self) -> &Model {
+        &self.model
+    }
+
+    /// What the model predicts for the scenario.
+    pub fn prediction(&self) -> &Prediction {
+        &self.prediction
+    }
+
+    /// How sides of this load are labelled: `fan-out → blocking`.
+    pub fn label(&self) -> String {
+        self.scenario.label()
+    }
+
+    /// Runs the load once and returns its run, refusing one with failed requests.
+    /// Its summary (waves at half the work time) is kept for [`summaries`](Self::summaries).
+    pub fn run(&self) -> Result<Run> {
+        self.run_with_probe(None).map(|(run, _)| run)
+    }
+
+    /// The summaries of every run so far, in order: the shape facts a claim reports
+    /// beside its figure (waves, failures).
+    pub fn summaries(&self) -> Vec<Summary> {
+        self.summaries.borrow().clone()
+    }
+
+    /// Warms up what the load will use (one request per connection it will hold, so
+    /// threads and connections exist), then runs it once and returns the run as it is,
+    /// failures included: the experiment tables report them rather than refuse them.
+    pub(crate) fn measure_once(&self) -> Result<Run> {
+        let client = self.target.client();
+        let concurrency = self.scenario.client.concurrency(self.scenario.n);
+        // Two descriptors per connection (both ends are in this process), plus slack.
+        crate::fd_limit::ensure_fd_limit(2 * concurrency as u64 + 256)?;
+        client.run(ClientStrategy::FanOut, &self.url, concurrency.max(1))?;
+        client.run(self.scenario.client, &self.url, self.scenario.n)
+    }
+
+    fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
+        let health = self.target.url_of("/health")?;
+        let (run, probe) = self.target.client().run_with_probe(
+            self.scenario.client,
+            &self.url,
+            self.scenario.n,
+            probe.map(|after| (health.as_str(), after)),
+        )?;
+        run.require_ok()?;
+        self.summaries
+            .borrow_mut()
+            .push(run.summary(self.scenario.work / 2));
+        let probe = match probe {
+            None => None,
+            Some(record) if record.outcome.is_ok() => Some(record.latency()),
+            Some(record) => {
+                return Err(Error::Failed {
+                    request: "GET /health".into(),
+                    what: format!("failed during {} ({:?})", self.label(), record.outcome),
+                });
+            }
+        };
+        Ok((run, probe))
+    }
+
+    fn with_context<'m>(&self, measure: Measure<'m>) -> Measure<'m> {
+        self.scenario
+            .context()
+            .into_iter()
+            .fold(measure, |m, (key, value)| m.context(key, value))
+    }
+
+    /// The wall time of one run; expects the model's wall.
+    pub fn wall(&self) -> Measure<'_> {
+        let expected = Expected::duration(self.prediction.wall, self.model.describe());
+        self.with_context(Measure::duration(&self.label(), move || {
+            Ok(self.run()?.wall)
+        }))
+        .expecting(expected)
+    }
+
+    /// Successful requests per second of one run; expects the model's throughput.
+    pub fn throughput(&self) -> Measure<'_> {
+        let expected = Expected::new(
+            self.prediction.throughput,
+            format!("throughput of {}", self.model.describe()),
+        );
+        let work = self.scenario.work;
+        self.with_context(Measure::rate(&self.label(), move || {
+            Ok(self.run()?.summary(work / 2).throughput)
+        }))
+        .expecting(expected)
+    }
+
+    /// The mean latency (from intended start) of one run; expects the model's mean.
+    pub fn mean_latency(&self) -> Measure<'_> {
+        let expected = Expected::duration(
+            Duration::from_secs_f64(self.prediction.mean_latency),
+            format!("mean latency of {}", self.model.describe()),
+        );
+        let work = self.scenario.work;
+        self.with_context(Measure::duration(
+            &format!("mean latency of {}", self.label()),
+            move || {
+                let summary = self.run()?.summary(work / 2);
+                Ok(summary.latency.map(|l| l.mean).unwrap_or_default())
+            },
+        ))
+        .expecting(expected)
+    }
+
+    /// Little's law for a closed loop: throughput × (mean latency + think time), the
+    /// users in the system; expects what the model counts for the same finite run (its
+    /// tail, requests still in flight when users stop, lowers it below the user count).
+    pub fn users_in_system(&self) -> Measure<'_> {
+        let think = match self.scenario.client {
+            ClientStrategy::ClosedLoop { think, .. } => think.as_secs_f64(),
+            _ => 0.0,
+        };
+        let littles = move |throughput: f64, mean: f64| throughput * (mean + think);
+        let expected = Expected::new(
+            littles(self.prediction.throughput, self.prediction.mean_latency),
+            format!("throughput × (latency + think) of {}", self.model.describe()),
+        );
+        let work = self.scenario.work;
+        self.with_context(Measure::value(
+            &format!("users in the system, {}", self.label()),
+            move || {
+                let summary = self.run()?.summary(work / 2);
+                let mean = summary.latency.map_or(0.0, |l| l.mean.as_secs_f64());
+                Ok(littles(summary.throughput, mean))
+            },
+        ))
+        .expecting(expected)
+    }
+
+    /// How long the demo's `/health` waits when sent `after` the load starts, while the
+    /// load is in flight; expects the model's probe latency when that is above zero (a
+    /// free worker answers at once, which no bound can divide by: compare with a ratio).
+    pub fn health_during(&self, after: Duration) -> Measure<'_> {
+        let probe = self.model.clone().with_probe(after);
+        let predicted = probe
+            .predict()
+            .ok()
+            .and_then(|p| p.probe_latency)
+            .filter(|latency| !latency.is_zero());
+        let measure = self
+            .with_context(Measure::duration(
+                &format!("/health during {}", self.label()),
+                move || {
+                    let (_, probe) = self.run_with_probe(Some(after))?;
+                    Ok(probe.unwrap_or_default())
+                },
+            ))
+            .context("health sent after", format!("{} ms", after.as_millis()));
+        match predicted {
+            Some(latency) => measure.expecting(Expected::duration(
+                latency,
+                format!("{} probe after {} ms", probe.describe(), after.as_millis()),
+            )),
+            None => measure,
+        }
+    }
+}
+
+/// N in-process waits (seed 002) on a pool: the same model as a fan-out of N requests to
+/// the server strategy that holds what the waits hold.
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::{Claim, Pool};
+/// use perfshape::inproc::InProcess;
+/// use perfshape::load::InProcessLoad;
+///
+/// let pool = Pool::workers("inproc", 1)?;
+/// let aio = InProcessLoad::new(&pool, InProcess::Aio, 100, Duration::from_millis(10))?;
+/// assert_eq!(aio.prediction().wall, Duration::from_millis(10));
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct InProcessLoad<'p> {
+    pool: &'p Pool,
+    strategy: InProcess,
+    n: usize,
+    work: Duration,
+    model: Model,
+    prediction: Prediction,
+}
+
+impl<'p> InProcessLoad<'p> {
+    /// `n` waits of `work` with `strategy` on `pool`.
+    pub fn new(pool: &'p Pool, strategy: InProcess, n: usize, work: Duration) -> Result<Self> {
+        crate::error::check_range("n", n, 1, crate::limits::MAX_REQUESTS, "")?;
+        let model = in_process_model(strategy, pool.settings(), n, work);
+        let prediction = model.predict()?;
+        Ok(InProcessLoad {
+            pool,
+            strategy,
+            n,
+            work,
+            model,
+            prediction,
+        })
+    }
+
+    /// The same waits with another strategy, on the same pool.
+    pub fn with(&self, strategy: InProcess) -> Result<InProcessLoad<'p>> {
+        InProcessLoad::new(self.pool, strategy, self.n, self.work)
+    }
+
+    /// What the model predicts.
+    pub fn prediction(&self) -> &Prediction {
+        &self.prediction
+    }
+
+    /// The wall time of all the waits; expects the model's wall.
+    pub fn wall(&self) -> Measure<'_> {
+        let expected = Expected::duration(self.prediction.wall, self.model.describe());
+        Measure::duration(&format!("in-process {}", self.strategy), move || {
+            self.strategy.run(self.pool, self.n, self.work)
+        })
+        .expecting(expected)
+        .context("pool", self.pool.settings())
+        .context("n", self.n)
+        .context("work", format!("{} ms", self.work.as_millis()))
+    }
+}
+
+/// The model of `n` in-process waits: a fan-out to the server strategy that holds what
+/// the waits hold.
+pub(crate) fn in_process_model(
+    strategy: InProcess,
+    pool: PoolSettings,
+    n: usize,
+    work: Duration,
+) -> Model {
+    Model::of(strategy.holds_like(), pool, work, ClientStrategy::FanOut, n)
+}

@@ -1,0 +1,138 @@
+//! One request's record: when it was meant to start, when it started and ended, what
+//! became of it, and what the server said about serving it.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::vocab::RuntimeFigures;
+
+/// What became of one request.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "outcome")]
+pub enum Outcome {
+    /// A response with a 2xx status arrived in full.
+    Ok {
+        /// The HTTP status.
+        status: u16,
+    },
+    /// Anything else.
+    Failed {
+        /// Why.
+        kind: FailureKind,
+    },
+}
+
+impl Outcome {
+    /// Whether the request counts as ok (2xx, body read).
+    pub fn is_ok(&self) -> bool {
+        matches!(self, Outcome::Ok { .. })
+    }
+}
+
+/// Why a request failed; the summary counts failures by kind.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum FailureKind {
+    /// A response arrived with a status outside 2xx.
+    Status(u16),
+    /// The request timed out.
+    Timeout,
+    /// No connection could be made.
+    Connect,
+    /// The response body could not be read.
+    Body,
+    /// Any other transport error.
+    Request,
+    /// The run's deadline passed before the request could be sent or finish; it was
+    /// counted, not silently dropped.
+    Deadline,
+    /// An open loop's intended start found its cap of requests in flight: not sent, counted.
+    Dropped,
+}
+
+impl std::fmt::Display for FailureKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FailureKind::Status(code) => write!(f, "status {code}"),
+            FailureKind::Timeout => f.write_str("timeout"),
+            FailureKind::Connect => f.write_str("connect"),
+            FailureKind::Body => f.write_str("body"),
+            FailureKind::Request => f.write_str("request"),
+            FailureKind::Deadline => f.write_str("deadline"),
+            FailureKind::Dropped => f.write_str("dropped"),
+        }
+    }
+}
+
+/// Whether a request opened a connection or rode on one opened before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Connection {
+    /// The first request seen on its connection.
+    New,
+    /// A later request on a connection seen before.
+    Reused,
+    /// Not a perfshape server (or no response): the connection was not reported.
+    Unknown,
+}
+
+/// One request, start to end. Instants are offsets from the run's start.
+#[derive(Clone, Debug, Serialize)]
+pub struct RequestRecord {
+    /// 0-based position in the load.
+    pub index: usize,
+    /// When the load meant to send it (equal to `start` for closed strategies).
+    #[serde(with = "crate::vocab::millis")]
+    pub intended_start: Duration,
+    /// When it was sent.
+    #[serde(with = "crate::vocab::millis")]
+    pub start: Duration,
+    /// When its response (or its failure) arrived.
+    #[serde(with = "crate::vocab::millis")]
+    pub end: Duration,
+    /// What became of it.
+    #[serde(flatten)]
+    pub outcome: Outcome,
+    /// The server thread that ran the handler, when the server said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub served_by: Option<String>,
+    /// New or reused connection, when the server said.
+    pub connection: Connection,
+    /// The server's runtime figures at handler start, when the server said.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server_at_start: Option<RuntimeFigures>,
+    /// What the transport said, for a request that failed without a response (the connect
+    /// error, say), so a report can quote it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The client end of the connection, when the server said (classifies `connection`).
+    #[serde(skip)]
+    pub(crate) peer: Option<SocketAddr>,
+}
+
+impl RequestRecord {
+    /// Time from the intended start to the end: what the user waited.
+    pub fn latency(&self) -> Duration {
+        self.end.saturating_sub(self.intended_start)
+    }
+
+    /// A request that failed before any response: `kind` says why (the run's deadline
+    /// passed, or no client could be built for it). It is counted, never dropped.
+    pub(crate) fn failed_at(index: usize, at: Duration, kind: FailureKind) -> Self {
+        RequestRecord {
+            index,
+            intended_start: at,
+            start: at,
+            end: at,
+            outcome: Outcome::Failed { kind },
+            served_by: None,
+            connection: Connection::Unknown,
+            server_at_start: None,
+            error: None,
+            peer: None,
+        }
+    }
+}

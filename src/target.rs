@@ -1,0 +1,234 @@
+//! What a claim measures: a router perfshape serves on a constrained pool (yours or its
+//! demo), or a service already running at a URL — with the load client that measures it,
+//! on a pool of its own, reused across rounds.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use crate::client::{Limits, LoadClient};
+use crate::endpoint::Endpoint;
+use crate::error::{Error, Result};
+use crate::pool::{Pool, PoolSettings};
+use crate::server::Server;
+use crate::vocab::Lifecycle;
+
+/// How long [`Target::url`] waits for a TCP connection before calling a service
+/// unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// A service under measurement, and the load client that measures it.
+///
+/// - [`Target::serve`]: your `axum::Router`, served by perfshape on a pool it owns
+///   (`workers`, `max_blocking`), on `127.0.0.1` at a free port, every response stamped
+///   with the worker that served it;
+/// - [`Target::url`]: any running service, in any language, on any host you name;
+/// - [`Target::demo`]: perfshape's own demo service, whose routes are the server
+///   strategies of the experiments (the suite's claims run on it).
+///
+/// The load client runs on its own 2-worker pool, so a starved server cannot stall the
+/// clock that measures it.
+///
+/// ```
+/// use axum::{Router, routing::get};
+/// use perfshape::{PoolSettings, Target};
+///
+/// let router = Router::new().route("/health", get(|| async { "ok" }));
+/// let target = Target::serve(router, PoolSettings::workers(1)?)?;
+/// assert_eq!(target.describe(), "router on W=1 B=512");
+/// let health = target.endpoint("/health")?; // one GET: the endpoint answers 2xx
+/// assert!(health.url().ends_with("/health"));
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Target {
+    base: String,
+    kind: Kind,
+    client: LoadClient,
+    // Declared last: the server's pool is dropped after the client stops sending.
+    server: Option<Server>,
+}
+
+/// Which kind of target, for reports and for what a target can do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    Demo,
+    Router,
+    Url,
+}
+
+impl Target {
+    /// `router`, served by perfshape on a new pool with `settings`.
+    pub fn serve(router: axum::Router, settings: PoolSettings) -> Result<Target> {
+        let server = Server::serve(router, Pool::new("server", settings)?)?;
+        Target::with_server(server, Kind::Router)
+    }
+
+    /// A router you started yourself with [`Server::serve`] (on a pool you built, say
+    /// because building the router needs its runtime).
+    pub fn server(server: Server) -> Result<Target> {
+        Target::with_server(server, Kind::Router)
+    }
+
+    /// perfshape's demo service (every server strategy, and `/health`) on a new pool with
+    /// `settings`.
+    pub fn demo(settings: PoolSettings) -> Result<Target> {
+        let server = Server::start(Pool::new("server", settings)?)?;
+        Target::with_server(server, Kind::Demo)
+    }
+
+    /// A running service at `base` (e.g. `http://127.0.0.1:8080` or
+    /// `https://staging.example.com/api`); endpoints' paths are appended to it.
+    ///
+    /// Fails at once, before any load, when `base` is not an `http(s)` URL or no TCP
+    /// connection to its host can be made within 3 s — naming the URL and the error.
+    ///
+    /// ```
+    /// use perfshape::Target;
+    ///
+    /// let err = Target::url("not a url").unwrap_err();
+    /// assert!(err.to_string().starts_with("cannot reach not a url: not a URL"), "{err}");
+    /// ```
+    pub fn url(base: &str) -> Result<Target> {
+        let parsed = crate::client::check_url(base)?;
+        let unreachable = |reason: String| Error::Unreachable {
+            url: base.to_string(),
+            reason,
+        };
+        let host = parsed.host_str().unwrap_or_default();
+        let port = parsed.port_or_known_default().unwrap_or(80);
+        let addrs: Vec<_> = (host, port)
+            .to_socket_addrs()
+            .map_err(|e| unreachable(format!("looking up {host}:{port}: {e}")))?
+            .collect();
+        let mut last = None;
+        for addr in &addrs {
+            match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
+                Ok(_) => {
+                    last = None;
+                    break;
+                }
+                Err(e) => last = Some(format!("connecting to {addr}: {e}")),
+            }
+        }
+        if let Some(reason) = last {
+            return Err(unreachable(reason));
+        }
+        if addrs.is_empty() {
+            return Err(unreachable(format!("{host}:{port} has no address")));
+        }
+        Ok(Target {
+            base: base.trim_end_matches('/').to_string(),
+            kind: Kind::Url,
+            client: default_client(Lifecycle::Shared, Limits::default())?,
+            server: None,
+        })
+    }
+
+    /// A running service reached at the origin of `url` (scheme, host, port), and the
+    /// path and query of `url` for [`endpoint`](Self::endpoint): what `perfshape probe URL`
+    /// takes apart.
+    ///
+    /// ```
+    /// use perfshape::Target;
+    ///
+    /// let err = Target::split_url("http://127.0.0.1:9/orders").unwrap_err();
+    /// assert!(err.to_string().starts_with("cannot reach http://127.0.0.1:9/orders"), "{err}");
+    /// ```
+    pub fn split_url(url: &str) -> Result<(Target, String)> {
+        let parsed = crate::client::check_url(url)?;
+        let path = match parsed.query() {
+            Some(query) => format!("{}?{query}", parsed.path()),
+            None => parsed.path().to_string(),
+        };
+        let origin = parsed.origin().ascii_serialization();
+        let target = Target::url(&origin).map_err(|e| match e {
+            Error::Unreachable { reason, .. } => Error::Unreachable {
+                url: url.to_string(),
+                reason,
+            },
+            other => other,
+        })?;
+        Ok((target, path))
+    }
+
+    fn with_server(server: Server, kind: Kind) -> Result<Target> {
+        Ok(Target {
+            base: server.base_url(),
+            kind,
+            client: default_client(Lifecycle::Shared, Limits::default())?,
+            server: Some(server),
+        })
+    }
+
+    /// The same target measured by a client of another lifecycle (a client per request,
+    /// pooled clients, a per-host connection cap: seed 001's question).
+    pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Result<Target> {
+        self.client = default_client(lifecycle, self.client.limits())?;
+        Ok(self)
+    }
+
+    /// The same target measured with other per-request and per-run [`Limits`].
+    pub fn with_limits(mut self, limits: Limits) -> Result<Target> {
+        self.client = default_client(self.client.lifecycle(), limits)?;
+        Ok(self)
+    }
+
+    /// An endpoint of this target: `path` (with its query, if any) must start with `/`.
+    ///
+    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
+    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
+    /// error.
+    pub fn endpoint(&self, path: &str) -> Result<Endpoint<'_>> {
+        let endpoint = Endpoint::new(self, path)?;
+        endpoint.preflight()?;
+        Ok(endpoint)
+    }
+
+    /// The full URL of `path_and_query` on this target.
+    pub fn url_of(&self, path_and_query: &str) -> Result<String> {
+        if !path_and_query.starts_with('/') {
+            return Err(Error::invalid(
+                "path",
+                format!("{path_and_query:?}"),
+                "a path that starts with / (e.g. \"/orders?limit=10\")",
+            ));
+        }
+        Ok(format!("{}{path_and_query}", self.base))
+    }
+
+    /// The load client that measures this target.
+    pub fn client(&self) -> &LoadClient {
+        &self.client
+    }
+
+    /// The server perfshape runs for this target, if it runs one (not for a URL).
+    pub fn served(&self) -> Option<&Server> {
+        self.server.as_ref()
+    }
+
+    /// The pool settings of the server, when perfshape serves it.
+    pub fn pool_settings(&self) -> Option<PoolSettings> {
+        self.server.as_ref().map(|s| s.pool().settings())
+    }
+
+    /// Whether this is perfshape's demo service, which serves every server strategy.
+    pub fn is_demo(&self) -> bool {
+        self.kind == Kind::Demo
+    }
+
+    /// What the target is, in stable words for reports and snapshots (never a port):
+    /// `router on W=1 B=512`, `demo service on W=2 B=512`, `running service`.
+    pub fn describe(&self) -> String {
+        match (self.kind, self.pool_settings()) {
+            (Kind::Demo, Some(pool)) => format!("demo service on {pool}"),
+            (Kind::Router, Some(pool)) => format!("router on {pool}"),
+            _ => "running service".to_string(),
+        }
+    }
+}
+
+/// The load client every target gets: two workers of its own, so that its clock keeps
+/// running whatever the server does.
+fn default_client(lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
+    LoadClient::with_limits(Pool::workers("client", 2)?, lifecycle, limits)
+}

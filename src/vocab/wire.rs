@@ -1,0 +1,97 @@
+//! What a perfshape-served response says about how it was served, on the wire: the server
+//! writes it (any router, through its tracing layer) and the load client reads it, so
+//! both sides share these names and formats and neither needs the other.
+
+use std::net::SocketAddr;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+/// Response header: the name of the thread that started the handler (`server-0`, ...).
+pub const SERVED_BY: &str = "x-perfshape-served-by";
+/// Response header: the client end of the connection, as the server saw it.
+pub const PEER: &str = "x-perfshape-peer";
+/// Response header: [`RuntimeFigures`] when the handler started.
+pub const RUNTIME: &str = "x-perfshape-runtime";
+
+/// The JSON body of every work response of perfshape's demo strategies.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct WorkReport {
+    /// The strategy that served the request (`blocking`, `async`, ...).
+    pub strategy: String,
+    /// Microseconds from server start to the handler's first line.
+    pub begin_us: u64,
+    /// Microseconds from server start to the handler's last line.
+    pub end_us: u64,
+    /// For the CPU strategy: logarithms computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iterations: Option<u64>,
+}
+
+/// Stable tokio runtime metrics, read when a handler starts: the tokio counterpart of the
+/// thread-pool figures ASP.NET reported in seed 000.
+///
+/// ```
+/// use perfshape::server::RuntimeFigures;
+///
+/// let figures: RuntimeFigures = "workers=2 alive=5 queue=0".parse()?;
+/// assert_eq!(figures.num_alive_tasks, 5);
+/// assert_eq!(figures.to_string(), "workers=2 alive=5 queue=0");
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeFigures {
+    /// Worker threads in the runtime.
+    pub num_workers: usize,
+    /// Tasks alive in the runtime (connections and spawned work).
+    pub num_alive_tasks: usize,
+    /// Tasks waiting in the global (injection) queue.
+    pub global_queue_depth: usize,
+}
+
+impl std::fmt::Display for RuntimeFigures {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "workers={} alive={} queue={}",
+            self.num_workers, self.num_alive_tasks, self.global_queue_depth
+        )
+    }
+}
+
+impl FromStr for RuntimeFigures {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<Self> {
+        let mut figures = [None; 3];
+        for pair in text.split_whitespace() {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let slot = match key {
+                "workers" => 0,
+                "alive" => 1,
+                "queue" => 2,
+                _ => continue,
+            };
+            figures[slot] = value.parse().ok();
+        }
+        match figures {
+            [Some(num_workers), Some(num_alive_tasks), Some(global_queue_depth)] => {
+                Ok(RuntimeFigures {
+                    num_workers,
+                    num_alive_tasks,
+                    global_queue_depth,
+                })
+            }
+            _ => Err(crate::Error::invalid(
+                RUNTIME,
+                text,
+                "workers=N alive=N queue=N",
+            )),
+        }
+    }
+}
+
+/// The peer header's value as an address, when it is one.
+pub(crate) fn parse_peer(value: &str) -> Option<SocketAddr> {
+    value.parse().ok()
+}
