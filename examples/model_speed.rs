@@ -4,7 +4,8 @@
 
 use std::time::{Duration, Instant};
 
-use perfshape::{ClientStrategy, Model, Offered, PoolSettings, ServerStrategy};
+use perfshape::model::Offered;
+use perfshape::{ClientStrategy, Model, PoolSettings, ServerStrategy};
 
 fn main() -> perfshape::Result {
     let ms = Duration::from_millis;

@@ -16,9 +16,10 @@ use crate::run::Run;
 use crate::target::Target;
 use crate::vocab::{ClientStrategy, PoolSettings, ServerStrategy};
 
-/// Requests of the baseline "one request alone": their mean, so that one slow request
-/// does not set the baseline of a whole round.
-const ALONE: usize = 3;
+/// Requests of the baseline "one request alone", in a row (their mean): one keeps the
+/// baseline cheap for a slow endpoint, and the claim's median over rounds and its noise
+/// floor already absorb one slow request.
+const ALONE: usize = 1;
 /// The default fan-out of a claim: enough that a handler holding its worker stands out
 /// by far (N× on one worker) while a healthy one costs one request's time.
 const DEFAULT_FAN_OUT: usize = 10;
@@ -62,6 +63,11 @@ impl<'t> Endpoint<'t> {
     /// status or connect error, before any load is offered.
     pub(crate) fn preflight(&self) -> Result<()> {
         self.run(ClientStrategy::Sequential, 1).map(drop)
+    }
+
+    /// The target this endpoint belongs to.
+    pub fn target(&self) -> &'t Target {
+        self.target
     }
 
     /// The path and query, e.g. `/orders?limit=10`.
@@ -162,38 +168,37 @@ impl<'t> Endpoint<'t> {
     }
 
     /// **Keeps answering**: this (cheap) endpoint, sent while `slow` is served to a fan-out
-    /// that can fill every worker, answers within a quarter of one `slow` request's time.
+    /// that can fill every worker, waits less than a quarter of one `slow` request's time.
     /// On an async or offloading server a worker is free and it answers at once (the
     /// model: 0); when `slow` holds its workers it waits for one (the model: the rest of
-    /// the slow work).
+    /// the slow work, 0.8 of it).
     ///
     /// Seed 000's C4 on your service. `slow` is sent `slow.concurrency` times (default:
-    /// the server's workers, which a handler holding its worker fills exactly); this
-    /// endpoint is sent a fifth of a `slow` request's time later, measured in the same
-    /// rounds.
+    /// the server's workers, which a handler holding its worker fills exactly), and this
+    /// endpoint a fifth of a `slow` request's time later. The unit is measured in the same
+    /// run: the quickest of those `slow` requests, one served without queueing.
     pub fn keeps_answering_during(&self, slow: &Endpoint<'t>) -> Claim<'t> {
         let n = slow
             .concurrency
             .unwrap_or_else(|| slow.workers().map_or(DEFAULT_FAN_OUT, |p| p.workers));
-        let alone_time: Rc<Cell<Option<Duration>>> = Rc::default();
+        let quickest: Rc<Cell<Option<Duration>>> = Rc::default();
+        let waits: Rc<RefCell<Vec<Duration>>> = Rc::default();
         let evidence = Evidence::default();
-        let (cheap, busy, last, pool, seen) = (
-            self.clone(),
-            slow.clone(),
-            Rc::clone(&alone_time),
-            self.server_pool(),
-            evidence.clone(),
-        );
-        let during = Measure::duration(
-            &format!("{} during {n} × {}", self.path, slow.path),
+        let (cheap, busy, pool) = (self.clone(), slow.clone(), self.server_pool());
+        let (last, waited, seen) = (Rc::clone(&quickest), Rc::clone(&waits), evidence.clone());
+        let during = Measure::value(
+            &format!(
+                "{} wait during {n} × {} ÷ one {}",
+                self.path, slow.path, slow.path
+            ),
             move || {
-                let alone = match last.get() {
-                    Some(alone) => alone,
-                    None => busy.alone()?,
+                // A fifth of a slow request in: the slow ones hold what they hold by then.
+                let after = match last.get() {
+                    Some(unit) => unit / 5,
+                    None => busy.alone()? / 5,
                 };
-                let after = alone / 5;
                 let mut answered = None;
-                seen.observe(pool, || {
+                let run = seen.observe(pool, || {
                     let (run, probe) = busy.target.client().run_with_probe(
                         ClientStrategy::FanOut,
                         &busy.url(),
@@ -205,38 +210,41 @@ impl<'t> Endpoint<'t> {
                     Ok(run)
                 })?;
                 let record = answered.expect("a probe was asked for");
-                let latency = record.latency();
+                let wait = record.latency();
                 // A cheap request that failed gives no figure: say which and why.
-                Run::new(&cheap.url(), vec![record], latency).require_ok()?;
-                Ok(latency)
+                Run::new(&cheap.url(), vec![record], wait).require_ok()?;
+                let unit = run
+                    .records
+                    .iter()
+                    .map(|r| r.latency())
+                    .min()
+                    .unwrap_or_default();
+                last.set(Some(unit));
+                waited.borrow_mut().push(wait);
+                Ok(wait.as_secs_f64() / unit.as_secs_f64().max(f64::MIN_POSITIVE))
             },
         );
-        let (busy, last) = (slow.clone(), Rc::clone(&alone_time));
-        let alone = Measure::duration(&format!("{} alone", slow.path), move || {
-            let alone = busy.alone()?;
-            last.set(Some(alone));
-            Ok(alone)
-        });
         let (path, slow_path) = (self.path.clone(), slow.path.clone());
-        Claim::ratio(
+        Claim::figure(
             &format!("{} keeps answering while {} runs", self.path, slow.path),
             during,
-            alone,
         )
         .at_most(0.25)
         .context("target", self.target.describe())
         .context("n", n)
         .context("sent after", "a fifth of one slow request")
         .explain(move |report: &ClaimReport| {
-            let waited = report.side_medians().first().copied().unwrap_or(f64::NAN);
+            let mut waits = waits.borrow().clone();
+            waits.sort();
+            let wait = waits.get(waits.len() / 2).copied().unwrap_or_default();
             let why = if report.verdict.holds() {
                 "a worker was free"
             } else {
                 "every worker was held"
             };
             let mut lines = vec![format!(
-                "{path} answered in {:.1} ms while {n} × {slow_path} ran ({:.2} of one {slow_path}): {why}",
-                waited * 1e3,
+                "{path} waited {:.1} ms while {n} × {slow_path} ran ({:.2} of one {slow_path}): {why}",
+                wait.as_secs_f64() * 1e3,
                 report.median
             )];
             lines.extend(evidence.describe(&format!("{n} × {slow_path}")));

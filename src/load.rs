@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use crate::claim::{Expected, Measure};
+use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::model::{Model, Prediction};
 use crate::pool::Pool;
@@ -44,21 +45,29 @@ pub struct Load<'t> {
 
 impl Target {
     /// `scenario` (built with [`Target::scenario`]) on this target, which must be the demo
-    /// service with the scenario's pool and lifecycle.
+    /// service with the scenario's pool and lifecycle: the request goes to the route of
+    /// the scenario's server strategy.
     pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'_>> {
+        if !self.is_demo() {
+            return Err(Error::invalid(
+                "target",
+                self.describe(),
+                "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
+                 for your own endpoint, endpoint.load(scenario) declares how it behaves",
+            ));
+        }
         let scenario = scenario.into().0?;
-        self.check_can_run(&scenario)?;
         let url = self.url_of(&scenario.server.path_and_query(scenario.work)?)?;
-        let model = scenario.model();
-        let prediction = model.predict()?;
-        Ok(Load {
-            target: self,
-            scenario,
-            url,
-            model,
-            prediction,
-            summaries: RefCell::new(Vec::new()),
-        })
+        Load::new(self, url, scenario)
+    }
+}
+
+impl<'t> Endpoint<'t> {
+    /// This endpoint, claimed to behave like `scenario`'s server strategy with its work
+    /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
+    /// measures expect what the model predicts for that strategy.
+    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'t>> {
+        Load::new(self.target(), self.url(), scenario.into().0?)
     }
 }
 
@@ -80,6 +89,20 @@ impl From<crate::scenario::ScenarioBuilder> for ScenarioInput {
 }
 
 impl<'t> Load<'t> {
+    fn new(target: &'t Target, url: String, scenario: Scenario) -> Result<Load<'t>> {
+        target.check_matches(&scenario)?;
+        let model = scenario.model();
+        let prediction = model.predict()?;
+        Ok(Load {
+            target,
+            scenario,
+            url,
+            model,
+            prediction,
+            summaries: RefCell::new(Vec::new()),
+        })
+    }
+
     /// The scenario.
     pub fn scenario(&self) -> &Scenario {
         &self.scenario
@@ -149,17 +172,43 @@ impl<'t> Load<'t> {
         Ok((run, probe))
     }
 
-    fn with_context<'m>(&self, measure: Measure<'m>) -> Measure<'m> {
+    /// Opens what a run will use — a connection per request it holds at once, the
+    /// threads that serve them — with one concurrent request each: a warm-up far cheaper
+    /// than a whole sequential run.
+    fn warm(&self) -> Result<()> {
+        let concurrency = self.scenario.client.concurrency(self.scenario.n).max(1);
+        let run = self
+            .target
+            .client()
+            .run(ClientStrategy::FanOut, &self.url, concurrency)?;
+        run.require_ok().map(drop)
+    }
+
+    fn described<'m>(&'m self, measure: Measure<'m>) -> Measure<'m> {
+        let served = self.target.served().is_some();
+        let measure = measure.warm_with(move || self.warm());
         self.scenario
             .context()
             .into_iter()
+            .map(|(key, value)| match key {
+                // A running service's pool is not known, only what the model assumes.
+                "server pool" if !served => ("modelled server pool", value),
+                _ => (key, value),
+            })
             .fold(measure, |m, (key, value)| m.context(key, value))
+    }
+
+    /// What the model predicts for one run's wall time: a [`wall`](Self::wall) measure's
+    /// expectation, which another load's measure may be held against
+    /// (`async_load.wall().expecting(blocking_load.expected_wall())`).
+    pub fn expected_wall(&self) -> Expected {
+        Expected::duration(self.prediction.wall, self.model.describe())
     }
 
     /// The wall time of one run; expects the model's wall.
     pub fn wall(&self) -> Measure<'_> {
-        let expected = Expected::duration(self.prediction.wall, self.model.describe());
-        self.with_context(Measure::duration(&self.label(), move || {
+        let expected = self.expected_wall();
+        self.described(Measure::duration(&self.label(), move || {
             Ok(self.run()?.wall)
         }))
         .expecting(expected)
@@ -172,7 +221,7 @@ impl<'t> Load<'t> {
             format!("throughput of {}", self.model.describe()),
         );
         let work = self.scenario.work;
-        self.with_context(Measure::rate(&self.label(), move || {
+        self.described(Measure::rate(&self.label(), move || {
             Ok(self.run()?.summary(work / 2).throughput)
         }))
         .expecting(expected)
@@ -185,7 +234,7 @@ impl<'t> Load<'t> {
             format!("mean latency of {}", self.model.describe()),
         );
         let work = self.scenario.work;
-        self.with_context(Measure::duration(
+        self.described(Measure::duration(
             &format!("mean latency of {}", self.label()),
             move || {
                 let summary = self.run()?.summary(work / 2);
@@ -206,10 +255,13 @@ impl<'t> Load<'t> {
         let littles = move |throughput: f64, mean: f64| throughput * (mean + think);
         let expected = Expected::new(
             littles(self.prediction.throughput, self.prediction.mean_latency),
-            format!("throughput × (latency + think) of {}", self.model.describe()),
+            format!(
+                "throughput × (latency + think) of {}",
+                self.model.describe()
+            ),
         );
         let work = self.scenario.work;
-        self.with_context(Measure::value(
+        self.described(Measure::value(
             &format!("users in the system, {}", self.label()),
             move || {
                 let summary = self.run()?.summary(work / 2);
@@ -231,7 +283,7 @@ impl<'t> Load<'t> {
             .and_then(|p| p.probe_latency)
             .filter(|latency| !latency.is_zero());
         let measure = self
-            .with_context(Measure::duration(
+            .described(Measure::duration(
                 &format!("/health during {}", self.label()),
                 move || {
                     let (_, probe) = self.run_with_probe(Some(after))?;

@@ -65,15 +65,21 @@ impl Scenario {
         }
     }
 
-    /// `client → server`, e.g. `sync-over-async(1 threads) → blocking`: how a claim's
-    /// side is labelled.
+    /// `client → server`, e.g. `sync-over-async(1 threads) → blocking` or `12 users →
+    /// async`: how a claim's side is labelled (a loop's full settings are in the context).
     pub fn label(&self) -> String {
-        format!("{} → {}", self.client, self.server)
+        let server = self.server;
+        match self.client {
+            ClientStrategy::ClosedLoop { users, .. } => format!("{users} users → {server}"),
+            ClientStrategy::OpenLoop { rate, .. } => format!("open loop at {rate}/s → {server}"),
+            client => format!("{client} → {server}"),
+        }
     }
 
     /// The settings a claim shows for this scenario, in stable form.
     pub fn context(&self) -> Vec<(&'static str, String)> {
         let mut context = vec![
+            ("client", self.client.to_string()),
             ("server pool", self.server_pool.to_string()),
             ("lifecycle", self.lifecycle.to_string()),
             ("work", format!("{} ms", self.work.as_millis())),
@@ -190,21 +196,20 @@ impl Target {
         }
     }
 
-    /// Checks that this target can run `scenario`: perfshape's demo service, with the
-    /// scenario's server pool and client lifecycle.
-    pub(crate) fn check_can_run(&self, scenario: &Scenario) -> Result<()> {
-        if !self.is_demo() {
-            return Err(Error::invalid(
-                "target",
-                self.describe(),
-                "perfshape's demo service (Target::demo) for a scenario's server strategy",
-            ));
-        }
-        if self.pool_settings() != Some(scenario.server_pool) {
+    /// Checks that this target measures the way `scenario` says: with the scenario's
+    /// client lifecycle and, when perfshape serves it, on the scenario's server pool.
+    pub(crate) fn check_matches(&self, scenario: &Scenario) -> Result<()> {
+        if self
+            .pool_settings()
+            .is_some_and(|pool| pool != scenario.server_pool)
+        {
             return Err(Error::invalid(
                 "server pool",
                 format!("{} in the scenario", scenario.server_pool),
-                format!("the target's {} (build it with target.scenario())", self.describe()),
+                format!(
+                    "the target's {} (build it with target.scenario())",
+                    self.describe()
+                ),
             ));
         }
         if self.client().lifecycle() != scenario.lifecycle {

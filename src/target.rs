@@ -184,6 +184,15 @@ impl Target {
         Ok(endpoint)
     }
 
+    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
+    pub fn demo_endpoint(
+        &self,
+        strategy: crate::vocab::ServerStrategy,
+        work: Duration,
+    ) -> Result<Endpoint<'_>> {
+        self.endpoint(&strategy.path_and_query(work)?)
+    }
+
     /// The full URL of `path_and_query` on this target.
     pub fn url_of(&self, path_and_query: &str) -> Result<String> {
         if !path_and_query.starts_with('/') {

@@ -44,6 +44,17 @@ impl Checked {
         &self.report
     }
 
+    /// Side `side`'s figure in every round, in order (sides count from 0 in the order the
+    /// claim was given them): what another claim about the same side can replay
+    /// ([`Measure::replaying`](crate::Measure::replaying)).
+    pub fn figures(&self, side: usize) -> Vec<f64> {
+        self.report
+            .rounds
+            .iter()
+            .filter_map(|r| r.figures.get(side).copied())
+            .collect()
+    }
+
     /// Adds a deterministic fact (a wave count the shape fixes, a connection count) to the
     /// report and its snapshot. Only values that do not move while the shape holds belong
     /// here.

@@ -33,6 +33,7 @@ impl Unit {
 }
 
 type MeasureFn<'a> = Box<dyn FnMut() -> Result<f64> + 'a>;
+type WarmFn<'a> = Box<dyn FnMut() -> Result<()> + 'a>;
 
 /// A labelled measurement: called once per round, it returns one figure.
 ///
@@ -58,6 +59,8 @@ pub struct Measure<'a> {
     pub(crate) run: MeasureFn<'a>,
     pub(crate) expected: Option<Expected>,
     pub(crate) context: BTreeMap<String, String>,
+    warm: Option<WarmFn<'a>>,
+    replay: std::collections::VecDeque<f64>,
 }
 
 impl<'a> Measure<'a> {
@@ -68,6 +71,52 @@ impl<'a> Measure<'a> {
             run,
             expected: None,
             context: BTreeMap::new(),
+            warm: None,
+            replay: std::collections::VecDeque::new(),
+        }
+    }
+
+    /// How to warm up what this measure uses (connections, threads) before the first
+    /// round, when that is cheaper than a whole unrecorded measurement — a load's
+    /// measures open their connections with one concurrent request each.
+    #[must_use]
+    pub fn warm_with(mut self, warm: impl FnMut() -> Result<()> + 'a) -> Self {
+        self.warm = Some(Box::new(warm));
+        self
+    }
+
+    /// Figures of this very measure taken earlier in this run (another claim's rounds on
+    /// the same side, [`Checked::figures`](crate::Checked::figures)), given in order before
+    /// any new measurement: a second claim about the same side costs no new rounds unless
+    /// it needs more than were taken. Nothing is warmed up for a measure that replays.
+    #[must_use]
+    pub fn replaying(mut self, figures: impl IntoIterator<Item = f64>) -> Self {
+        self.replay.extend(figures);
+        self
+    }
+
+    /// Whether figures from earlier rounds are waiting to be replayed.
+    pub(crate) fn replays(&self) -> bool {
+        !self.replay.is_empty()
+    }
+
+    /// The next figure: a replayed one while any is left, else a new measurement.
+    pub(crate) fn next(&mut self) -> Result<f64> {
+        match self.replay.pop_front() {
+            Some(figure) => Ok(figure),
+            None => (self.run)(),
+        }
+    }
+
+    /// Warms up before the first round: nothing for a measure that replays earlier
+    /// rounds, its own warm-up when it has one, else one unrecorded measurement.
+    pub(crate) fn warm_up(&mut self) -> Result<()> {
+        if self.replays() {
+            return Ok(());
+        }
+        match &mut self.warm {
+            Some(warm) => warm(),
+            None => (self.run)().map(drop),
         }
     }
 

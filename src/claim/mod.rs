@@ -32,6 +32,9 @@ enum Relation<'a> {
     Ratio(Measure<'a>, Measure<'a>),
     /// measured ÷ the measure's expectation.
     Bound(Measure<'a>),
+    /// The measured figure itself: a ratio taken inside one run (say, a cheap request's
+    /// wait ÷ a slow request's time in the same load).
+    Figure(Measure<'a>),
     /// Sides listed in the order claimed, largest first; the figure is the smallest
     /// ratio between neighbours.
     Ordering(Vec<Measure<'a>>),
@@ -41,7 +44,7 @@ impl<'a> Relation<'a> {
     fn sides(&mut self) -> Vec<&mut Measure<'a>> {
         match self {
             Relation::Ratio(a, b) => vec![a, b],
-            Relation::Bound(m) => vec![m],
+            Relation::Bound(m) | Relation::Figure(m) => vec![m],
             Relation::Ordering(sides) => sides.iter_mut().collect(),
         }
     }
@@ -50,6 +53,7 @@ impl<'a> Relation<'a> {
         match self {
             Relation::Ratio(..) => x[0] / x[1],
             Relation::Bound(m) => x[0] / m.expected.as_ref().map_or(f64::NAN, |e| e.value),
+            Relation::Figure(_) => x[0],
             Relation::Ordering(_) => x
                 .windows(2)
                 .map(|w| w[0] / w[1])
@@ -60,14 +64,14 @@ impl<'a> Relation<'a> {
     fn measures(&self) -> Vec<&Measure<'a>> {
         match self {
             Relation::Ratio(a, b) => vec![a, b],
-            Relation::Bound(m) => vec![m],
+            Relation::Bound(m) | Relation::Figure(m) => vec![m],
             Relation::Ordering(sides) => sides.iter().collect(),
         }
     }
 
     /// The figure the sides' expectations give, when every side has one.
     fn ideal(&self) -> Option<f64> {
-        if matches!(self, Relation::Bound(_)) {
+        if matches!(self, Relation::Bound(_) | Relation::Figure(_)) {
             return None;
         }
         let expected: Option<Vec<f64>> = self
@@ -105,20 +109,43 @@ impl<'a> Relation<'a> {
         match self {
             Relation::Ratio(..) => "ratio",
             Relation::Bound(..) => "bound",
+            Relation::Figure(..) => "figure",
             Relation::Ordering(_) => "ordering",
         }
     }
 
     fn describe(&self) -> String {
+        let labels = self.labels();
         match self {
-            Relation::Ratio(a, b) => format!("{} ÷ {}", a.label, b.label),
-            Relation::Bound(m) => format!("{} ÷ expected", m.label),
-            Relation::Ordering(sides) => sides
-                .iter()
-                .map(|s| s.label.as_str())
-                .collect::<Vec<_>>()
-                .join(" > "),
+            Relation::Ratio(..) => format!("{} ÷ {}", labels[0], labels[1]),
+            Relation::Bound(..) => format!("{} ÷ expected", labels[0]),
+            Relation::Figure(..) => labels[0].clone(),
+            Relation::Ordering(_) => labels.join(" > "),
         }
+    }
+
+    /// Each side's label; sides that share a label are told apart by the settings they
+    /// do not share (`fan-out → blocking (server pool W=1 B=512)`).
+    fn labels(&self) -> Vec<String> {
+        let measures = self.measures();
+        let agreed = self.context();
+        measures
+            .iter()
+            .map(|m| {
+                let twins = measures.iter().filter(|o| o.label == m.label).count();
+                let own: Vec<String> = m
+                    .context
+                    .iter()
+                    .filter(|(key, _)| !agreed.contains_key(*key))
+                    .map(|(key, value)| format!("{key} {value}"))
+                    .collect();
+                if twins > 1 && !own.is_empty() {
+                    format!("{} ({})", m.label, own.join(", "))
+                } else {
+                    m.label.clone()
+                }
+            })
+            .collect()
     }
 }
 
@@ -184,6 +211,12 @@ impl<'a> Claim<'a> {
         Claim::new(name, Relation::Bound(measured))
     }
 
+    /// The measured figure itself, against the band: for a ratio taken inside one run,
+    /// whose two parts cannot be measured apart.
+    pub fn figure(name: &str, measured: Measure<'a>) -> Self {
+        Claim::new(name, Relation::Figure(measured))
+    }
+
     /// The sides are claimed to be in this order, largest first; the band applies to the
     /// smallest ratio between neighbours (`at_least(1.1)`: each beats the next by 10 %).
     pub fn ordering(name: &str, sides: Vec<Measure<'a>>) -> Self {
@@ -223,8 +256,9 @@ impl<'a> Claim<'a> {
         self
     }
 
-    /// Unrecorded measurements of each side before the first round (default 1): the first
-    /// run pays for connections and thread start-up.
+    /// Warm-ups of each side before the first round (default 1): the first run pays for
+    /// connections and thread start-up. A warm-up is the side's own
+    /// ([`Measure::warm_with`]) or one unrecorded measurement.
     pub fn warmup(mut self, warmup: usize) -> Self {
         self.warmup = warmup;
         self
@@ -273,6 +307,19 @@ impl<'a> Claim<'a> {
         if let Relation::Ordering(sides) = &self.relation {
             crate::error::check_range("ordering sides", sides.len(), 2, 16, "")?;
         }
+        let replaying = self
+            .relation
+            .measures()
+            .iter()
+            .filter(|m| m.replays())
+            .count();
+        if replaying > 0 && replaying < self.relation.measures().len() {
+            return Err(Error::invalid(
+                "replayed sides",
+                format!("{replaying} of {}", self.relation.measures().len()),
+                "all sides or none: a replayed figure is only interleaved with the figures it was measured with",
+            ));
+        }
         if let Relation::Bound(measure) = &self.relation {
             let Some(expected) = &measure.expected else {
                 return Err(Error::invalid(
@@ -307,7 +354,7 @@ impl<'a> Claim<'a> {
         let count = self.relation.sides().len();
         for _ in 0..self.warmup {
             for side in self.relation.sides() {
-                measure(side)?;
+                side.warm_up()?;
             }
         }
         let mut rounds: Vec<Round> = Vec::new();
@@ -344,9 +391,10 @@ impl<'a> Claim<'a> {
         };
         let units = self
             .relation
-            .sides()
-            .iter()
-            .map(|s| (s.label.clone(), s.unit))
+            .labels()
+            .into_iter()
+            .zip(self.relation.measures())
+            .map(|(label, s)| (label, s.unit))
             .collect();
         let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
         let expected = match &self.relation {
@@ -390,7 +438,7 @@ impl<'a> Claim<'a> {
 }
 
 fn measure(side: &mut Measure<'_>) -> Result<f64> {
-    let value = (side.run)()?;
+    let value = side.next()?;
     if value.is_finite() && value > 0.0 {
         Ok(value)
     } else {

@@ -508,8 +508,7 @@ pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
         url: url.to_string(),
         reason,
     };
-    let parsed =
-        reqwest::Url::parse(url).map_err(|e| unreachable(format!("not a URL ({e})")))?;
+    let parsed = reqwest::Url::parse(url).map_err(|e| unreachable(format!("not a URL ({e})")))?;
     match parsed.scheme() {
         "http" | "https" if parsed.host().is_some() => Ok(parsed),
         "http" | "https" => Err(unreachable("the URL has no host".into())),

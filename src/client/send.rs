@@ -54,8 +54,8 @@ pub(crate) async fn send(
             record.outcome = outcome;
             // Not every server is served by perfshape: missing headers are simply unknown.
             record.served_by = header(&headers, SERVED_BY).map(str::to_string);
-            record.server_at_start = header(&headers, RUNTIME)
-                .and_then(|v| v.parse::<RuntimeFigures>().ok());
+            record.server_at_start =
+                header(&headers, RUNTIME).and_then(|v| v.parse::<RuntimeFigures>().ok());
             record.peer = header(&headers, PEER).and_then(parse_peer);
         }
     }

@@ -254,7 +254,8 @@ impl<T: Copy> Raw<'_, T> {
 impl Raw<'_, String> {
     /// The value parsed as a name (`blocking`, `fan-out`, …), when present.
     fn parse<N: FromStr<Err = Error>>(&self) -> Option<Result<N, At>> {
-        self.value.map(|v| v.get_ref().parse().map_err(|e| self.at(e)))
+        self.value
+            .map(|v| v.get_ref().parse().map_err(|e| self.at(e)))
     }
 }
 
@@ -358,15 +359,9 @@ impl RawScenario {
 
     fn client(&self) -> Result<ClientStrategy, At> {
         let client = self.raw("client", &self.client);
-        let strategy = client
-            .parse::<ClientStrategy>()
-            .unwrap_or_else(|| {
-                Err(client.at(Error::invalid(
-                    "client",
-                    "missing",
-                    ClientStrategy::NAMES,
-                )))
-            })?;
+        let strategy = client.parse::<ClientStrategy>().unwrap_or_else(|| {
+            Err(client.at(Error::invalid("client", "missing", ClientStrategy::NAMES)))
+        })?;
         let threads = self.raw("threads", &self.threads);
         let users = self.raw("users", &self.users);
         let think = self.raw("think_ms", &self.think_ms);

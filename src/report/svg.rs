@@ -113,7 +113,7 @@ mod tests {
         ok.outcome = crate::run::Outcome::Ok { status: 200 };
         ok.end = ms(20);
         let failed = RequestRecord::failed_at(1, ms(5), FailureKind::Timeout);
-        let run = Run::new(vec![ok, failed], ms(20));
+        let run = Run::new("http://127.0.0.1:1/x", vec![ok, failed], ms(20));
         let mut svg = String::new();
         panel(&mut svg, 0.0, "a <label> & more", &run);
         assert_eq!(svg.matches("<rect").count(), 2);

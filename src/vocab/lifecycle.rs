@@ -39,7 +39,9 @@ impl Lifecycle {
     /// Checks the lifecycle's own settings.
     pub fn validate(&self) -> Result<()> {
         match *self {
-            Lifecycle::Pooled { clients } => check_range("clients", clients, 1, MAX_POOLED_CLIENTS, "").map(drop),
+            Lifecycle::Pooled { clients } => {
+                check_range("clients", clients, 1, MAX_POOLED_CLIENTS, "").map(drop)
+            }
             Lifecycle::ConnectionCap { per_host } => {
                 check_range("per_host", per_host, 1, MAX_REQUESTS, "").map(drop)
             }

@@ -21,4 +21,3 @@ pub(crate) mod opt {
         }
     }
 }
-

@@ -75,13 +75,15 @@ impl FromStr for RuntimeFigures {
             figures[slot] = value.parse().ok();
         }
         match figures {
-            [Some(num_workers), Some(num_alive_tasks), Some(global_queue_depth)] => {
-                Ok(RuntimeFigures {
-                    num_workers,
-                    num_alive_tasks,
-                    global_queue_depth,
-                })
-            }
+            [
+                Some(num_workers),
+                Some(num_alive_tasks),
+                Some(global_queue_depth),
+            ] => Ok(RuntimeFigures {
+                num_workers,
+                num_alive_tasks,
+                global_queue_depth,
+            }),
             _ => Err(crate::Error::invalid(
                 RUNTIME,
                 text,

@@ -1,0 +1,351 @@
+//! The claims engine on synthetic figures: no clock involved, so these are exact.
+
+use std::cell::RefCell;
+use std::time::Duration;
+
+use perfshape::claim::GateMode;
+use perfshape::{Claim, Error, Expected, Measure, Result, Verdict};
+
+/// A side that returns the given figures in turn (seconds), cycling.
+fn series<'a>(label: &str, figures: &'a [f64], calls: &'a RefCell<Vec<String>>) -> Measure<'a> {
+    let label_owned = label.to_string();
+    let mut i = 0;
+    Measure::duration(label, move || {
+        calls.borrow_mut().push(label_owned.clone());
+        let value = figures[i % figures.len()];
+        i += 1;
+        Ok(Duration::from_secs_f64(value))
+    })
+}
+
+#[test]
+fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let checked = Claim::ratio(
+        "slow ÷ fast",
+        series("slow", &[0.40], &calls),
+        series("fast", &[0.10], &calls),
+    )
+    .at_least(3.0)
+    .ideal(4.0)
+    .context("n", 20)
+    .check()?;
+    assert_eq!(checked.verdict(), Verdict::Holds);
+    assert_eq!(checked.report().rounds.len(), 3);
+    assert!((checked.report().median - 4.0).abs() < 1e-9);
+    insta::assert_yaml_snapshot!(checked.summary());
+    checked.gate()
+}
+
+#[test]
+fn sides_are_interleaved_a_b_then_b_a() -> Result {
+    let calls = RefCell::new(Vec::new());
+    Claim::ratio(
+        "a ÷ b",
+        series("a", &[2.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .at_least(1.5)
+    .warmup(0)
+    .check()?;
+    assert_eq!(calls.borrow().join(" "), "a b b a a b");
+    Ok(())
+}
+
+#[test]
+fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let checked = Claim::ratio(
+        "slow ÷ fast",
+        series("slow", &[0.20], &calls),
+        series("fast", &[0.10], &calls),
+    )
+    .at_least(3.0)
+    .context("server pool", "W=2 B=512")
+    .gate_mode(GateMode::Strict)
+    .check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken);
+    let Err(Error::Gate(message)) = checked.gate() else {
+        panic!("a broken claim must fail the strict gate");
+    };
+    for needle in [
+        "broken",
+        "band ≥ 3",
+        "slow = 200.0 ms",
+        "fast = 100.0 ms",
+        "→ 2.000 OUTSIDE",
+        "W=2 B=512",
+        "cores",
+        "noise floor",
+    ] {
+        assert!(
+            message.contains(needle),
+            "{needle:?} missing from:\n{message}"
+        );
+    }
+    // The summary of a broken claim shows the medians, so a snapshot diff shows them too.
+    let observed = checked
+        .summary()
+        .observed
+        .expect("observed when not holding");
+    assert!(observed.contains("median 2.000"), "{observed}");
+    Ok(())
+}
+
+#[test]
+fn the_advisory_gate_reports_but_passes() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let checked = Claim::ratio(
+        "a ÷ b",
+        series("a", &[1.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .at_least(3.0)
+    .gate_mode(GateMode::Advisory)
+    .check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken);
+    checked.gate()
+}
+
+#[test]
+fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
+    let calls = RefCell::new(Vec::new());
+    // Ratios alternate 4, 2, 4, 2 … around the bound 3.
+    let checked = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.4, 0.2], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .warmup(0)
+    .rounds(3, 6)
+    .gate_mode(GateMode::Strict)
+    .check()?;
+    assert_eq!(checked.verdict(), Verdict::Inconclusive);
+    assert_eq!(checked.report().rounds.len(), 6);
+    assert!(
+        checked.report().reason.contains("disagree"),
+        "{}",
+        checked.report().reason
+    );
+    assert!(checked.gate().is_err(), "inconclusive fails in strict mode");
+    Ok(())
+}
+
+#[test]
+fn a_miss_inside_the_noise_floor_is_inconclusive_not_broken() -> Result {
+    let calls = RefCell::new(Vec::new());
+    // Side a swings ±10 % between rounds; the ratio's median misses 3 by about 3 %.
+    let checked = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.30, 0.27, 0.30, 0.27], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .warmup(0)
+    .rounds(3, 5)
+    .check()?;
+    assert_eq!(
+        checked.verdict(),
+        Verdict::Inconclusive,
+        "{}",
+        checked.report()
+    );
+    assert!(checked.report().noise_floor > 0.09);
+    Ok(())
+}
+
+#[test]
+fn a_bound_divides_by_its_expectation() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let checked = Claim::bound(
+        "wall ÷ ideal",
+        series("wall", &[0.204], &calls).expecting(Expected::duration(
+            Duration::from_millis(200),
+            "ceil(20/2) × 20 ms",
+        )),
+    )
+    .within(0.95, 1.5)
+    .check()?;
+    assert_eq!(checked.verdict(), Verdict::Holds);
+    assert!((checked.report().median - 1.02).abs() < 1e-9);
+    assert_eq!(
+        checked.summary().expected.as_deref(),
+        Some("200.0 ms = ceil(20/2) × 20 ms")
+    );
+    Ok(())
+}
+
+#[test]
+fn an_ordering_is_judged_by_its_tightest_step() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let sides = vec![
+        series("async", &[90.0], &calls),
+        series("mixed", &[70.0], &calls),
+        series("blocking", &[20.0], &calls),
+    ];
+    let checked = Claim::ordering("throughput", sides).at_least(1.2).check()?;
+    assert_eq!(checked.verdict(), Verdict::Holds);
+    assert!((checked.report().median - 90.0 / 70.0).abs() < 1e-9);
+    assert_eq!(checked.summary().relation, "async > mixed > blocking");
+    Ok(())
+}
+
+#[test]
+fn a_claim_without_a_band_is_refused() {
+    let calls = RefCell::new(Vec::new());
+    let err = Claim::ratio(
+        "a ÷ b",
+        series("a", &[1.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .check()
+    .unwrap_err();
+    assert!(err.to_string().contains("band"), "{err}");
+    assert!(
+        calls.borrow().is_empty(),
+        "nothing is measured for an invalid claim"
+    );
+}
+
+#[test]
+fn impossible_round_counts_are_refused() {
+    let calls = RefCell::new(Vec::new());
+    let err = Claim::ratio(
+        "a ÷ b",
+        series("a", &[1.0], &calls),
+        series("b", &[1.0], &calls),
+    )
+    .at_least(1.0)
+    .rounds(5, 3)
+    .check()
+    .unwrap_err();
+    assert_eq!(err.to_string(), "invalid max rounds: 3 (allowed: 5 to 50)");
+}
+
+#[test]
+fn a_zero_or_nan_figure_is_an_error_not_a_verdict() {
+    let err = Claim::bound(
+        "x",
+        Measure::value("x", || Ok(f64::NAN)).expecting(Expected::new(1.0, "one")),
+    )
+    .within(0.5, 2.0)
+    .check()
+    .unwrap_err();
+    assert!(err.to_string().contains("a finite figure above 0"), "{err}");
+}
+
+#[test]
+fn a_failing_measurement_ends_the_check_with_its_error() {
+    let err = Claim::bound(
+        "x",
+        Measure::value("x", || Err(Error::Gate("server gone".into())))
+            .expecting(Expected::new(1.0, "one")),
+    )
+    .within(0.5, 2.0)
+    .check()
+    .unwrap_err();
+    assert_eq!(err.to_string(), "server gone");
+}
+
+#[test]
+fn gate_modes_parse_and_refuse_unknown_words() {
+    assert_eq!(GateMode::parse("strict").unwrap(), GateMode::Strict);
+    assert_eq!(GateMode::parse("").unwrap(), GateMode::Strict);
+    assert_eq!(GateMode::parse("advisory").unwrap(), GateMode::Advisory);
+    let err = GateMode::parse("lenient").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "unknown PERFSHAPE_GATE mode \"lenient\" (expected one of: strict, advisory)"
+    );
+}
+
+#[test]
+fn a_bound_without_an_expectation_is_refused_before_measuring() {
+    let calls = RefCell::new(Vec::new());
+    let err = Claim::bound("x", series("x", &[1.0], &calls))
+        .within(0.5, 2.0)
+        .check()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid expected: none for \"x\" (allowed: a bound claim's measure with an expectation (Measure::expecting))"
+    );
+    assert!(calls.borrow().is_empty());
+}
+
+/// A ratio of measures that expect figures takes its ideal from them, and the settings
+/// every side agrees on become the claim's context; a setting the sides disagree on is
+/// left to their labels.
+#[test]
+fn ideal_and_context_come_from_the_sides() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let side = |label: &'static str, figure: &'static [f64], server: &str| {
+        series(label, figure, &calls)
+            .expecting(Expected::new(figure[0] * 1.1, "the model"))
+            .context("n", 20)
+            .context("server", server)
+    };
+    let checked = Claim::ratio(
+        "slow ÷ fast",
+        side("slow", &[0.40], "blocking"),
+        side("fast", &[0.10], "async"),
+    )
+    .at_least(3.0)
+    .check()?;
+    let summary = checked.summary();
+    assert_eq!(summary.ideal.as_deref(), Some("4"));
+    assert_eq!(summary.context.get("n").map(String::as_str), Some("20"));
+    assert!(
+        !summary.context.contains_key("server"),
+        "{:?}",
+        summary.context
+    );
+    Ok(())
+}
+
+/// What a claim means goes in its headline and its report, and in the snapshot only when
+/// it does not hold (it carries figures).
+#[test]
+fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
+    let calls = RefCell::new(Vec::new());
+    let explain = |report: &perfshape::claim::ClaimReport| {
+        vec![
+            format!("took {:.1}×", report.median),
+            "worker 0 busy".to_string(),
+        ]
+    };
+    let holds = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.4], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .explain(explain)
+    .check()?;
+    assert!(
+        holds.report().headline().ends_with("— took 4.0×"),
+        "{}",
+        holds.report().headline()
+    );
+    assert_eq!(holds.summary().observed, None);
+    let broken = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.2], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .explain(explain)
+    .gate_mode(GateMode::Strict)
+    .check()?;
+    let report = broken.report().to_string();
+    assert!(report.contains("evidence: worker 0 busy"), "{report}");
+    assert!(
+        broken
+            .summary()
+            .observed
+            .unwrap_or_default()
+            .ends_with(": took 2.0×")
+    );
+    Ok(())
+}

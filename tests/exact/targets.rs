@@ -1,0 +1,198 @@
+//! Bad input to a target gets a clear error at once, before any load: not a URL, nobody
+//! listening, a path without `/`, an endpoint that answers 404 or 500, one that fails now
+//! and then, a setting out of range, a scenario the target cannot run.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use perfshape::{Error, PoolSettings, Result, ServerStrategy, Target};
+
+use crate::ms;
+
+/// A port on 127.0.0.1 that nobody listens on.
+fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("an address").port()
+}
+
+fn router() -> Router {
+    let calls = Arc::new(AtomicUsize::new(0));
+    Router::new()
+        .route("/ok", get(|| async { "ok" }))
+        .route("/boom", get(|| async { StatusCode::INTERNAL_SERVER_ERROR }))
+        .route(
+            "/flaky",
+            get(move || {
+                // Every third request fails, after the first (the endpoint's check) passed.
+                let call = calls.fetch_add(1, Ordering::Relaxed);
+                async move {
+                    if call % 3 == 2 {
+                        StatusCode::INTERNAL_SERVER_ERROR
+                    } else {
+                        StatusCode::OK
+                    }
+                }
+            }),
+        )
+}
+
+#[test]
+fn a_url_that_is_not_one_is_refused_with_the_parse_error() {
+    let err = Target::url("not a url").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot reach not a url: not a URL (relative URL without a base)"
+    );
+    let err = Target::url("ftp://127.0.0.1/").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot reach ftp://127.0.0.1/: scheme \"ftp\" is not http or https"
+    );
+}
+
+#[test]
+fn a_url_nobody_listens_on_is_refused_with_the_connect_error() {
+    let port = closed_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let err = Target::url(&url).unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "cannot reach {url}: connecting to 127.0.0.1:{port}: "
+        )),
+        "{message}"
+    );
+    assert!(message.contains("refused"), "{message}");
+    assert!(matches!(err, Error::Unreachable { .. }));
+}
+
+#[test]
+fn a_path_without_a_leading_slash_is_refused() -> Result {
+    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let err = target.endpoint("ok").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid path: \"ok\" (allowed: a path that starts with / (e.g. \"/orders?limit=10\"))"
+    );
+    Ok(())
+}
+
+#[test]
+fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Result {
+    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let err = target.endpoint("/boom").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "GET /boom answered 500 in 1 of 1 requests: no figure is taken from a run with failed requests"
+    );
+    let err = target.endpoint("/missing?x=1").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("GET /missing?x=1 answered 404 in 1 of 1 requests"),
+        "{err}"
+    );
+    // Exactly one request each: nothing was sent beyond the check.
+    assert_eq!(
+        target.served().map(|s| s.accepted_connections()),
+        Some(1),
+        "the shared client's one connection"
+    );
+    Ok(())
+}
+
+/// A claim on an endpoint that fails some requests ends with an error that counts them,
+/// not with a verdict measured on failures.
+#[test]
+fn a_claim_on_a_flaky_endpoint_names_its_failures_instead_of_a_verdict() -> Result {
+    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let flaky = target.endpoint("/flaky")?;
+    let err = flaky.does_not_block_its_worker().check().unwrap_err();
+    let message = err.to_string();
+    assert!(
+        message.starts_with("GET /flaky answered 500 in 3 of 10 requests"),
+        "{message}"
+    );
+    Ok(())
+}
+
+#[test]
+fn settings_out_of_range_name_the_field_and_the_range() -> Result {
+    assert_eq!(
+        PoolSettings::workers(0).unwrap_err().to_string(),
+        "invalid workers: 0 (allowed: 1 to 256)"
+    );
+    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let err = target.endpoint("/ok")?.concurrency(0).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid concurrency: 0 (allowed: 1 to 100000)"
+    );
+    let err = target.endpoint("/ok")?.concurrency(100_001).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid concurrency: 100001 (allowed: 1 to 100000)"
+    );
+    Ok(())
+}
+
+#[test]
+fn a_scenario_runs_only_where_it_can() -> Result {
+    let router_target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let err = router_target
+        .load(router_target.scenario().server(ServerStrategy::Async))
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("invalid target: router on W=1 B=512 (allowed: perfshape's demo service"),
+        "{err}"
+    );
+    let demo = Target::demo(PoolSettings::workers(2)?)?;
+    let err = demo
+        .load(demo.scenario().workers(4).server(ServerStrategy::Async))
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid server pool: W=4 B=512 in the scenario (allowed: the target's demo service on W=2 B=512 (build it with target.scenario()))"
+    );
+    let err = demo.load(demo.scenario().work(ms(61_000))).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid work_ms: 61000 ms (allowed: 0 ms to 60000 ms)"
+    );
+    Ok(())
+}
+
+/// `perfshape probe` parses and connects before it sends anything: a typo or a dead host
+/// fails at once with the parse or connect error.
+#[test]
+fn the_probe_command_refuses_a_bad_url_at_once() {
+    let probe = |url: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_perfshape"))
+            .args(["probe", url])
+            .output()
+            .expect("the perfshape binary runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, stderr) = probe("not a url");
+    assert_eq!(code, Some(1));
+    assert_eq!(
+        stderr.trim(),
+        "perfshape: error: cannot reach not a url: not a URL (relative URL without a base)"
+    );
+    let port = closed_port();
+    let (code, stderr) = probe(&format!("http://127.0.0.1:{port}/blocking?ms=20"));
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.starts_with(&format!(
+            "perfshape: error: cannot reach http://127.0.0.1:{port}/blocking?ms=20: connecting to 127.0.0.1:{port}"
+        )),
+        "{stderr}"
+    );
+}
