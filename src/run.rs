@@ -14,6 +14,25 @@ use crate::summary::Summary;
 /// Every request of one load, in index order, with the wall time of the whole load.
 ///
 /// `sent() == ok() + failed()` by construction: each index has exactly one record.
+///
+/// ```
+/// use std::time::Duration;
+/// use axum::{Router, routing::get};
+/// use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server, Summary};
+///
+/// let server = Server::serve(
+///     Router::new().route("/ok", get(|| async { "ok" })),
+///     Pool::workers("server", 1)?,
+/// )?;
+/// let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
+/// let run = client.run(ClientStrategy::FanOut, &format!("{}/ok", server.base_url()), 8)?;
+/// assert_eq!(run.request, "GET /ok");
+/// assert_eq!((run.sent(), run.ok(), run.failed()), (8, 8, 0));
+/// let summary: Summary = run.summary(Duration::from_millis(1));
+/// assert_eq!(summary.sent, summary.ok + summary.failed);
+/// assert!(summary.latency.is_some_and(|l| l.p50 <= l.p99));
+/// # Ok::<(), perfshape::Error>(())
+/// ```
 #[derive(Clone, Debug, Serialize)]
 pub struct Run {
     /// What was asked for, e.g. `GET /orders` (the URL's path and query).

@@ -30,7 +30,7 @@ pub struct Round {
 pub struct ClaimReport {
     /// The claim's name.
     pub name: String,
-    /// `ratio`, `bound` or `ordering`.
+    /// `ratio`, `bound`, `figure` or `ordering`.
     pub kind: &'static str,
     /// What is divided by what, or the order claimed.
     pub relation: String,
@@ -179,7 +179,12 @@ impl std::fmt::Display for ClaimReport {
                 .collect::<Vec<_>>()
                 .join(", ");
             let where_ = if round.inside { "inside" } else { "OUTSIDE" };
-            let _ = writeln!(s, "    {:>2}: {sides} → {:.3} {where_}", i + 1, round.value);
+            if self.kind == "figure" {
+                // The side's figure is the claim's figure: say it once.
+                let _ = writeln!(s, "    {:>2}: {sides} {where_}", i + 1);
+            } else {
+                let _ = writeln!(s, "    {:>2}: {sides} → {:.3} {where_}", i + 1, round.value);
+            }
         }
         let context = self
             .context
@@ -207,7 +212,7 @@ impl std::fmt::Display for ClaimReport {
 pub struct ShapeSummary {
     /// The claim's name.
     pub claim: String,
-    /// `ratio`, `bound` or `ordering`.
+    /// `ratio`, `bound`, `figure` or `ordering`.
     pub kind: String,
     /// What is divided by what, or the order claimed.
     pub relation: String,

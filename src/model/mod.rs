@@ -94,6 +94,21 @@ impl Offered {
 }
 
 /// A scenario for the model: the server, its pool, the client's connection cap, the load.
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::{ClientStrategy, Model, PoolSettings, ServerStrategy};
+///
+/// let ms = Duration::from_millis;
+/// let pool = PoolSettings::workers(2)?;
+/// // A fan-out of 20 requests of 20 ms: ceil(20/2) waves on a blocking server, one on async.
+/// let blocking = Model::of(ServerStrategy::Blocking, pool, ms(20), ClientStrategy::FanOut, 20);
+/// let asynchronous = Model::of(ServerStrategy::Async, pool, ms(20), ClientStrategy::FanOut, 20);
+/// assert_eq!(blocking.predict()?.wall, ms(200));
+/// assert_eq!(blocking.predict()?.waves, 10);
+/// assert_eq!(asynchronous.predict()?.wall, ms(20));
+/// # Ok::<(), perfshape::Error>(())
+/// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {
     /// How the handler spends its time.
