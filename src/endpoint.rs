@@ -26,6 +26,24 @@ const DEFAULT_FAN_OUT: usize = 10;
 /// How long a pool may take to park after a load, so its busy time is all counted.
 const SETTLE: Duration = Duration::from_millis(50);
 
+impl Target {
+    /// An endpoint of this target: `path` (with its query, if any) must start with `/`.
+    ///
+    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
+    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
+    /// error.
+    pub fn endpoint(&self, path: &str) -> Result<Endpoint<'_>> {
+        let endpoint = Endpoint::new(self, path)?;
+        endpoint.preflight()?;
+        Ok(endpoint)
+    }
+
+    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
+    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint<'_>> {
+        self.endpoint(&strategy.path_and_query(work)?)
+    }
+}
+
 /// One path (with its query) of a [`Target`], GET.
 ///
 /// ```

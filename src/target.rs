@@ -6,7 +6,6 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
 use crate::client::{Limits, LoadClient};
-use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::pool::{Pool, PoolSettings};
 use crate::server::Server;
@@ -171,26 +170,6 @@ impl Target {
     pub fn with_limits(mut self, limits: Limits) -> Result<Target> {
         self.client = default_client(self.client.lifecycle(), limits)?;
         Ok(self)
-    }
-
-    /// An endpoint of this target: `path` (with its query, if any) must start with `/`.
-    ///
-    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
-    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
-    /// error.
-    pub fn endpoint(&self, path: &str) -> Result<Endpoint<'_>> {
-        let endpoint = Endpoint::new(self, path)?;
-        endpoint.preflight()?;
-        Ok(endpoint)
-    }
-
-    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
-    pub fn demo_endpoint(
-        &self,
-        strategy: crate::vocab::ServerStrategy,
-        work: Duration,
-    ) -> Result<Endpoint<'_>> {
-        self.endpoint(&strategy.path_and_query(work)?)
     }
 
     /// The full URL of `path_and_query` on this target.

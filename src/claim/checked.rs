@@ -69,7 +69,7 @@ impl Checked {
         self.report.summary()
     }
 
-    /// Whether [`assert_shape!`](crate::assert_shape) compares this claim's snapshot: always
+    /// Whether the `assert_shape!` macro compares this claim's snapshot: always
     /// in strict mode; in advisory mode only while the claim holds, so that a claim that
     /// advisory mode lets pass does not fail on its snapshot instead.
     pub fn snapshot_due(&self) -> bool {

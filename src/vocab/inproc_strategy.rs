@@ -1,5 +1,5 @@
 //! The strategies without HTTP: seed 002's in-process waits and seed 003's tiny CPU-bound
-//! items. What they are lives here; how they run lives in `crate::inproc`.
+//! items. What they are lives here; how they run lives in the in-process runner above.
 
 use std::str::FromStr;
 
