@@ -8,9 +8,10 @@ use std::time::Duration;
 
 use crate::claim::{Claim, ClaimReport, Measure};
 use crate::error::{Result, check_range};
+use crate::evidence::Evidence;
 use crate::limits::MAX_REQUESTS;
 use crate::model::Model;
-use crate::pool::{Pool, Window};
+use crate::pool::Pool;
 use crate::probe::{ProbeSettings, probe};
 use crate::run::Run;
 use crate::target::Target;
@@ -23,8 +24,6 @@ const ALONE: usize = 1;
 /// The default fan-out of a claim: enough that a handler holding its worker stands out
 /// by far (N× on one worker) while a healthy one costs one request's time.
 const DEFAULT_FAN_OUT: usize = 10;
-/// How long a pool may take to park after a load, so its busy time is all counted.
-const SETTLE: Duration = Duration::from_millis(50);
 
 impl Target {
     /// An endpoint of this target: `path` (with its query, if any) must start with `/`.
@@ -149,12 +148,7 @@ impl<'t> Endpoint<'t> {
     /// handler that holds its worker still takes ≥ 4×.
     pub fn does_not_block_its_worker(&self) -> Claim<'t> {
         let n = self.fan_out();
-        let evidence = Evidence::default();
-        let (this, pool, seen) = (self.clone(), self.server_pool(), evidence.clone());
-        let fan_out = Measure::duration(&format!("{n} concurrent {}", self.path), move || {
-            seen.observe(pool, || this.run(ClientStrategy::FanOut, n))
-                .map(|run| run.wall)
-        });
+        let fan_out = self.concurrent(n);
         let this = self.clone();
         let alone = Measure::duration(&format!("{} alone", self.path), move || this.alone());
         let holding = self.workers().map(|pool| holding_ratio(pool, n));
@@ -176,13 +170,25 @@ impl<'t> Endpoint<'t> {
             let model = holding
                 .map(|r| format!(" (one that held it would take ≈{r:.0}×, the model's ceil(N/W))"))
                 .unwrap_or_default();
-            let mut lines = vec![format!(
+            vec![format!(
                 "N = {n} concurrent took {:.1}× one request: the handler {verb} its worker{model}",
                 report.median
-            )];
-            lines.extend(evidence.describe(&format!("{n} concurrent requests")));
-            lines
+            )]
         })
+    }
+
+    /// The wall time of `n` concurrent requests, with what the server pool's workers did
+    /// meanwhile as evidence.
+    fn concurrent(&self, n: usize) -> Measure<'t> {
+        let evidence = Evidence::default();
+        let (this, pool, seen) = (self.clone(), self.server_pool(), evidence.clone());
+        let label = format!("{n} concurrent {}", self.path);
+        let what = label.clone();
+        Measure::duration(&label, move || {
+            seen.observe(pool, || this.run(ClientStrategy::FanOut, n))
+                .map(|run| run.wall)
+        })
+        .evidence(move || evidence.describe(&what))
     }
 
     /// **Keeps answering**: this (cheap) endpoint, sent while `slow` is served to a fan-out
@@ -243,6 +249,8 @@ impl<'t> Endpoint<'t> {
             },
         );
         let (path, slow_path) = (self.path.clone(), slow.path.clone());
+        let what = format!("{n} × {slow_path}");
+        let during = during.evidence(move || evidence.describe(&what));
         Claim::figure(
             &format!("{} keeps answering while {} runs", self.path, slow.path),
             during,
@@ -260,13 +268,11 @@ impl<'t> Endpoint<'t> {
             } else {
                 "every worker was held"
             };
-            let mut lines = vec![format!(
+            vec![format!(
                 "{path} waited {:.1} ms while {n} × {slow_path} ran ({:.2} of one {slow_path}): {why}",
                 wait.as_secs_f64() * 1e3,
                 report.median
-            )];
-            lines.extend(evidence.describe(&format!("{n} × {slow_path}")));
-            lines
+            )]
         })
     }
 
@@ -289,15 +295,10 @@ impl<'t> Endpoint<'t> {
     /// the band: `.at_least(3.0)` for "at least 3× faster".
     pub fn faster_than(&self, other: &Endpoint<'t>) -> Claim<'t> {
         let n = self.fan_out();
-        let (new, old) = (self.clone(), other.clone());
         Claim::ratio(
             &format!("{} is faster than {}", self.path, other.path),
-            Measure::duration(&format!("{n} concurrent {}", other.path), move || {
-                Ok(old.run(ClientStrategy::FanOut, n)?.wall)
-            }),
-            Measure::duration(&format!("{n} concurrent {}", self.path), move || {
-                Ok(new.run(ClientStrategy::FanOut, n)?.wall)
-            }),
+            other.concurrent(n),
+            self.concurrent(n),
         )
         .context("n", n)
     }
@@ -348,17 +349,18 @@ impl<'t> ConcurrencyLimit<'t> {
     fn claim(self, sentence: &str, k: f64) -> Claim<'t> {
         let ConcurrencyLimit { endpoint, settings } = self;
         let stopped: Rc<RefCell<Vec<Option<usize>>>> = Rc::default();
-        let seen = Rc::clone(&stopped);
-        let url = endpoint.url();
-        let target = endpoint.target;
+        let (seen, evidence) = (Rc::clone(&stopped), Evidence::default());
+        let (url, target, pool) = (endpoint.url(), endpoint.target, endpoint.server_pool());
+        let observed = evidence.clone();
         Claim::bound(
             &format!("{} {sentence}", endpoint.path),
             Measure::value("pool estimate", move || {
-                let report = probe(target.client(), &url, settings)?;
+                let report = observed.observe(pool, || probe(target.client(), &url, settings))?;
                 seen.borrow_mut().push(report.stops_growing_at);
                 Ok(report.pool_estimate)
             })
-            .expecting(crate::claim::Expected::new(k, format!("a pool of {k}"))),
+            .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))
+            .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
         .context("target", target.describe())
@@ -394,31 +396,4 @@ fn holding_ratio(pool: PoolSettings, n: usize) -> f64 {
             .map_or(f64::NAN, |p| p.wall.as_secs_f64())
     };
     wall(ClientStrategy::FanOut, n) / wall(ClientStrategy::Sequential, 1)
-}
-
-/// The runtime evidence of a claim: the server pool's activity over each load, with the
-/// load's wall time, shared between the measure that records it and the explanation
-/// that reports it.
-#[derive(Clone, Default)]
-struct Evidence(Rc<RefCell<Vec<(Duration, Window)>>>);
-
-impl Evidence {
-    /// Runs `load`, reading the server pool's activity around it when perfshape serves it.
-    fn observe(&self, pool: Option<&Pool>, load: impl FnOnce() -> Result<Run>) -> Result<Run> {
-        let before = pool.map(|p| p.settled_activity(SETTLE));
-        let run = load()?;
-        if let (Some(pool), Some(before)) = (pool, before) {
-            let window = pool.settled_activity(SETTLE).since(&before);
-            self.0.borrow_mut().push((run.wall, window));
-        }
-        Ok(run)
-    }
-
-    /// The window of the median load, as a line of evidence.
-    fn describe(&self, what: &str) -> Option<String> {
-        let mut windows = self.0.borrow().clone();
-        windows.sort_by_key(|(wall, _)| *wall);
-        let (_, window) = windows.get(windows.len() / 2)?;
-        Some(format!("runtime over the median {what}: {window}"))
-    }
 }

@@ -56,6 +56,7 @@ pub mod claim;
 pub mod client;
 pub mod endpoint;
 pub mod error;
+mod evidence;
 pub mod experiment;
 mod fd_limit;
 pub mod inproc;

@@ -11,6 +11,7 @@ use std::time::Duration;
 use crate::claim::{Expected, Measure};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
+use crate::evidence::Evidence;
 use crate::model::{Model, Prediction};
 use crate::pool::Pool;
 use crate::run::Run;
@@ -41,6 +42,7 @@ pub struct Load<'t> {
     model: Model,
     prediction: Prediction,
     summaries: RefCell<Vec<Summary>>,
+    evidence: Evidence,
 }
 
 impl Target {
@@ -100,6 +102,7 @@ impl<'t> Load<'t> {
             model,
             prediction,
             summaries: RefCell::new(Vec::new()),
+            evidence: Evidence::default(),
         })
     }
 
@@ -149,12 +152,15 @@ impl<'t> Load<'t> {
 
     fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
         let health = self.target.url_of("/health")?;
-        let (run, probe) = self.target.client().run_with_probe(
-            self.scenario.client,
-            &self.url,
-            self.scenario.n,
-            probe.map(|after| (health.as_str(), after)),
-        )?;
+        let pool = self.target.served().map(|s| s.pool());
+        let (run, probe) = self.evidence.observe(pool, || {
+            self.target.client().run_with_probe(
+                self.scenario.client,
+                &self.url,
+                self.scenario.n,
+                probe.map(|after| (health.as_str(), after)),
+            )
+        })?;
         run.require_ok()?;
         self.summaries
             .borrow_mut()
@@ -186,7 +192,9 @@ impl<'t> Load<'t> {
 
     fn described<'m>(&'m self, measure: Measure<'m>) -> Measure<'m> {
         let served = self.target.served().is_some();
-        let measure = measure.warm_with(move || self.warm());
+        let measure = measure
+            .warm_with(move || self.warm())
+            .evidence(move || self.evidence.describe(&self.label()));
         self.scenario
             .context()
             .into_iter()

@@ -34,6 +34,7 @@ impl Unit {
 
 type MeasureFn<'a> = Box<dyn FnMut() -> Result<f64> + 'a>;
 type WarmFn<'a> = Box<dyn FnMut() -> Result<()> + 'a>;
+type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + 'a>;
 
 /// A labelled measurement: called once per round, it returns one figure.
 ///
@@ -61,6 +62,7 @@ pub struct Measure<'a> {
     pub(crate) context: BTreeMap<String, String>,
     warm: Option<WarmFn<'a>>,
     replay: std::collections::VecDeque<f64>,
+    pub(crate) evidence: Option<EvidenceFn<'a>>,
 }
 
 impl<'a> Measure<'a> {
@@ -73,7 +75,17 @@ impl<'a> Measure<'a> {
             context: BTreeMap::new(),
             warm: None,
             replay: std::collections::VecDeque::new(),
+            evidence: None,
         }
+    }
+
+    /// What this measure saw besides its figure, asked once after the rounds — the server
+    /// pool's busy workers, say — and printed in the claim's report as evidence (never in
+    /// its snapshot).
+    #[must_use]
+    pub fn evidence(mut self, evidence: impl FnOnce() -> Option<String> + 'a) -> Self {
+        self.evidence = Some(Box::new(evidence));
+        self
     }
 
     /// How to warm up what this measure uses (connections, threads) before the first

@@ -421,12 +421,19 @@ impl<'a> Claim<'a> {
             gate,
             elapsed: started.elapsed(),
             explanation: Vec::new(),
+            evidence: Vec::new(),
             facts: BTreeMap::new(),
             artifact: None,
         };
         if let Some(explain) = self.explain {
             report.explanation = explain(&report);
         }
+        report.evidence = self
+            .relation
+            .sides()
+            .into_iter()
+            .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
+            .collect();
         report.write_artifact();
         if report.verdict.holds() {
             eprintln!("perfshape: {}", report.headline());

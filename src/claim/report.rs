@@ -61,9 +61,11 @@ pub struct ClaimReport {
     /// Time spent measuring.
     #[serde(with = "crate::vocab::millis")]
     pub elapsed: Duration,
-    /// What the figure means for the code under test, and the evidence behind it
-    /// ([`Claim::explain`](crate::Claim::explain)).
+    /// What the figure means for the code under test
+    /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
     pub explanation: Vec<String>,
+    /// What the sides saw besides their figures ([`Measure::evidence`](crate::Measure::evidence)).
+    pub evidence: Vec<String>,
     /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).
     pub facts: BTreeMap<String, String>,
     /// Where the raw figures were written, when they could be.
@@ -154,6 +156,9 @@ impl std::fmt::Display for ClaimReport {
         let _ = writeln!(s, "{}", self.headline());
         let _ = writeln!(s, "  why: {}", self.reason);
         for line in self.explanation.iter().skip(1) {
+            let _ = writeln!(s, "  meaning: {line}");
+        }
+        for line in &self.evidence {
             let _ = writeln!(s, "  evidence: {line}");
         }
         let _ = writeln!(s, "  relation ({}): {}", self.kind, self.relation);

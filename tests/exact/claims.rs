@@ -312,7 +312,7 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     let explain = |report: &perfshape::claim::ClaimReport| {
         vec![
             format!("took {:.1}×", report.median),
-            "worker 0 busy".to_string(),
+            "the handler holds its worker".to_string(),
         ]
     };
     let holds = Claim::ratio(
@@ -331,15 +331,23 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     assert_eq!(holds.summary().observed, None);
     let broken = Claim::ratio(
         "a ÷ b",
-        series("a", &[0.2], &calls),
-        series("b", &[0.1], &calls),
+        series("a", &[0.2], &calls).evidence(|| Some("worker 0 busy 200 ms".into())),
+        series("b", &[0.1], &calls).evidence(|| None),
     )
     .at_least(3.0)
     .explain(explain)
     .gate_mode(GateMode::Strict)
     .check()?;
     let report = broken.report().to_string();
-    assert!(report.contains("evidence: worker 0 busy"), "{report}");
+    assert!(
+        report.contains("meaning: the handler holds its worker"),
+        "{report}"
+    );
+    assert!(
+        report.contains("evidence: worker 0 busy 200 ms"),
+        "{report}"
+    );
+    assert_eq!(broken.report().evidence.len(), 1);
     assert!(
         broken
             .summary()
