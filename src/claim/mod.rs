@@ -2,8 +2,8 @@
 //!
 //! A claim measures its sides in interleaved rounds (A B, B A, A B, …) so that slow drift
 //! of the machine affects both sides alike, takes the per-round figure (A ÷ B, measured ÷
-//! expected, or the tightest step of an ordering), and decides from the median — adding
-//! rounds, up to a budget, while the rounds disagree.
+//! expected, or the tightest step of an ordering), and lets the [`DecisionRule`] decide —
+//! adding rounds, up to a maximum and a time budget, while the rounds do not settle it.
 
 mod band;
 mod checked;
@@ -11,6 +11,7 @@ mod expected;
 mod gate;
 mod measure;
 mod report;
+mod rule;
 mod verdict;
 
 use std::collections::BTreeMap;
@@ -22,10 +23,10 @@ pub use expected::Expected;
 pub use gate::{GATE_ENV, GateMode, shape_lock};
 pub use measure::{Measure, Unit};
 pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
+pub use rule::{Decision, DecisionRule};
 pub use verdict::{Verdict, median, noise_floor};
 
 use crate::error::{Error, Result};
-use verdict::{Decision, decide};
 
 enum Relation<'a> {
     /// A ÷ B.
@@ -170,8 +171,7 @@ pub struct Claim<'a> {
     relation: Relation<'a>,
     band: Option<Band>,
     ideal: Option<f64>,
-    min_rounds: usize,
-    max_rounds: usize,
+    rule: DecisionRule,
     warmup: usize,
     budget: Duration,
     gate: Option<GateMode>,
@@ -190,10 +190,9 @@ impl<'a> Claim<'a> {
             relation,
             band: None,
             ideal: None,
-            min_rounds: 3,
-            max_rounds: 9,
+            rule: DecisionRule::default(),
             warmup: 1,
-            budget: Duration::from_secs(10),
+            budget: Duration::from_secs(20),
             gate: None,
             context: BTreeMap::new(),
             explain: None,
@@ -249,10 +248,11 @@ impl<'a> Claim<'a> {
         self
     }
 
-    /// Rounds: at least `min` (1..=50), at most `max` (min..=50). Default 3 and 9.
+    /// Rounds: at least `min` (3..=50), at most `max` (min..=50). Default 3 and 15, the
+    /// numbers the [`DecisionRule`]'s error rates are computed for.
     pub fn rounds(mut self, min: usize, max: usize) -> Self {
-        self.min_rounds = min;
-        self.max_rounds = max;
+        self.rule.min_rounds = min;
+        self.rule.max_rounds = max;
         self
     }
 
@@ -264,7 +264,8 @@ impl<'a> Claim<'a> {
         self
     }
 
-    /// The time after which no further round is started (default 10 s).
+    /// The time after which no further round is started (default 20 s); a claim cut short
+    /// by it is inconclusive, never held or broken on fewer rounds than the rule needs.
     pub fn budget(mut self, budget: Duration) -> Self {
         self.budget = budget;
         self
@@ -301,8 +302,14 @@ impl<'a> Claim<'a> {
         if !band.is_valid() {
             return Err(Error::invalid("band", band, "lo ≤ hi, neither NaN"));
         }
-        crate::error::check_range("min rounds", self.min_rounds, 1, 50, "")?;
-        crate::error::check_range("max rounds", self.max_rounds, self.min_rounds, 50, "")?;
+        crate::error::check_range("min rounds", self.rule.min_rounds, 3, 50, "")?;
+        crate::error::check_range(
+            "max rounds",
+            self.rule.max_rounds,
+            self.rule.min_rounds,
+            50,
+            "",
+        )?;
         crate::error::check_range("warmup", self.warmup, 0, 10, "")?;
         if let Relation::Ordering(sides) = &self.relation {
             crate::error::check_range("ordering sides", sides.len(), 2, 16, "")?;
@@ -374,15 +381,15 @@ impl<'a> Claim<'a> {
                 value,
                 inside: band.contains(value),
             });
-            if rounds.len() < self.min_rounds {
+            if !self.rule.looks_at(rounds.len()) {
                 continue;
             }
             let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
-            let decision = decide(&values, &band, side_noise(&rounds), self.min_rounds);
+            let decision = self.rule.decide(&values, &band);
             if decision.verdict.is_some() {
                 break decision;
             }
-            if rounds.len() >= self.max_rounds || started.elapsed() >= self.budget {
+            if rounds.len() >= self.rule.max_rounds || started.elapsed() >= self.budget {
                 break Decision {
                     verdict: Some(Verdict::Inconclusive),
                     reason: format!("{} after {} rounds", decision.reason, rounds.len()),

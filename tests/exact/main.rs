@@ -7,6 +7,7 @@ mod claims;
 mod deterministic;
 mod errors;
 mod model;
+mod rule;
 mod server;
 mod targets;
 

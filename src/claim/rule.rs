@@ -1,0 +1,265 @@
+//! The decision rule: when the rounds so far settle a claim, and which way.
+//!
+//! Order statistics, so that no shape is assumed for the machine's noise:
+//!
+//! - **Holds** when the middle third of the rounds lies inside the band at 70 % confidence
+//!   — the `j`-th lowest and `j`-th highest round, where `j` is the largest count with
+//!   P(Binomial(n, ⅓) ≥ j) ≥ 0.7, are both inside — *and* no round misses the band by more
+//!   than 3 robust spreads of the rounds (1.4826 × their median absolute deviation, in log
+//!   space): a round that far out is not noise but a shape that comes and goes.
+//! - **Broken** when the median's distribution-free confidence interval at ≥ 75 %,
+//!   `[x(k), x(n+1−k)]`, lies wholly outside the band.
+//! - Otherwise more rounds. The rule looks at the minimum number of rounds (3) and every
+//!   second round after it, up to the maximum (15); a claim still unsettled there (or at
+//!   its time budget) is **Inconclusive**.
+//!
+//! Holds and Broken are symmetric (each needs its interval wholly on its side), every look
+//! is counted in the error rates, and a regression in every third round never holds. The
+//! rates are computed, not assumed: `tests/exact/rule.rs` runs the rule on synthetic round
+//! series by Monte Carlo with a fixed seed (see the README for the figures).
+
+use serde::Serialize;
+
+use super::band::Band;
+use super::verdict::{Verdict, median};
+
+/// When a claim's rounds settle it; see the module documentation.
+///
+/// ```
+/// use perfshape::claim::{Band, DecisionRule};
+/// use perfshape::Verdict;
+///
+/// let rule = DecisionRule::default();
+/// // Three rounds far inside `≥ 6`: settled at once.
+/// assert_eq!(rule.decide(&[18.2, 18.4, 18.1], &Band::at_least(6.0)).verdict, Some(Verdict::Holds));
+/// // Three rounds far outside: broken.
+/// assert_eq!(rule.decide(&[2.0, 2.1, 1.9], &Band::at_least(6.0)).verdict, Some(Verdict::Broken));
+/// // One round in three regressed: not settled (more rounds, then inconclusive).
+/// assert_eq!(rule.decide(&[18.2, 2.0, 18.1], &Band::at_least(6.0)).verdict, None);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct DecisionRule {
+    /// Rounds before the first look (at least 3).
+    pub min_rounds: usize,
+    /// Rounds at the most; a claim unsettled there is inconclusive.
+    pub max_rounds: usize,
+}
+
+impl Default for DecisionRule {
+    fn default() -> Self {
+        DecisionRule {
+            min_rounds: 3,
+            max_rounds: 15,
+        }
+    }
+}
+
+/// The lower quantile whose confidence bound must lie inside the band for a claim to hold:
+/// a third, so that a shape present in a third of the rounds cannot hold.
+const HOLD_QUANTILE: f64 = 1.0 / 3.0;
+/// The confidence of that bound.
+const HOLD_CONFIDENCE: f64 = 0.7;
+/// The confidence of the median's interval that must lie outside the band to break.
+const BROKEN_CONFIDENCE: f64 = 0.75;
+/// How many robust spreads outside the band make a round contrary to a hold.
+const FAR: f64 = 3.0;
+/// The smallest robust spread the rule uses (0.1 %), so identical rounds are not
+/// infinitely precise.
+const MIN_SPREAD: f64 = 1e-3;
+
+/// What the rounds so far say.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Decision {
+    /// `Some` when the rounds settle it, `None` when more rounds could.
+    pub verdict: Option<Verdict>,
+    /// One sentence a reader can check against the rounds.
+    pub reason: String,
+}
+
+impl DecisionRule {
+    /// Whether the rule looks at the rounds after the `n`-th: at the minimum, every second
+    /// round after it, and at the maximum.
+    pub fn looks_at(&self, n: usize) -> bool {
+        n >= self.min_rounds && ((n - self.min_rounds).is_multiple_of(2) || n >= self.max_rounds)
+    }
+
+    /// Decides from the round figures so far (at a look).
+    pub fn decide(&self, values: &[f64], band: &Band) -> Decision {
+        let n = values.len();
+        let m = median(values);
+        if n == 0 || values.iter().any(|v| !v.is_finite()) {
+            return Decision {
+                verdict: None,
+                reason: "no figures".into(),
+            };
+        }
+        let mut sorted = values.to_vec();
+        sorted.sort_by(f64::total_cmp);
+        let spread = robust_spread(values);
+        let contrary: Vec<usize> = values
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| log_miss(band, v) > FAR * spread)
+            .map(|(i, _)| i + 1)
+            .collect();
+        let j = order_for_quantile(n, HOLD_QUANTILE, HOLD_CONFIDENCE);
+        if j > 0
+            && band.contains(sorted[j - 1])
+            && band.contains(sorted[n - j])
+            && contrary.is_empty()
+        {
+            return Decision {
+                verdict: Some(Verdict::Holds),
+                reason: format!(
+                    "median {m:.3} is inside the band {band}, and so is the middle third of the {n} rounds ({:.3} to {:.3})",
+                    sorted[j - 1],
+                    sorted[n - j]
+                ),
+            };
+        }
+        let k = order_for_median(n, BROKEN_CONFIDENCE);
+        let (lo, hi) = (sorted[k - 1], sorted[n - k]);
+        if hi < band.lo || lo > band.hi {
+            return Decision {
+                verdict: Some(Verdict::Broken),
+                reason: format!(
+                    "median {m:.3} is outside the band {band} by {:.1}%, and so is its confidence interval [{lo:.3}, {hi:.3}] ({n} rounds)",
+                    band.miss(m) * 100.0
+                ),
+            };
+        }
+        let reason = if contrary.is_empty() {
+            format!(
+                "the rounds do not settle it: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds)"
+            )
+        } else {
+            let rounds = contrary
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ");
+            format!(
+                "the rounds disagree: round {rounds} of {n} misses the band {band} by more than {FAR} spreads of the rounds, where the median {m:.3} is inside (a shape that comes and goes)"
+            )
+        };
+        Decision {
+            verdict: None,
+            reason,
+        }
+    }
+
+    /// Runs the whole procedure on a series of round figures (`next(i)` is round `i`'s):
+    /// the verdict and the rounds it took. The suite's Monte Carlo runs the rule this way.
+    pub fn run(&self, band: &Band, mut next: impl FnMut(usize) -> f64) -> (Verdict, usize) {
+        let mut values = Vec::with_capacity(self.max_rounds);
+        for i in 0..self.max_rounds {
+            values.push(next(i));
+            if self.looks_at(values.len())
+                && let Some(verdict) = self.decide(&values, band).verdict
+            {
+                return (verdict, values.len());
+            }
+        }
+        (Verdict::Inconclusive, values.len())
+    }
+}
+
+/// How far outside the band `x` is, in log space (0 inside): the rule's distances are
+/// ratios, so a 10 % miss weighs the same for a band at 2 as for one at 20.
+fn log_miss(band: &Band, x: f64) -> f64 {
+    if x < band.lo {
+        (band.lo / x).ln()
+    } else if x > band.hi {
+        (x / band.hi).ln()
+    } else {
+        0.0
+    }
+}
+
+/// 1.4826 × the median absolute deviation of the rounds' logarithms: their spread, which a
+/// few far-out rounds do not inflate (at least [`MIN_SPREAD`]).
+fn robust_spread(values: &[f64]) -> f64 {
+    let logs: Vec<f64> = values
+        .iter()
+        .map(|v| v.max(f64::MIN_POSITIVE).ln())
+        .collect();
+    let center = median(&logs);
+    let deviations: Vec<f64> = logs.iter().map(|l| (l - center).abs()).collect();
+    (1.4826 * median(&deviations)).max(MIN_SPREAD)
+}
+
+/// P(Binomial(n, p) ≥ j).
+fn binomial_at_least(n: usize, p: f64, j: usize) -> f64 {
+    (j..=n)
+        .map(|i| choose(n, i) * p.powi(i as i32) * (1.0 - p).powi((n - i) as i32))
+        .sum()
+}
+
+fn choose(n: usize, k: usize) -> f64 {
+    (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
+}
+
+/// The largest `j` such that the `j`-th lowest of `n` rounds lies below the `q`-quantile
+/// with probability ≥ `confidence` (0 when even the lowest does not).
+fn order_for_quantile(n: usize, q: f64, confidence: f64) -> usize {
+    (1..=n)
+        .take_while(|&j| binomial_at_least(n, q, j) >= confidence)
+        .last()
+        .unwrap_or(0)
+}
+
+/// The largest `k` such that `[x(k), x(n+1−k)]` covers the median with probability ≥
+/// `confidence`, at least 1 (the whole range).
+fn order_for_median(n: usize, confidence: f64) -> usize {
+    let coverage = |k: usize| 1.0 - 2.0 * (1.0 - binomial_at_least(n, 0.5, k));
+    (1..=n.div_ceil(2))
+        .take_while(|&k| k == 1 || coverage(k) >= confidence)
+        .last()
+        .unwrap_or(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn order_statistics_match_the_binomial_tables() {
+        // n → (j for the third at 70 %, k for the median at 75 %)
+        let table = [
+            (3, 1, 1),
+            (5, 1, 1),
+            (7, 2, 2),
+            (9, 2, 3),
+            (11, 3, 4),
+            (15, 4, 5),
+        ];
+        for (n, j, k) in table {
+            assert_eq!(
+                order_for_quantile(n, HOLD_QUANTILE, HOLD_CONFIDENCE),
+                j,
+                "n = {n}"
+            );
+            assert_eq!(order_for_median(n, BROKEN_CONFIDENCE), k, "n = {n}");
+        }
+        assert_eq!(order_for_quantile(2, HOLD_QUANTILE, HOLD_CONFIDENCE), 0);
+    }
+
+    #[test]
+    fn looks_come_at_the_minimum_every_second_round_and_the_maximum() {
+        let rule = DecisionRule {
+            min_rounds: 3,
+            max_rounds: 8,
+        };
+        let looks: Vec<usize> = (1..=8).filter(|&n| rule.looks_at(n)).collect();
+        assert_eq!(looks, [3, 5, 7, 8]);
+    }
+
+    #[test]
+    fn a_far_round_outside_blocks_a_hold() {
+        let band = Band::at_least(1.0);
+        let rule = DecisionRule::default();
+        let d = rule.decide(&[1.5, 1.52, 1.49, 1.51, 0.75, 1.5, 1.48], &band);
+        assert_eq!(d.verdict, None, "{}", d.reason);
+        assert!(d.reason.contains("round 5 of 7"), "{}", d.reason);
+    }
+}
