@@ -43,3 +43,48 @@ macro_rules! assert_shape {
         checked.gate()?;
     }};
 }
+
+/// Snapshots and gates several claims, reporting **every** one before failing: each
+/// snapshot is compared (a mismatch is shown as insta's diff and kept as a `.snap.new`),
+/// each claim is gated, and then the test fails once, listing every broken,
+/// inconclusive or mismatched claim — where a plain `assert_shape!` per claim would stop
+/// at the first.
+///
+/// Takes `(name, Checked)` pairs, such as a [`catalog`](crate::catalog) entry's claims.
+///
+/// ```no_run
+/// use perfshape::catalog::{Setup, seed000};
+/// use perfshape::assert_shapes;
+///
+/// fn c4_blocking_starves_the_pool() -> perfshape::Result {
+///     assert_shapes!(seed000::c4_starved(Setup::Claimed)?);
+///     Ok(())
+/// }
+/// ```
+#[macro_export]
+macro_rules! assert_shapes {
+    ($shapes:expr $(,)?) => {{
+        let mut failures: ::std::vec::Vec<::std::string::String> = ::std::vec::Vec::new();
+        for (name, checked) in $shapes {
+            let name: ::std::string::String = name.into();
+            let checked: $crate::Checked = checked;
+            if checked.snapshot_due() {
+                let summary = checked.summary();
+                let compared = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
+                    $crate::__insta::assert_yaml_snapshot!(name.as_str(), summary);
+                }));
+                if compared.is_err() {
+                    failures.push(::std::format!(
+                        "snapshot {name:?} does not match (see the diff above)"
+                    ));
+                }
+            }
+            if let ::std::result::Result::Err(error) = checked.gate() {
+                failures.push(error.to_string());
+            }
+        }
+        if !failures.is_empty() {
+            return ::std::result::Result::Err($crate::Error::Gate(failures.join("\n\n")));
+        }
+    }};
+}

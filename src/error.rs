@@ -56,6 +56,16 @@ pub enum Error {
         /// What failed, e.g. `answered 500 in 3 of 20 requests`.
         what: String,
     },
+    /// A load's requests ran past their time limits (the per-request timeout or the run's
+    /// deadline): the side is too slow to measure, which a claim reports as inconclusive
+    /// rather than leaving to the test runner's kill.
+    #[error("{request} {what}: the side ran past its time limit")]
+    TooSlow {
+        /// The request, e.g. `GET /orders`.
+        request: String,
+        /// What ran out, e.g. `timed out in 10 of 10 requests`.
+        what: String,
+    },
     /// A target could not be reached before any load was offered.
     #[error("cannot reach {url}: {reason}")]
     Unreachable {

@@ -52,6 +52,7 @@
 
 #[cfg(feature = "insta")]
 mod assert;
+pub mod catalog;
 pub mod claim;
 pub mod client;
 pub mod endpoint;

@@ -37,7 +37,11 @@ use crate::vocab::{ClientStrategy, InProcess, PoolSettings};
 #[derive(Debug)]
 pub struct Load<'t> {
     target: &'t Target,
+    /// What runs.
     scenario: Scenario,
+    /// What the measures state: the label, the context and the model's expectations.
+    /// The scenario itself, except in a negative control ([`Target::load_claiming`]).
+    claimed: Scenario,
     url: String,
     model: Model,
     prediction: Prediction,
@@ -59,8 +63,29 @@ impl Target {
             ));
         }
         let scenario = scenario.into().0?;
-        let url = self.url_of(&scenario.server.path_and_query(scenario.work)?)?;
-        Load::new(self, url, scenario)
+        self.load_claiming(scenario.clone(), scenario)
+    }
+
+    /// Runs `actual` while the measures state `claimed` — its label, its settings and the
+    /// model's expectations: a claim's negative control, the same claim on a deliberately
+    /// wrong setup (an async wait made blocking, the cap removed, a pool of 4 where 1 is
+    /// claimed), which must come out broken.
+    pub fn load_claiming(
+        &self,
+        actual: impl Into<ScenarioInput>,
+        claimed: impl Into<ScenarioInput>,
+    ) -> Result<Load<'_>> {
+        if !self.is_demo() {
+            return Err(Error::invalid(
+                "target",
+                self.describe(),
+                "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
+                 for your own endpoint, endpoint.load(scenario) declares how it behaves",
+            ));
+        }
+        let actual = actual.into().0?;
+        let url = self.url_of(&actual.server.path_and_query(actual.work)?)?;
+        Load::new(self, url, actual, claimed.into().0?)
     }
 }
 
@@ -69,7 +94,23 @@ impl<'t> Endpoint<'t> {
     /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
     /// measures expect what the model predicts for that strategy.
     pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'t>> {
-        Load::new(self.target(), self.url(), scenario.into().0?)
+        let scenario = scenario.into().0?;
+        Load::new(self.target(), self.url(), scenario.clone(), scenario)
+    }
+
+    /// Offers `actual`'s load to this endpoint while the measures state `claimed`: a
+    /// negative control, as [`Target::load_claiming`] is for the demo service.
+    pub fn load_claiming(
+        &self,
+        actual: impl Into<ScenarioInput>,
+        claimed: impl Into<ScenarioInput>,
+    ) -> Result<Load<'t>> {
+        Load::new(
+            self.target(),
+            self.url(),
+            actual.into().0?,
+            claimed.into().0?,
+        )
     }
 }
 
@@ -91,13 +132,19 @@ impl From<crate::scenario::ScenarioBuilder> for ScenarioInput {
 }
 
 impl<'t> Load<'t> {
-    fn new(target: &'t Target, url: String, scenario: Scenario) -> Result<Load<'t>> {
+    fn new(
+        target: &'t Target,
+        url: String,
+        scenario: Scenario,
+        claimed: Scenario,
+    ) -> Result<Load<'t>> {
         target.check_matches(&scenario)?;
-        let model = scenario.model();
+        let model = claimed.model();
         let prediction = model.predict()?;
         Ok(Load {
             target,
             scenario,
+            claimed,
             url,
             model,
             prediction,
@@ -106,9 +153,9 @@ impl<'t> Load<'t> {
         })
     }
 
-    /// The scenario.
+    /// The scenario the measures state (in a negative control, not the one that runs).
     pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+        &self.claimed
     }
 
     /// The scenario's model.
@@ -123,7 +170,7 @@ impl<'t> Load<'t> {
 
     /// How sides of this load are labelled: `fan-out → blocking`.
     pub fn label(&self) -> String {
-        self.scenario.label()
+        self.claimed.label()
     }
 
     /// Runs the load once and returns its run, refusing one with failed requests.
@@ -195,7 +242,7 @@ impl<'t> Load<'t> {
         let measure = measure
             .warm_with(move || self.warm())
             .evidence(move || self.evidence.describe(&self.label()));
-        self.scenario
+        self.claimed
             .context()
             .into_iter()
             .map(|(key, value)| match key {
@@ -256,7 +303,7 @@ impl<'t> Load<'t> {
     /// users in the system; expects what the model counts for the same finite run (its
     /// tail, requests still in flight when users stop, lowers it below the user count).
     pub fn users_in_system(&self) -> Measure<'_> {
-        let think = match self.scenario.client {
+        let think = match self.claimed.client {
             ClientStrategy::ClosedLoop { think, .. } => think.as_secs_f64(),
             _ => 0.0,
         };
@@ -326,7 +373,10 @@ impl<'t> Load<'t> {
 #[derive(Debug)]
 pub struct InProcessLoad<'p> {
     pool: &'p Pool,
+    /// What the measures state (and the model predicts).
     strategy: InProcess,
+    /// What runs: the strategy itself, except in a negative control.
+    runs: InProcess,
     n: usize,
     work: Duration,
     model: Model,
@@ -342,6 +392,7 @@ impl<'p> InProcessLoad<'p> {
         Ok(InProcessLoad {
             pool,
             strategy,
+            runs: strategy,
             n,
             work,
             model,
@@ -354,6 +405,14 @@ impl<'p> InProcessLoad<'p> {
         InProcessLoad::new(self.pool, strategy, self.n, self.work)
     }
 
+    /// The same claims on `wrong` waits: a negative control, measured while the measures
+    /// still state (and expect) this load's strategy.
+    #[must_use]
+    pub fn running(mut self, wrong: InProcess) -> Self {
+        self.runs = wrong;
+        self
+    }
+
     /// What the model predicts.
     pub fn prediction(&self) -> &Prediction {
         &self.prediction
@@ -363,7 +422,7 @@ impl<'p> InProcessLoad<'p> {
     pub fn wall(&self) -> Measure<'_> {
         let expected = Expected::duration(self.prediction.wall, self.model.describe());
         Measure::duration(&format!("in-process {}", self.strategy), move || {
-            self.strategy.run(self.pool, self.n, self.work)
+            self.runs.run(self.pool, self.n, self.work)
         })
         .expecting(expected)
         .context("pool", self.pool.settings())

@@ -123,9 +123,15 @@ impl Run {
                 "failed in {failed} of {sent} requests ({by_kind}{first})"
             ));
         }
-        Err(Error::Failed {
-            request: self.request.clone(),
-            what: parts.join("; "),
+        let too_slow = statuses.is_empty()
+            && kinds.keys().all(|k| {
+                *k == FailureKind::Timeout.to_string() || *k == FailureKind::Deadline.to_string()
+            });
+        let (request, what) = (self.request.clone(), parts.join("; "));
+        Err(if too_slow {
+            Error::TooSlow { request, what }
+        } else {
+            Error::Failed { request, what }
         })
     }
 

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use crate::claim::Expected;
 use crate::error::{Error, Result, check_range};
 use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_REQUESTS};
 use crate::model::Model;
@@ -63,6 +64,14 @@ impl Scenario {
             Some(cap) => model.with_connection_cap(cap),
             None => model,
         }
+    }
+
+    /// What the model predicts for this scenario's wall time, with how it follows: a
+    /// [`Load`](crate::Load)'s `wall()` expects it, and another measure may be held
+    /// against it (`async_load.wall().expecting(blocking.expected_wall()?)`).
+    pub fn expected_wall(&self) -> Result<Expected> {
+        let model = self.model();
+        Ok(Expected::duration(model.predict()?.wall, model.describe()))
     }
 
     /// `client → server`, e.g. `sync-over-async(1 threads) → blocking` or `12 users →

@@ -15,6 +15,14 @@ use crate::vocab::Lifecycle;
 /// unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
+/// The limits a target's load client starts with: a side that needs longer than this is
+/// reported as too slow by its claim, well before a test runner's kill (nextest's default
+/// here is 2 minutes).
+const LIMITS: Limits = Limits {
+    request_timeout: Duration::from_secs(10),
+    run_deadline: Duration::from_secs(20),
+};
+
 /// A service under measurement, and the load client that measures it.
 ///
 /// - [`Target::serve`]: your `axum::Router`, served by perfshape on a pool it owns
@@ -118,7 +126,7 @@ impl Target {
         Ok(Target {
             base: base.trim_end_matches('/').to_string(),
             kind: Kind::Url,
-            client: default_client(Lifecycle::Shared, Limits::default())?,
+            client: default_client(Lifecycle::Shared, LIMITS)?,
             server: None,
         })
     }
@@ -154,7 +162,7 @@ impl Target {
         Ok(Target {
             base: server.base_url(),
             kind,
-            client: default_client(Lifecycle::Shared, Limits::default())?,
+            client: default_client(Lifecycle::Shared, LIMITS)?,
             server: Some(server),
         })
     }

@@ -358,43 +358,19 @@ impl<'a> Claim<'a> {
         let started = Instant::now();
         let kind = self.relation.kind();
         let relation_text = self.relation.describe();
-        let count = self.relation.sides().len();
-        for _ in 0..self.warmup {
-            for side in self.relation.sides() {
-                side.warm_up()?;
-            }
-        }
         let mut rounds: Vec<Round> = Vec::new();
-        let decision = loop {
-            let mut order: Vec<usize> = (0..count).collect();
-            if rounds.len() % 2 == 1 {
-                order.reverse();
-            }
-            let mut figures = vec![f64::NAN; count];
-            let mut sides = self.relation.sides();
-            for i in order {
-                figures[i] = measure(sides[i])?;
-            }
-            let value = self.relation.figure(&figures);
-            rounds.push(Round {
-                figures,
-                value,
-                inside: band.contains(value),
-            });
-            if !self.rule.looks_at(rounds.len()) {
-                continue;
-            }
-            let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
-            let decision = self.rule.decide(&values, &band);
-            if decision.verdict.is_some() {
-                break decision;
-            }
-            if rounds.len() >= self.rule.max_rounds || started.elapsed() >= self.budget {
-                break Decision {
-                    verdict: Some(Verdict::Inconclusive),
-                    reason: format!("{} after {} rounds", decision.reason, rounds.len()),
-                };
-            }
+        let decision = match self.measure_rounds(&band, started, &mut rounds) {
+            Ok(decision) => decision,
+            // A side too slow to measure ends the claim with its report, not in the test
+            // runner's kill: what was measured so far, and which side ran out of time.
+            Err(Error::TooSlow { request, what }) => Decision {
+                verdict: Some(Verdict::Inconclusive),
+                reason: format!(
+                    "a side ran past its time limit after {} rounds: {request} {what}",
+                    rounds.len()
+                ),
+            },
+            Err(other) => return Err(other),
         };
         let units = self
             .relation
@@ -448,6 +424,55 @@ impl<'a> Claim<'a> {
             eprintln!("perfshape: {report}");
         }
         Ok(Checked::new(report))
+    }
+}
+
+impl Claim<'_> {
+    /// Warms up, then measures rounds into `rounds` until the rule settles the claim, the
+    /// rounds run out or the budget does.
+    fn measure_rounds(
+        &mut self,
+        band: &Band,
+        started: Instant,
+        rounds: &mut Vec<Round>,
+    ) -> Result<Decision> {
+        let count = self.relation.sides().len();
+        for _ in 0..self.warmup {
+            for side in self.relation.sides() {
+                side.warm_up()?;
+            }
+        }
+        loop {
+            let mut order: Vec<usize> = (0..count).collect();
+            if rounds.len() % 2 == 1 {
+                order.reverse();
+            }
+            let mut figures = vec![f64::NAN; count];
+            let mut sides = self.relation.sides();
+            for i in order {
+                figures[i] = measure(sides[i])?;
+            }
+            let value = self.relation.figure(&figures);
+            rounds.push(Round {
+                figures,
+                value,
+                inside: band.contains(value),
+            });
+            if !self.rule.looks_at(rounds.len()) {
+                continue;
+            }
+            let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
+            let decision = self.rule.decide(&values, band);
+            if decision.verdict.is_some() {
+                return Ok(decision);
+            }
+            if rounds.len() >= self.rule.max_rounds || started.elapsed() >= self.budget {
+                return Ok(Decision {
+                    verdict: Some(Verdict::Inconclusive),
+                    reason: format!("{} after {} rounds", decision.reason, rounds.len()),
+                });
+            }
+        }
     }
 }
 

@@ -80,7 +80,7 @@ impl DecisionRule {
     /// Whether the rule looks at the rounds after the `n`-th: at the minimum, every second
     /// round after it, and at the maximum.
     pub fn looks_at(&self, n: usize) -> bool {
-        n >= self.min_rounds && ((n - self.min_rounds).is_multiple_of(2) || n >= self.max_rounds)
+        n >= self.min_rounds && ((n - self.min_rounds) % 2 == 0 || n >= self.max_rounds)
     }
 
     /// Decides from the round figures so far (at a look).

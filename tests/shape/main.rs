@@ -5,9 +5,14 @@
 //! tell; a retry would hide exactly that). Under plain `cargo test` each claim takes
 //! perfshape's process-wide lock while it measures, so claims never overlap either way.
 //!
-//! Every test is written on perfshape's public API, as a user's would be: a target, a
-//! scenario or an endpoint, a claim, `assert_shape!`.
+//! The experiments' claims live in perfshape's catalog (`src/catalog/`), written on the
+//! public API a user writes: a target, a scenario or an endpoint, a claim. Each test here
+//! checks one entry as claimed and snapshots it with `assert_shapes!`, which reports every
+//! claim of the entry before it fails. The same claims on deliberately wrong setups — the
+//! negative controls that prove each claim can fail — are in `tests/controls/`.
 
+#[path = "../common/mod.rs"]
+mod common;
 mod endpoints;
 mod loops;
 mod model_vs_reality;
@@ -19,10 +24,3 @@ mod seed002;
 mod seed003;
 mod seed004;
 mod wiremock;
-
-use std::time::Duration;
-
-/// Milliseconds.
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}

@@ -1,0 +1,78 @@
+//! Open and closed loops measure what users see; the probe reads a pool off an endpoint.
+
+use super::seed000::load;
+use super::{Entry, Setup, Shapes, ms, shape};
+use crate::claim::Claim;
+use crate::error::Result;
+use crate::target::Target;
+use crate::vocab::ClientStrategy::{OpenLoop, Sequential};
+use crate::vocab::PoolSettings;
+use crate::vocab::ServerStrategy::{Async, Blocking, Lock};
+
+/// This module's entries.
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "loops::an_open_loop_sees_the_queue",
+        control: "a sequential client where an open loop is claimed",
+        run: an_open_loop_sees_the_queue,
+    },
+    Entry {
+        name: "loops::the_probe_finds_the_pool",
+        control: "a lock where a pool of 2 is claimed; a blocking pool where no limit is",
+        run: the_probe_finds_the_pool,
+    },
+];
+
+/// No coordinated omission: an open loop offering 75 requests per second to a server that
+/// can serve 50 (one worker, 20 ms each) measures latency from each request's intended
+/// start, so the queue that builds up shows — the mean matches the model's (which grows by
+/// 6.7 ms a request), where a client that waited for each response would report 20 ms.
+pub fn an_open_loop_sees_the_queue(setup: Setup) -> Result<Shapes> {
+    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let open = OpenLoop {
+        rate: 75.0,
+        max_in_flight: 15,
+    };
+    let scenario = target
+        .scenario()
+        .server(Blocking)
+        .client(open)
+        .requests(15)
+        .work(ms(20));
+    let queue = load(setup, &target, scenario, |s| s.client(Sequential))?;
+    let checked = Claim::bound(
+        "open loop at 75/s into 50/s: mean latency ÷ model",
+        queue.mean_latency(),
+    )
+    .within(0.9, 1.5)
+    .check()?;
+    Ok(vec![shape(
+        "an_open_loop_sees_the_queue_a_closed_client_would_hide",
+        checked,
+    )])
+}
+
+/// The probe recovers the pool of a server it does not know: a blocking server on 2
+/// workers "behaves like a pool of ≈2" (estimate ÷ 2 within [0.8, 1.25]), and an async
+/// server shows no limit up to 16.
+pub fn the_probe_finds_the_pool(setup: Setup) -> Result<Shapes> {
+    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let pool_of_two = target
+        .demo_endpoint(setup.pick(Blocking, Lock), ms(10))?
+        .concurrency_limit()
+        .up_to(16)
+        .step(ms(50))
+        .about(2.0)
+        .check()?;
+    let unlimited = target
+        .demo_endpoint(setup.pick(Async, Blocking), ms(10))?
+        .concurrency_limit()
+        .up_to(16)
+        .step(ms(50))
+        .none()
+        .check()?;
+    Ok(vec![
+        shape("the_probe_finds_a_pool_of_two", pool_of_two),
+        shape("the_probe_finds_no_limit_on_async", unlimited),
+    ])
+}

@@ -1,0 +1,111 @@
+//! The claims perfshape makes about the five experiments, each with its negative control.
+//!
+//! Every entry checks one or a few claims (that share their rounds) on perfshape's demo
+//! service, written on the same public API a user writes. With [`Setup::Claimed`] the
+//! claims run as stated and must hold: `tests/shape/` snapshots them. With
+//! [`Setup::Control`] the same claims — same names, same bands, same expectations — run on
+//! a deliberately wrong setup (an async wait made blocking, the cap removed, a pool of 4
+//! where 1 is claimed) and must come out broken: that is the proof that each claim can
+//! fail. `tests/controls/` and `perfshape selftest` run the controls.
+
+pub mod endpoints;
+pub mod loops;
+pub mod pools;
+pub mod seed000;
+pub mod seed001;
+pub mod seed002;
+pub mod seed003;
+pub mod seed004;
+
+use std::time::Duration;
+
+use crate::claim::{Checked, Verdict};
+use crate::error::{Error, Result};
+
+/// The claims of an entry, each with the name its snapshot goes by.
+pub type Shapes = Vec<(String, Checked)>;
+
+/// Whether an entry's claims run as claimed, or as their negative control.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Setup {
+    /// The setup the claims state: they must hold.
+    Claimed,
+    /// A deliberately wrong setup under the same claims: they must break.
+    Control,
+}
+
+impl Setup {
+    /// `claimed` as claimed, `control` as the control.
+    pub fn pick<T>(self, claimed: T, control: T) -> T {
+        match self {
+            Setup::Claimed => claimed,
+            Setup::Control => control,
+        }
+    }
+}
+
+/// One entry of the catalog.
+#[derive(Clone, Copy, Debug)]
+pub struct Entry {
+    /// `module::function`, as the test that runs it is named.
+    pub name: &'static str,
+    /// The deliberately wrong setup of its control, in words.
+    pub control: &'static str,
+    /// Checks the entry's claims on a setup.
+    pub run: fn(Setup) -> Result<Shapes>,
+}
+
+/// Every entry, in the order `perfshape selftest` runs them.
+pub fn entries() -> Vec<Entry> {
+    [
+        seed000::ENTRIES,
+        seed001::ENTRIES,
+        seed002::ENTRIES,
+        seed003::ENTRIES,
+        seed004::ENTRIES,
+        pools::ENTRIES,
+        loops::ENTRIES,
+        endpoints::ENTRIES,
+    ]
+    .concat()
+}
+
+/// Fails unless every claim came out broken: what a negative control must show.
+///
+/// ```no_run
+/// use perfshape::catalog::{Setup, expect_broken, seed000};
+///
+/// expect_broken(&seed000::c1(Setup::Control)?)?;
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+pub fn expect_broken(shapes: &Shapes) -> Result<()> {
+    let not_broken: Vec<String> = shapes
+        .iter()
+        .filter(|(_, checked)| checked.verdict() != Verdict::Broken)
+        .map(|(name, checked)| {
+            format!(
+                "{name}: {} where its control must break\n{}",
+                checked.verdict(),
+                checked.report()
+            )
+        })
+        .collect();
+    if not_broken.is_empty() {
+        Ok(())
+    } else {
+        Err(Error::Gate(format!(
+            "a negative control did not come out broken:\n{}",
+            not_broken.join("\n\n")
+        )))
+    }
+}
+
+/// Milliseconds.
+fn ms(v: u64) -> Duration {
+    Duration::from_millis(v)
+}
+
+/// A named claim, for [`Shapes`].
+fn shape(name: &str, checked: Checked) -> (String, Checked) {
+    (name.to_string(), checked)
+}

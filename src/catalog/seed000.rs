@@ -1,0 +1,306 @@
+//! seed 000 — "Why async? Does it really improve performance?" — as claims C1–C5.
+
+use super::{Entry, Setup, Shapes, ms, shape};
+use crate::claim::{Claim, median};
+use crate::error::Result;
+use crate::load::Load;
+use crate::scenario::ScenarioBuilder;
+use crate::target::Target;
+use crate::vocab::ClientStrategy::{FanOut, Sequential, SyncOverAsync};
+use crate::vocab::ServerStrategy::{Async, Blocking, Offload};
+use crate::vocab::{ClientStrategy, Lifecycle, PoolSettings};
+
+/// This module's entries.
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "seed000::c1",
+        control: "the async server made blocking",
+        run: c1,
+    },
+    Entry {
+        name: "seed000::c2_one_and_two_workers",
+        control: "servers on 4 workers where 1 and 2 are claimed",
+        run: c2_one_and_two_workers,
+    },
+    Entry {
+        name: "seed000::c2_two_and_four_workers",
+        control: "servers on 8 workers where 2 and 4 are claimed",
+        run: c2_two_and_four_workers,
+    },
+    Entry {
+        name: "seed000::c3",
+        control: "a cap of 4 connections where none is claimed",
+        run: c3,
+    },
+    Entry {
+        name: "seed000::c4_starved",
+        control: "the blocking handler made async",
+        run: c4_starved,
+    },
+    Entry {
+        name: "seed000::c4_free_during_async",
+        control: "the async wait made blocking",
+        run: c4_free_during_async,
+    },
+    Entry {
+        name: "seed000::c4_free_during_offload",
+        control: "the offloaded work run inline",
+        run: c4_free_during_offload,
+    },
+    Entry {
+        name: "seed000::c5",
+        control: "a fan-out where a sequential client is claimed",
+        run: c5,
+    },
+];
+
+/// The seed's synchronous client: one OS thread blocking on each response in turn.
+const SYNC_CLIENT: ClientStrategy = SyncOverAsync { threads: 1 };
+
+/// `claimed` on `target` — or, as the control, `wrong(claimed)` run while the measures
+/// still state `claimed`.
+pub(super) fn load<'t>(
+    setup: Setup,
+    target: &'t Target,
+    claimed: ScenarioBuilder,
+    wrong: impl FnOnce(ScenarioBuilder) -> ScenarioBuilder,
+) -> Result<Load<'t>> {
+    match setup {
+        Setup::Claimed => target.load(claimed),
+        Setup::Control => target.load_claiming(wrong(claimed.clone()), claimed),
+    }
+}
+
+/// C1 — both sides async beats both sides blocking by ~N×: the model says 20× at N = 20;
+/// we demand ≥ 6× (the seed's 100-request run showed 14.2 s ÷ (7.8 s ÷ 10) ≈ 18× per
+/// request).
+pub fn c1(setup: Setup) -> Result<Shapes> {
+    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let scenario = target.scenario().requests(20).work(ms(20));
+    let sync_sync = target.load(scenario.clone().server(Blocking).client(SYNC_CLIENT))?;
+    let async_async = load(setup, &target, scenario.server(Async).client(FanOut), |s| {
+        s.server(Blocking)
+    })?;
+    let checked = Claim::ratio(
+        "C1 sync over sync ÷ async over async",
+        sync_sync.wall(),
+        async_async.wall(),
+    )
+    .at_least(6.0)
+    .check()?;
+    Ok(vec![shape(
+        "c1_async_over_async_beats_sync_over_sync",
+        checked,
+    )])
+}
+
+/// C2 — a concurrent client over a blocking server is bounded by the pool: N requests take
+/// ceil(N/W) work times (the model) and complete in at least ceil(N/W) waves (seed 000's
+/// staircase), so doubling the workers halves the wall (the model: exactly 2×; we demand
+/// [1.5, 2.4]). Each pair of pools is measured once, interleaved, for the halving; each
+/// pool's runs are then held against its model. The wave fact records that the staircase
+/// exists, not its exact count: at W = 4 tokio sometimes runs simultaneous blocking
+/// requests on one worker while another idles (the README's finding).
+fn blocking_fan_out_is_bounded_by_the_pool(setup: Setup, small: usize) -> Result<Shapes> {
+    let large = 2 * small;
+    let control = PoolSettings::workers(4 * small)?;
+    let claimed = [PoolSettings::workers(small)?, PoolSettings::workers(large)?];
+    let targets = [
+        Target::demo(setup.pick(claimed[0], control))?,
+        Target::demo(setup.pick(claimed[1], control))?,
+    ];
+    let fan_out = |target: usize| {
+        let scenario = targets[target]
+            .scenario()
+            .pool(claimed[target])
+            .server(Blocking)
+            .client(FanOut)
+            .requests(20)
+            .work(ms(20));
+        load(setup, &targets[target], scenario, |s| s.pool(control))
+    };
+    let loads = [fan_out(0)?, fan_out(1)?];
+    let halves = Claim::ratio(
+        &format!("C2 blocking fan-out on {small} ÷ on {large} workers"),
+        loads[0].wall(),
+        loads[1].wall(),
+    )
+    .within(1.5, 2.4)
+    .check()?;
+    let mut bounds = Vec::new();
+    for (side, (load, workers)) in loads.iter().zip([small, large]).enumerate() {
+        let bound = Claim::bound(
+            &format!("C2 blocking fan-out on {workers} workers ÷ model"),
+            load.wall().replaying(halves.figures(side)),
+        )
+        .within(0.95, 1.5)
+        .check()?;
+        let waves: Vec<f64> = load.summaries().iter().map(|s| s.waves as f64).collect();
+        let steps = load.prediction().waves;
+        let bound = bound.fact(
+            &format!("waves ≥ ceil(N/W) = {steps}"),
+            median(&waves) >= steps as f64,
+        );
+        bounds.push(shape(
+            &format!(
+                "c2_blocking_fan_out_is_bounded_by_{}_worker{}",
+                words(workers),
+                if workers == 1 { "" } else { "s" }
+            ),
+            bound,
+        ));
+    }
+    let name = format!(
+        "c2_blocking_fan_out_halves_from_{}_to_{}_workers",
+        words(small),
+        words(large)
+    );
+    bounds.insert(0, shape(&name, halves));
+    Ok(bounds)
+}
+
+fn words(n: usize) -> &'static str {
+    match n {
+        1 => "one",
+        2 => "two",
+        4 => "four",
+        _ => "many",
+    }
+}
+
+/// C2 on 1 and 2 workers.
+pub fn c2_one_and_two_workers(setup: Setup) -> Result<Shapes> {
+    blocking_fan_out_is_bounded_by_the_pool(setup, 1)
+}
+
+/// C2 on 2 and 4 workers (the bound on 2 workers is the other entry's).
+pub fn c2_two_and_four_workers(setup: Setup) -> Result<Shapes> {
+    let mut shapes = blocking_fan_out_is_bounded_by_the_pool(setup, 2)?;
+    shapes.retain(|(name, _)| !name.ends_with("bounded_by_two_workers"));
+    Ok(shapes)
+}
+
+/// C3 — an async server is flat in N: 100 concurrent requests on ONE worker finish within
+/// 2 work times of the model's one (harness overhead included), and the same runs within
+/// a tenth of what a blocking server with the same pool would need (ceil(100/1) × 20 ms).
+pub fn c3(setup: Setup) -> Result<Shapes> {
+    let cap = Lifecycle::ConnectionCap { per_host: 4 };
+    let target = Target::demo(PoolSettings::workers(1)?)?
+        .with_lifecycle(setup.pick(Lifecycle::Shared, cap))?;
+    let scenario = target
+        .scenario()
+        .lifecycle(Lifecycle::Shared)
+        .client(FanOut)
+        .requests(100)
+        .work(ms(20));
+    let asynchronous = load(setup, &target, scenario.clone().server(Async), |s| {
+        s.lifecycle(cap)
+    })?;
+    let blocking = scenario.server(Blocking).build()?;
+    let near = Claim::bound(
+        "C3 async fan-out of 100 on 1 worker ÷ model",
+        asynchronous.wall(),
+    )
+    .within(1.0, 2.0)
+    .check()?;
+    let far = Claim::bound(
+        "C3 async fan-out of 100 on 1 worker ÷ model of a blocking server",
+        asynchronous
+            .wall()
+            .expecting(blocking.expected_wall()?)
+            .replaying(near.figures(0)),
+    )
+    .at_most(0.1)
+    .check()?;
+    Ok(vec![
+        shape("c3__near_one_work_time", near),
+        shape("c3__far_below_blocking", far),
+    ])
+}
+
+/// C4 — blocking starves the pool: with both workers blocked for 100 ms, a `/health` sent
+/// 20 ms later waits at least 3× longer than during async work, and the same waits are at
+/// least 0.75 of the model's (the remaining 80 ms). N = W: with more requests than
+/// workers the health request is served last or not, and its latency turns bimodal.
+pub fn c4_starved(setup: Setup) -> Result<Shapes> {
+    let after = ms(20);
+    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let scenario = target.scenario().client(FanOut).requests(2).work(ms(100));
+    let blocking = load(setup, &target, scenario.clone().server(Blocking), |s| {
+        s.server(Async)
+    })?;
+    let asynchronous = target.load(scenario.server(Async))?;
+    let ratio = Claim::ratio(
+        "C4 /health during blocking ÷ during async",
+        blocking.health_during(after),
+        asynchronous.health_during(after),
+    )
+    .at_least(3.0)
+    .check()?;
+    let starved = Claim::bound(
+        "C4 /health during blocking work ÷ model",
+        blocking.health_during(after).replaying(ratio.figures(0)),
+    )
+    .at_least(0.75)
+    .check()?;
+    Ok(vec![
+        shape("c4__blocking_over_async", ratio),
+        shape("c4__starved", starved),
+    ])
+}
+
+/// C4 — during async work `/health` is answered at once: the endpoint claim *keeps
+/// answering* (within a quarter of one request's time; the model: 0).
+pub fn c4_free_during_async(setup: Setup) -> Result<Shapes> {
+    free_during(setup, Async, "c4__free_during_async")
+}
+
+/// C4 — during offloaded work too (the workers are free; the blocking pool is busy).
+pub fn c4_free_during_offload(setup: Setup) -> Result<Shapes> {
+    free_during(setup, Offload, "c4__free_during_offload")
+}
+
+fn free_during(setup: Setup, strategy: crate::ServerStrategy, name: &str) -> Result<Shapes> {
+    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let slow = target.demo_endpoint(setup.pick(strategy, Blocking), ms(100))?;
+    let free = target
+        .endpoint("/health")?
+        .keeps_answering_during(&slow)
+        .check()?;
+    Ok(vec![shape(name, free)])
+}
+
+/// C5 — a sequential client is serial whatever the server: async handlers do not help a
+/// client that awaits each response before sending the next. Both take ≈ N × work; the
+/// same runs are held against the model.
+pub fn c5(setup: Setup) -> Result<Shapes> {
+    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let scenario = target
+        .scenario()
+        .client(Sequential)
+        .requests(6)
+        .work(ms(20));
+    let fan_out = |s: ScenarioBuilder| s.client(FanOut);
+    let over_async = load(setup, &target, scenario.clone().server(Async), fan_out)?;
+    let over_blocking = load(setup, &target, scenario.server(Blocking), fan_out)?;
+    let same = Claim::ratio(
+        "C5 sequential over async ÷ sequential over blocking",
+        over_async.wall(),
+        over_blocking.wall(),
+    )
+    .within(0.8, 1.25)
+    .check()?;
+    let mut shapes = Vec::new();
+    for (side, load) in [&over_async, &over_blocking].into_iter().enumerate() {
+        let server = load.scenario().server;
+        let serial = Claim::bound(
+            &format!("C5 sequential over {server} ÷ model"),
+            load.wall().replaying(same.figures(side)),
+        )
+        .within(0.95, 1.5)
+        .check()?;
+        shapes.push(shape(&format!("c5__n_times_work_over_{server}"), serial));
+    }
+    shapes.insert(0, shape("c5__same_whatever_the_server", same));
+    Ok(shapes)
+}

@@ -1,0 +1,152 @@
+//! The negative controls: every claim of the suite, run on a deliberately wrong setup
+//! (an async wait made blocking, the cap removed, offloaded work run inline, a pool of 4
+//! where 1 is claimed, …), must come out **broken** — the proof that each claim can fail.
+//!
+//! They time real work like `tests/shape/`, so they run in the same one-at-a-time nextest
+//! group, in their own profile: `cargo nextest run --profile selftest` (which `.ci/run`
+//! runs after the main suite). `perfshape selftest` runs the catalog's controls from the
+//! command line.
+
+#[path = "../common/mod.rs"]
+mod common;
+
+use perfshape::ClientStrategy::{FanOut, Sequential, SyncOverAsync};
+use perfshape::catalog::Setup::Control;
+use perfshape::catalog::{self, expect_broken};
+use perfshape::{PoolSettings, Result, ServerStrategy, Target, Verdict};
+
+/// One test per catalog entry: its claims on its control's setup must all break.
+macro_rules! controls {
+    ($($module:ident :: $entry:ident),* $(,)?) => {$(
+        #[test]
+        fn $entry() -> Result {
+            expect_broken(&catalog::$module::$entry(Control)?)
+        }
+    )*};
+}
+
+controls! {
+    seed000::c1,
+    seed000::c2_one_and_two_workers,
+    seed000::c2_two_and_four_workers,
+    seed000::c3,
+    seed000::c4_starved,
+    seed000::c4_free_during_async,
+    seed000::c4_free_during_offload,
+    seed000::c5,
+    seed001::ordering_with_a_shared_client,
+    seed001::ordering_with_a_client_per_request,
+    seed001::ordering_with_pooled_clients,
+    seed001::a_cap_of_two_connections,
+    seed001::a_client_per_request_is_slower,
+    seed002::bio_is_capped_by_its_pool,
+    seed002::aio_is_one_wait,
+    seed002::blocking_inside_async,
+    seed003::one_task_per_item_is_far_slower_than_a_loop,
+    seed004::throughput_orders_the_endpoints,
+    seed004::async_latency_stays_at_the_work_time,
+    seed004::a_closed_loop_obeys_littles_law,
+    pools::an_async_server_does_not_care_about_its_workers,
+    pools::offload_is_capped_by_the_blocking_pool,
+    pools::offload_with_the_default_cap_is_flat,
+    loops::an_open_loop_sees_the_queue,
+    loops::the_probe_finds_the_pool,
+    endpoints::waiting_handlers_do_not_block_their_worker,
+    endpoints::an_async_handler_is_faster_than_a_blocking_one,
+}
+
+/// Every catalog entry has a test above (so `perfshape selftest` and this binary agree).
+#[test]
+fn every_catalog_entry_has_a_control_here() {
+    let here = include_str!("main.rs");
+    for entry in catalog::entries() {
+        assert!(
+            here.contains(&format!("    {},\n", entry.name)),
+            "{} has no control test",
+            entry.name
+        );
+    }
+}
+
+/// The wiremock claims with the wrong client: sequential where fan-out is claimed, and
+/// the other way round, and sequential where 4 threads are.
+#[test]
+fn wiremock_with_the_wrong_client() -> Result {
+    use common::wiremock::matches_the_model;
+    expect_broken(&matches_the_model(
+        Control,
+        FanOut,
+        Sequential,
+        20,
+        (1.0, 2.0),
+    )?)?;
+    expect_broken(&matches_the_model(
+        Control,
+        Sequential,
+        FanOut,
+        10,
+        (0.95, 1.5),
+    )?)?;
+    let threads = SyncOverAsync { threads: 4 };
+    expect_broken(&matches_the_model(
+        Control,
+        threads,
+        Sequential,
+        12,
+        (0.95, 1.5),
+    )?)
+}
+
+/// The model against reality, each case run with twice the work it claims.
+#[test]
+fn the_model_with_twice_the_work() -> Result {
+    let checked = common::model_vs_reality::small_random_scenarios(Control)?;
+    let shapes: catalog::Shapes = checked
+        .into_iter()
+        .map(|c| (c.report().name.clone(), c))
+        .collect();
+    expect_broken(&shapes)
+}
+
+/// The orders example with its synchronous ledger client called on the worker: both of
+/// the team's claims break, and the reports say the handler holds its worker and /health
+/// waited.
+#[test]
+fn a_blocking_ledger_client_is_caught() -> Result {
+    use common::orders::{Ledger, orders};
+    let target = orders(Ledger::Blocking)?;
+    let report = target.endpoint("/report")?;
+    let blocks = report.does_not_block_its_worker().check()?;
+    assert_eq!(blocks.verdict(), Verdict::Broken, "{}", blocks.report());
+    let said = blocks.report().to_string();
+    assert!(said.contains("the handler holds its worker"), "{said}");
+    assert!(said.contains("runtime over the median"), "{said}");
+    let observed = blocks.summary().observed.unwrap_or_default();
+    assert!(observed.contains("holds its worker"), "{observed}");
+    let starved = target
+        .endpoint("/health")?
+        .keeps_answering_during(&report)
+        .check()?;
+    assert_eq!(starved.verdict(), Verdict::Broken, "{}", starved.report());
+    let said = starved.report().to_string();
+    assert!(said.contains("every worker was held"), "{said}");
+    Ok(())
+}
+
+/// Heavy CPU on the worker is caught like a blocking sleep.
+#[test]
+fn heavy_cpu_on_the_worker_is_caught() -> Result {
+    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let checked = target
+        .demo_endpoint(ServerStrategy::Cpu, std::time::Duration::from_millis(10))?
+        .does_not_block_its_worker()
+        .check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    assert!(
+        checked
+            .report()
+            .headline()
+            .contains("the handler holds its worker")
+    );
+    Ok(())
+}
