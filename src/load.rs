@@ -38,10 +38,10 @@ use crate::vocab::{ClientStrategy, InProcess, PoolSettings};
 pub struct Load<'t> {
     target: &'t Target,
     /// What runs.
-    scenario: Scenario,
+    actual: Scenario,
     /// What the measures state: the label, the context and the model's expectations.
-    /// The scenario itself, except in a negative control ([`Target::load_claiming`]).
-    claimed: Scenario,
+    /// What runs, except in a negative control ([`Target::load_claiming`]).
+    scenario: Scenario,
     url: String,
     model: Model,
     prediction: Prediction,
@@ -135,16 +135,16 @@ impl<'t> Load<'t> {
     fn new(
         target: &'t Target,
         url: String,
+        actual: Scenario,
         scenario: Scenario,
-        claimed: Scenario,
     ) -> Result<Load<'t>> {
-        target.check_matches(&scenario)?;
-        let model = claimed.model();
+        target.check_matches(&actual)?;
+        let model = scenario.model();
         let prediction = model.predict()?;
         Ok(Load {
             target,
+            actual,
             scenario,
-            claimed,
             url,
             model,
             prediction,
@@ -155,7 +155,7 @@ impl<'t> Load<'t> {
 
     /// The scenario the measures state (in a negative control, not the one that runs).
     pub fn scenario(&self) -> &Scenario {
-        &self.claimed
+        &self.scenario
     }
 
     /// The scenario's model.
@@ -170,7 +170,7 @@ impl<'t> Load<'t> {
 
     /// How sides of this load are labelled: `fan-out → blocking`.
     pub fn label(&self) -> String {
-        self.claimed.label()
+        self.scenario.label()
     }
 
     /// Runs the load once and returns its run, refusing one with failed requests.
@@ -190,11 +190,11 @@ impl<'t> Load<'t> {
     /// failures included: the experiment tables report them rather than refuse them.
     pub(crate) fn measure_once(&self) -> Result<Run> {
         let client = self.target.client();
-        let concurrency = self.scenario.client.concurrency(self.scenario.n);
+        let concurrency = self.actual.client.concurrency(self.actual.n);
         // Two descriptors per connection (both ends are in this process), plus slack.
         crate::fd_limit::ensure_fd_limit(2 * concurrency as u64 + 256)?;
         client.run(ClientStrategy::FanOut, &self.url, concurrency.max(1))?;
-        client.run(self.scenario.client, &self.url, self.scenario.n)
+        client.run(self.actual.client, &self.url, self.actual.n)
     }
 
     fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
@@ -202,16 +202,16 @@ impl<'t> Load<'t> {
         let pool = self.target.served().map(|s| s.pool());
         let (run, probe) = self.evidence.observe(pool, || {
             self.target.client().run_with_probe(
-                self.scenario.client,
+                self.actual.client,
                 &self.url,
-                self.scenario.n,
+                self.actual.n,
                 probe.map(|after| (health.as_str(), after)),
             )
         })?;
         run.require_ok()?;
         self.summaries
             .borrow_mut()
-            .push(run.summary(self.scenario.work / 2));
+            .push(run.summary(self.actual.work / 2));
         let probe = match probe {
             None => None,
             Some(record) if record.outcome.is_ok() => Some(record.latency()),
@@ -229,7 +229,7 @@ impl<'t> Load<'t> {
     /// threads that serve them — with one concurrent request each: a warm-up far cheaper
     /// than a whole sequential run.
     fn warm(&self) -> Result<()> {
-        let concurrency = self.scenario.client.concurrency(self.scenario.n).max(1);
+        let concurrency = self.actual.client.concurrency(self.actual.n).max(1);
         let run = self
             .target
             .client()
@@ -242,7 +242,7 @@ impl<'t> Load<'t> {
         let measure = measure
             .warm_with(move || self.warm())
             .evidence(move || self.evidence.describe(&self.label()));
-        self.claimed
+        self.scenario
             .context()
             .into_iter()
             .map(|(key, value)| match key {
@@ -275,7 +275,7 @@ impl<'t> Load<'t> {
             self.prediction.throughput,
             format!("throughput of {}", self.model.describe()),
         );
-        let work = self.scenario.work;
+        let work = self.actual.work;
         self.described(Measure::rate(&self.label(), move || {
             Ok(self.run()?.summary(work / 2).throughput)
         }))
@@ -288,7 +288,7 @@ impl<'t> Load<'t> {
             Duration::from_secs_f64(self.prediction.mean_latency),
             format!("mean latency of {}", self.model.describe()),
         );
-        let work = self.scenario.work;
+        let work = self.actual.work;
         self.described(Measure::duration(
             &format!("mean latency of {}", self.label()),
             move || {
@@ -299,11 +299,30 @@ impl<'t> Load<'t> {
         .expecting(expected)
     }
 
+    /// The 99th-percentile latency (from intended start) of one run; expects the model's:
+    /// the tail a user sees, where the mean hides it.
+    pub fn p99(&self) -> Measure<'_> {
+        let predicted = self.prediction.latency.map(|l| l.p99).unwrap_or_default();
+        let expected = Expected::duration(
+            predicted,
+            format!("p99 latency of {}", self.model.describe()),
+        );
+        let work = self.actual.work;
+        self.described(Measure::duration(
+            &format!("p99 latency of {}", self.label()),
+            move || {
+                let summary = self.run()?.summary(work / 2);
+                Ok(summary.latency.map(|l| l.p99).unwrap_or_default())
+            },
+        ))
+        .expecting(expected)
+    }
+
     /// Little's law for a closed loop: throughput × (mean latency + think time), the
     /// users in the system; expects what the model counts for the same finite run (its
     /// tail, requests still in flight when users stop, lowers it below the user count).
     pub fn users_in_system(&self) -> Measure<'_> {
-        let think = match self.claimed.client {
+        let think = match self.scenario.client {
             ClientStrategy::ClosedLoop { think, .. } => think.as_secs_f64(),
             _ => 0.0,
         };
@@ -315,7 +334,7 @@ impl<'t> Load<'t> {
                 self.model.describe()
             ),
         );
-        let work = self.scenario.work;
+        let work = self.actual.work;
         self.described(Measure::value(
             &format!("users in the system, {}", self.label()),
             move || {

@@ -75,6 +75,16 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         timeout: u64,
     },
+    /// Prove the gate can fail: run every claim of perfshape's catalog on its negative
+    /// control — a deliberately wrong setup — and check that each comes out broken.
+    Selftest {
+        /// Run the claims as claimed instead (each must hold).
+        #[arg(long)]
+        claimed: bool,
+        /// Only the entries whose name contains this.
+        #[arg(long)]
+        only: Option<String>,
+    },
     /// Predict with the model, running nothing: a fixture's scenarios, or the what-if the
     /// flags describe (more workers? a bigger blocking pool? a connection cap?).
     Model {
@@ -263,6 +273,7 @@ fn run(cli: Cli) -> perfshape::Result {
             println!("{report}");
             Ok(())
         }
+        Command::Selftest { claimed, only } => selftest(claimed, only.as_deref()),
         Command::Run { fixture } => {
             let experiment = Experiment::load(&fixture)?;
             reproduce(&experiment, cli.verbose, cli.json.as_deref())
@@ -275,6 +286,70 @@ fn run(cli: Cli) -> perfshape::Result {
             }
             Ok(())
         }
+    }
+}
+
+/// Runs the catalog's entries (their controls, or as claimed) and prints one line per
+/// claim; fails when any control did not break (or any claim did not hold).
+fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result {
+    use perfshape::catalog::{Setup, entries};
+    let setup = if claimed {
+        Setup::Claimed
+    } else {
+        Setup::Control
+    };
+    let wanted = if claimed {
+        perfshape::Verdict::Holds
+    } else {
+        perfshape::Verdict::Broken
+    };
+    let entries: Vec<_> = entries()
+        .into_iter()
+        .filter(|e| only.is_none_or(|o| e.name.contains(o)))
+        .collect();
+    eprintln!(
+        "running {} catalog entries {} …",
+        entries.len(),
+        if claimed {
+            "as claimed"
+        } else {
+            "on their negative controls"
+        }
+    );
+    println!("| entry | control | claim | verdict | median | band | time |");
+    println!("|---|---|---|---|---:|---|---:|");
+    let started = std::time::Instant::now();
+    let mut wrong = Vec::new();
+    for entry in &entries {
+        let control = if claimed { "—" } else { entry.control };
+        for (_, checked) in (entry.run)(setup)? {
+            let report = checked.report();
+            println!(
+                "| {} | {control} | {} | {} | {:.3} | {} | {:.2} s |",
+                entry.name,
+                report.name,
+                report.verdict,
+                report.median,
+                report.band,
+                report.elapsed.as_secs_f64()
+            );
+            if report.verdict != wanted {
+                wrong.push(format!(
+                    "{}: {} ({})",
+                    entry.name, report.name, report.verdict
+                ));
+            }
+        }
+    }
+    eprintln!("selftest took {:.1} s", started.elapsed().as_secs_f64());
+    if wrong.is_empty() {
+        Ok(())
+    } else {
+        Err(perfshape::Error::Gate(format!(
+            "{} claim(s) did not come out {wanted}:\n  {}",
+            wrong.len(),
+            wrong.join("\n  ")
+        )))
     }
 }
 

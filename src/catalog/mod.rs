@@ -16,6 +16,7 @@ pub mod seed001;
 pub mod seed002;
 pub mod seed003;
 pub mod seed004;
+pub mod strategies;
 
 use std::time::Duration;
 
@@ -64,6 +65,7 @@ pub fn entries() -> Vec<Entry> {
         seed003::ENTRIES,
         seed004::ENTRIES,
         pools::ENTRIES,
+        strategies::ENTRIES,
         loops::ENTRIES,
         endpoints::ENTRIES,
     ]

@@ -2,6 +2,7 @@
 //! demo service whose routes are the server strategies.
 
 mod demo;
+mod faults;
 mod trace;
 
 use std::net::SocketAddr;
@@ -22,9 +23,11 @@ use crate::vocab::ServerStrategy;
 ///
 /// Every strategy's route (`/blocking?ms=20`, `/async?ms=20`, `/offload?ms=20`,
 /// `/mixed?block_ms=10&wait_ms=10`, `/cpu?ms=20` or `?iters=N`, `/lock?ms=20`) and
-/// `/health`, each answering with a [`WorkReport`].
+/// `/health`, each answering with a [`WorkReport`]; and faults on demand
+/// (`/fault/status?every=3&ms=N` answers 500 to every third request, `/fault/drop?ms=N`
+/// cuts its response short, `/fault/stall?ms=N` waits N ms).
 pub fn app() -> axum::Router {
-    demo::app(demo::AppState::new(Instant::now()))
+    demo::app(demo::AppState::new(Instant::now())).merge(faults::routes())
 }
 
 /// A router running on its own [`Pool`], bound to a local port: perfshape's demo

@@ -6,6 +6,7 @@
 mod claims;
 mod deterministic;
 mod errors;
+mod faults;
 mod model;
 mod rule;
 mod server;

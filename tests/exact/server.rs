@@ -188,7 +188,7 @@ fn failures_are_counted_by_kind_never_dropped() -> Result {
     assert!(summary.latency.is_none());
     assert_eq!(
         run.require_ok().unwrap_err().to_string(),
-        "GET /nowhere answered 404 in 7 of 7 requests: no figure is taken from a run with failed requests"
+        "GET /nowhere answered 404 in 7 of 7 requests; failed: #0, #1, #2, #3, #4, #5, #6: no figure is taken from a run with failed requests"
     );
 
     // A port nobody listens on: connection refused, counted as connect failures.
@@ -297,5 +297,46 @@ fn an_open_loop_drops_and_counts_what_its_cap_refuses() -> Result {
     )?;
     assert_eq!((run.sent(), run.ok(), run.failed()), (20, 2, 18));
     assert_eq!(run.summary(ms(25)).failures.get("dropped"), Some(&18));
+    Ok(())
+}
+
+/// What each lifecycle does to TCP connections, counted by the server: a shared client
+/// keeps one; a client per request opens one each; 4 pooled clients used in turn open 4; a
+/// cap of 2 per host holds 20 concurrent requests to exactly 2 connections.
+#[test]
+fn lifecycles_open_the_connections_they_say() -> Result {
+    let cases = [
+        (Lifecycle::Shared, ClientStrategy::Sequential, 1),
+        (Lifecycle::PerRequest, ClientStrategy::Sequential, 8),
+        (
+            Lifecycle::Pooled { clients: 4 },
+            ClientStrategy::Sequential,
+            4,
+        ),
+        (
+            Lifecycle::ConnectionCap { per_host: 2 },
+            ClientStrategy::FanOut,
+            2,
+        ),
+    ];
+    for (lifecycle, strategy, connections) in cases {
+        let server = Server::start(Pool::workers("server", 2)?)?;
+        let client = client(lifecycle)?;
+        let url = server.url(&ServerStrategy::Async, ms(5))?;
+        for _ in 0..2 {
+            let run = client.run(strategy, &url, 8)?;
+            assert_eq!((run.sent(), run.ok()), (8, 8), "{lifecycle}");
+        }
+        // Twice the load, and still the same connections (a per-request client: twice).
+        let expected = match lifecycle {
+            Lifecycle::PerRequest => 2 * connections,
+            _ => connections,
+        };
+        assert_eq!(
+            server.accepted_connections(),
+            expected as u64,
+            "{lifecycle}"
+        );
+    }
     Ok(())
 }

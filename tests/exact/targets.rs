@@ -87,7 +87,7 @@ fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Resu
     let err = target.endpoint("/boom").unwrap_err();
     assert_eq!(
         err.to_string(),
-        "GET /boom answered 500 in 1 of 1 requests: no figure is taken from a run with failed requests"
+        "GET /boom answered 500 in 1 of 1 requests; failed: #0: no figure is taken from a run with failed requests"
     );
     let err = target.endpoint("/missing?x=1").unwrap_err();
     assert!(
@@ -113,7 +113,7 @@ fn a_claim_on_a_flaky_endpoint_names_its_failures_instead_of_a_verdict() -> Resu
     let err = flaky.does_not_block_its_worker().check().unwrap_err();
     let message = err.to_string();
     assert!(
-        message.starts_with("GET /flaky answered 500 in 3 of 10 requests"),
+        message.starts_with("GET /flaky answered 500 in 3 of 10 requests; failed: #"),
         "{message}"
     );
     Ok(())

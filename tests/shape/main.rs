@@ -23,4 +23,5 @@ mod seed001;
 mod seed002;
 mod seed003;
 mod seed004;
+mod strategies;
 mod wiremock;
