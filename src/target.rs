@@ -170,13 +170,31 @@ impl Target {
     /// The same target measured by a client of another lifecycle (a client per request,
     /// pooled clients, a per-host connection cap: seed 001's question).
     pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Result<Target> {
-        self.client = default_client(lifecycle, self.client.limits())?;
+        self.client = self.rebuilt_client(lifecycle, self.client.limits())?;
         Ok(self)
+    }
+
+    /// The same target measured by a load client with `workers` worker threads (default
+    /// 2): a heavier load needs more, on a machine that has them.
+    pub fn with_client_workers(mut self, workers: usize) -> Result<Target> {
+        self.client = LoadClient::with_limits(
+            Pool::workers("client", workers)?,
+            self.client.lifecycle(),
+            self.client.limits(),
+        )?;
+        Ok(self)
+    }
+
+    /// A load client like the current one (its pool size) with another lifecycle or
+    /// limits.
+    fn rebuilt_client(&self, lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
+        let workers = self.client.pool().settings().workers;
+        LoadClient::with_limits(Pool::workers("client", workers)?, lifecycle, limits)
     }
 
     /// The same target measured with other per-request and per-run [`Limits`].
     pub fn with_limits(mut self, limits: Limits) -> Result<Target> {
-        self.client = default_client(self.client.lifecycle(), limits)?;
+        self.client = self.rebuilt_client(self.client.lifecycle(), limits)?;
         Ok(self)
     }
 

@@ -75,6 +75,24 @@ enum Command {
         #[arg(long, default_value_t = 30)]
         timeout: u64,
     },
+    /// Offer a closed loop of users to a URL for a while and print what the client saw
+    /// (sent = ok + failed, throughput, latency percentiles): a small wrk.
+    Load {
+        /// The endpoint, e.g. http://127.0.0.1:8080/health.
+        url: String,
+        /// Concurrent users, each sending its next request as soon as its response is in.
+        #[arg(long, default_value_t = 16)]
+        users: usize,
+        /// How long to offer load, in seconds.
+        #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=600))]
+        seconds: u64,
+        /// Pause between a response and the user's next request, in milliseconds.
+        #[arg(long, default_value_t = 0)]
+        think_ms: u64,
+        /// Load-generator worker threads.
+        #[arg(long, default_value_t = 2)]
+        client_workers: usize,
+    },
     /// Prove the gate can fail: run every claim of perfshape's catalog on its negative
     /// control — a deliberately wrong setup — and check that each comes out broken.
     Selftest {
@@ -274,6 +292,52 @@ fn run(cli: Cli) -> perfshape::Result {
             Ok(())
         }
         Command::Selftest { claimed, only } => selftest(claimed, only.as_deref()),
+        Command::Load {
+            url,
+            users,
+            seconds,
+            think_ms,
+            client_workers,
+        } => {
+            let (target, path) = perfshape::Target::split_url(&url)?;
+            let target = target.with_client_workers(client_workers)?;
+            let endpoint = target.endpoint(&path)?;
+            let strategy = perfshape::ClientStrategy::ClosedLoop {
+                users,
+                think: std::time::Duration::from_millis(think_ms),
+                ramp: std::time::Duration::ZERO,
+                duration: std::time::Duration::from_secs(seconds),
+            };
+            // Connections first, then the measured loop.
+            endpoint.run(perfshape::ClientStrategy::FanOut, users)?;
+            let run =
+                target
+                    .client()
+                    .run(strategy, &endpoint.url(), perfshape::limits::MAX_REQUESTS)?;
+            let summary = run.summary(std::time::Duration::from_millis(1));
+            let ms = |d: std::time::Duration| d.as_secs_f64() * 1e3;
+            println!(
+                "{} users for {seconds} s: sent {} = ok {} + failed {}; {:.1} requests/s",
+                users, summary.sent, summary.ok, summary.failed, summary.throughput
+            );
+            if let Some(l) = summary.latency {
+                println!(
+                    "latency: min {:.3} ms, mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+                    ms(l.min),
+                    ms(l.mean),
+                    ms(l.p50),
+                    ms(l.p99),
+                    ms(l.max)
+                );
+            }
+            if summary.sent == perfshape::limits::MAX_REQUESTS {
+                eprintln!(
+                    "note: the loop reached its cap of {} requests before its time",
+                    perfshape::limits::MAX_REQUESTS
+                );
+            }
+            Ok(())
+        }
         Command::Run { fixture } => {
             let experiment = Experiment::load(&fixture)?;
             reproduce(&experiment, cli.verbose, cli.json.as_deref())

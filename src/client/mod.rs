@@ -166,11 +166,14 @@ impl LoadClient {
     ) -> Result<(Run, Option<RequestRecord>)> {
         check_range("n", n, 1, MAX_REQUESTS, "")?;
         strategy.validate()?;
-        for url in std::iter::once(url).chain(probe.map(|(url, _)| url)) {
-            check_url(url)?;
-        }
+        // Parsed once, here, so a typo fails before anything is sent and no request pays
+        // for parsing it again.
+        let probe = match probe {
+            Some((url, after)) => Some((check_url(url)?, after)),
+            None => None,
+        };
         let request_url = url;
-        let url: Arc<str> = Arc::from(url);
+        let url = Arc::new(check_url(url)?);
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
         // The probe is its own task on the pool: it must not wait behind the load (and
@@ -231,12 +234,11 @@ impl LoadClient {
 
     fn spawn_probe(
         &self,
-        probe: Option<(&str, Duration)>,
+        probe: Option<(reqwest::Url, Duration)>,
         origin: Instant,
         deadline: Instant,
     ) -> Option<tokio::task::JoinHandle<RequestRecord>> {
         let (url, after) = probe?;
-        let url: Arc<str> = Arc::from(url);
         let inner = Arc::clone(&self.inner);
         Some(self.pool.handle().spawn(async move {
             tokio::time::sleep_until((origin + after).into()).await;
@@ -247,7 +249,7 @@ impl LoadClient {
     fn sync_over_async(
         &self,
         threads: usize,
-        url: &str,
+        url: &reqwest::Url,
         n: usize,
         origin: Instant,
         deadline: Instant,
@@ -286,7 +288,7 @@ impl Inner {
     /// since latency runs from the intended start.
     async fn send(
         &self,
-        url: &str,
+        url: &reqwest::Url,
         index: usize,
         origin: Instant,
         intended: Duration,
@@ -334,7 +336,12 @@ struct Users {
     duration: Duration,
 }
 
-async fn sequential(inner: Arc<Inner>, url: Arc<str>, n: usize, at: Timing) -> Vec<RequestRecord> {
+async fn sequential(
+    inner: Arc<Inner>,
+    url: Arc<reqwest::Url>,
+    n: usize,
+    at: Timing,
+) -> Vec<RequestRecord> {
     let mut records = Vec::with_capacity(n);
     for index in 0..n {
         let intended = at.origin.elapsed();
@@ -347,7 +354,12 @@ async fn sequential(inner: Arc<Inner>, url: Arc<str>, n: usize, at: Timing) -> V
     records
 }
 
-async fn fan_out(inner: Arc<Inner>, url: Arc<str>, n: usize, at: Timing) -> Vec<RequestRecord> {
+async fn fan_out(
+    inner: Arc<Inner>,
+    url: Arc<reqwest::Url>,
+    n: usize,
+    at: Timing,
+) -> Vec<RequestRecord> {
     let mut tasks = tokio::task::JoinSet::new();
     for index in 0..n {
         let inner = Arc::clone(&inner);
@@ -366,7 +378,7 @@ async fn fan_out(inner: Arc<Inner>, url: Arc<str>, n: usize, at: Timing) -> Vec<
 /// user sends its next request only if that start lies within `duration`.
 async fn closed_loop(
     inner: Arc<Inner>,
-    url: Arc<str>,
+    url: Arc<reqwest::Url>,
     n: usize,
     users: Users,
     at: Timing,
@@ -417,7 +429,7 @@ async fn closed_loop(
 /// and never waits for a slow server before offering the next request.
 async fn open_loop(
     inner: Arc<Inner>,
-    url: Arc<str>,
+    url: Arc<reqwest::Url>,
     n: usize,
     rate: f64,
     max_in_flight: usize,

@@ -11,17 +11,17 @@ use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY, parse_peer};
 /// Sends GET `url` and records it. Never fails: a failure is an outcome.
 pub(crate) async fn send(
     client: &reqwest::Client,
-    url: &str,
+    url: &reqwest::Url,
     index: usize,
     origin: Instant,
     intended_start: Duration,
 ) -> RequestRecord {
     let start = origin.elapsed();
-    let response = match client.get(url).send().await {
+    let response = match client.get(url.clone()).send().await {
         Err(error) => Err((classify(&error), error)),
         Ok(response) => {
             let status = response.status();
-            let headers = response.headers().clone();
+            let headers = Served::of(response.headers());
             match response.bytes().await {
                 Err(error) if error.is_timeout() => Err((FailureKind::Timeout, error)),
                 Err(error) => Err((FailureKind::Body, error)),
@@ -50,21 +50,35 @@ pub(crate) async fn send(
             record.outcome = Outcome::Failed { kind };
             record.error = Some(describe(&error));
         }
-        Ok((outcome, headers)) => {
+        Ok((outcome, served)) => {
             record.outcome = outcome;
-            // Not every server is served by perfshape: missing headers are simply unknown.
-            record.served_by = header(&headers, SERVED_BY).map(str::to_string);
-            record.server_at_start =
-                header(&headers, RUNTIME).and_then(|v| v.parse::<RuntimeFigures>().ok());
-            record.peer = header(&headers, PEER).and_then(parse_peer);
+            record.served_by = served.by;
+            record.server_at_start = served.at_start;
+            record.peer = served.peer;
         }
     }
     record.connection = Connection::Unknown;
     record
 }
 
-fn header<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
-    headers.get(name).and_then(|v| v.to_str().ok())
+/// What a perfshape-served response's headers say about how it was served; read before
+/// the body, so the headers need not be kept. Not every server is served by perfshape:
+/// missing headers are simply unknown.
+struct Served {
+    by: Option<String>,
+    at_start: Option<RuntimeFigures>,
+    peer: Option<std::net::SocketAddr>,
+}
+
+impl Served {
+    fn of(headers: &HeaderMap) -> Served {
+        let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+        Served {
+            by: header(SERVED_BY).map(str::to_string),
+            at_start: header(RUNTIME).and_then(|v| v.parse().ok()),
+            peer: header(PEER).and_then(parse_peer),
+        }
+    }
 }
 
 /// The error and its causes on one line: reqwest's own message is only the outermost
