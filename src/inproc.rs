@@ -70,10 +70,7 @@ impl CpuBound {
         let start = Instant::now();
         let sum = match self {
             CpuBound::SingleThread => (0..items).map(item).sum(),
-            CpuBound::Rayon => {
-                use rayon::prelude::*;
-                (0..items).into_par_iter().map(item).sum()
-            }
+            CpuBound::Rayon => rayon_sum(items)?,
             CpuBound::TaskPerItem => pool
                 .block_on(pool.handle().spawn(async move {
                     let handles: Vec<_> = (0..items)
@@ -91,4 +88,21 @@ impl CpuBound {
         };
         Ok((start.elapsed(), sum))
     }
+}
+
+/// The sum of `items` items on rayon's pool.
+#[cfg(feature = "experiments")]
+fn rayon_sum(items: u64) -> Result<u64> {
+    use rayon::prelude::*;
+    Ok((0..items).into_par_iter().map(item).sum())
+}
+
+/// Without the `experiments` feature there is no rayon to run on.
+#[cfg(not(feature = "experiments"))]
+fn rayon_sum(_: u64) -> Result<u64> {
+    Err(Error::invalid(
+        "CPU-bound strategy",
+        "rayon",
+        "single-thread or task-per-item (rayon needs perfshape's `experiments` feature)",
+    ))
 }

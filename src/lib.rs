@@ -58,6 +58,7 @@ pub mod client;
 pub mod endpoint;
 pub mod error;
 mod evidence;
+#[cfg(feature = "experiments")]
 pub mod experiment;
 mod fd_limit;
 pub mod inproc;
@@ -68,6 +69,7 @@ pub mod model;
 pub mod pool;
 pub mod probe;
 mod record;
+#[cfg(feature = "experiments")]
 pub mod report;
 pub mod run;
 pub mod scenario;

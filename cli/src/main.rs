@@ -512,7 +512,8 @@ fn default_fixtures() -> PathBuf {
     if local.is_dir() {
         local
     } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures")
+        // The repository's, beside this package.
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
     }
 }
 
