@@ -522,6 +522,10 @@ pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
     };
     let parsed = reqwest::Url::parse(url).map_err(|e| unreachable(format!("not a URL ({e})")))?;
     match parsed.scheme() {
+        "https" if !cfg!(feature = "https") => Err(unreachable(
+            "https needs perfshape's `https` feature (rustls); this build has plain HTTP only"
+                .into(),
+        )),
         "http" | "https" if parsed.host().is_some() => Ok(parsed),
         "http" | "https" => Err(unreachable("the URL has no host".into())),
         other => Err(unreachable(format!(
