@@ -97,7 +97,7 @@ pub fn c1(setup: Setup) -> Result<Shapes> {
 }
 
 /// C2 — a concurrent client over a blocking server is bounded by the pool: N = 20 requests
-/// of 20 ms take ceil(N/W) work times (the model) and complete in at least ceil(N/W) waves
+/// of 10 ms take ceil(N/W) work times (the model) and complete in at least ceil(N/W) waves
 /// (seed 000's
 /// staircase), so doubling the workers halves the wall (the model: exactly 2×; we demand
 /// [1.5, 2.4]). Each pair of pools is measured once, interleaved, for the halving; each
@@ -121,7 +121,7 @@ fn blocking_fan_out_is_bounded_by_the_pool(setup: Setup, small: usize) -> Result
             .server(Blocking)
             .client(FanOut)
             .requests(20)
-            .work(ms(20));
+            .work(ms(10));
         load(setup, &targets[target], scenario, |s| s.pool(control))
     };
     let loads = [fan_out(0)?, fan_out(1)?];
@@ -223,14 +223,14 @@ pub fn c3(setup: Setup) -> Result<Shapes> {
     ])
 }
 
-/// C4 — blocking starves the pool: with both workers blocked for 100 ms, a `/health` sent
-/// 20 ms later waits at least 3× longer than during async work, and the same waits are at
-/// least 0.75 of the model's (the remaining 80 ms). N = W: with more requests than
+/// C4 — blocking starves the pool: with both workers blocked for 50 ms, a `/health` sent
+/// 10 ms later waits at least 3× longer than during async work, and the same waits are at
+/// least 0.75 of the model's (the remaining 40 ms). N = W: with more requests than
 /// workers the health request is served last or not, and its latency turns bimodal.
 pub fn c4_starved(setup: Setup) -> Result<Shapes> {
-    let after = ms(20);
+    let after = ms(10);
     let target = Target::demo(PoolSettings::workers(2)?)?;
-    let scenario = target.scenario().client(FanOut).requests(2).work(ms(100));
+    let scenario = target.scenario().client(FanOut).requests(2).work(ms(50));
     let blocking = load(setup, &target, scenario.clone().server(Blocking), |s| {
         s.server(Async)
     })?;
@@ -267,7 +267,7 @@ pub fn c4_free_during_offload(setup: Setup) -> Result<Shapes> {
 
 fn free_during(setup: Setup, strategy: crate::ServerStrategy, name: &str) -> Result<Shapes> {
     let target = Target::demo(PoolSettings::workers(2)?)?;
-    let slow = target.demo_endpoint(setup.pick(strategy, Blocking), ms(100))?;
+    let slow = target.demo_endpoint(setup.pick(strategy, Blocking), ms(50))?;
     let free = target
         .endpoint("/health")?
         .keeps_answering_during(&slow)

@@ -49,10 +49,10 @@ fn waits<'p>(
 /// BIO runs are held against the model.
 pub fn bio_is_capped_by_its_pool(setup: Setup) -> Result<Shapes> {
     let pool = Pool::new("inproc", PoolSettings::new(2, 64)?)?;
-    let bio = waits(setup, &pool, InProcess::Bio, InProcess::Aio, 2_000, ms(10))?;
-    let aio = InProcessLoad::new(&pool, InProcess::Aio, 2_000, ms(10))?;
+    let bio = waits(setup, &pool, InProcess::Bio, InProcess::Aio, 1_000, ms(10))?;
+    let aio = InProcessLoad::new(&pool, InProcess::Aio, 1_000, ms(10))?;
     let faster = Claim::ratio("seed 002 in-process BIO ÷ AIO", bio.wall(), aio.wall())
-        .within(2.0, 51.0)
+        .within(2.0, 26.0)
         .check()?;
     let bound = Claim::bound(
         "seed 002 in-process BIO ÷ model",
@@ -66,11 +66,13 @@ pub fn bio_is_capped_by_its_pool(setup: Setup) -> Result<Shapes> {
     ])
 }
 
-/// 2,000 timer waits of 10 ms on 2 workers take about one wait: AIO holds no thread while
-/// it waits (the model: 10 ms; we demand [1.0, 2.0], scheduling 2,000 timers included).
+/// 500 timer waits of 50 ms on 2 workers take about one wait: AIO holds no thread while it
+/// waits (the model: 50 ms; we demand [1.0, 2.0], scheduling 500 timers included). 50 ms,
+/// not 10: scheduling the timers costs the test build ~8 µs each, which at 10 ms and 1,000
+/// timers put the figure at 1.87, within the noise of the band's edge.
 pub fn aio_is_one_wait(setup: Setup) -> Result<Shapes> {
     let pool = Pool::new("inproc", PoolSettings::new(2, 64)?)?;
-    let aio = waits(setup, &pool, InProcess::Aio, InProcess::Bio, 2_000, ms(10))?;
+    let aio = waits(setup, &pool, InProcess::Aio, InProcess::Bio, 500, ms(50))?;
     let bound = Claim::bound("seed 002 in-process AIO ÷ model", aio.wall())
         .within(1.0, 2.0)
         .check()?;

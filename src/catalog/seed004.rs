@@ -1,6 +1,6 @@
 //! seed 004 — JMeter against four endpoints — as claims: a closed loop of users (each
 //! sends, waits, thinks, sends again) against blocking, offloaded, async and mixed
-//! handlers. Scaled 3 s → 60 ms of work; 12 users on 2 workers (the seed: 300 on 8), the
+//! handlers. Scaled 3 s → 30 ms of work; 12 users on 2 workers (the seed: 300 on 8), the
 //! blocking pool capped at 3 so that offloading has a cap of its own.
 
 use std::time::Duration;
@@ -34,10 +34,10 @@ pub const ENTRIES: &[Entry] = &[
     },
 ];
 
-/// Seed 004's mixed endpoint: 20 ms blocking, then 40 ms async.
+/// Seed 004's mixed endpoint: a third blocking, then two thirds async (10 ms + 20 ms).
 const MIXED: ServerStrategy = Mixed {
-    block: Duration::from_millis(20),
-    wait: Duration::from_millis(40),
+    block: Duration::from_millis(10),
+    wait: Duration::from_millis(20),
 };
 
 /// 12 users thinking `think`, for `duration`.
@@ -50,7 +50,7 @@ fn users(think: Duration, duration: Duration) -> ClientStrategy {
     }
 }
 
-/// The target and the scenario every claim here shares: 12 users thinking 2 ms, 60 ms of
+/// The target and the scenario every claim here shares: 12 users thinking 2 ms, 30 ms of
 /// work, at most 10,000 requests (the run's duration stops it long before).
 fn jmeter(duration: Duration) -> Result<(Target, ScenarioBuilder)> {
     let target = Target::demo(PoolSettings::new(2, 3)?)?;
@@ -58,7 +58,7 @@ fn jmeter(duration: Duration) -> Result<(Target, ScenarioBuilder)> {
         .scenario()
         .client(users(ms(2), duration))
         .requests(10_000)
-        .work(ms(60));
+        .work(ms(30));
     Ok((target, scenario))
 }
 
@@ -98,7 +98,7 @@ pub fn throughput_orders_the_endpoints(setup: Setup) -> Result<Shapes> {
 }
 
 /// Async latency stays at the work time with a tight spread: the mean is within
-/// [0.95, 1.3] of what the model predicts (60 ms plus nothing).
+/// [0.95, 1.3] of what the model predicts (30 ms plus nothing).
 pub fn async_latency_stays_at_the_work_time(setup: Setup) -> Result<Shapes> {
     let (target, scenario) = jmeter(ms(200))?;
     let asynchronous = load(setup, &target, scenario.server(Async), |s| {

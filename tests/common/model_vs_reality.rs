@@ -1,5 +1,5 @@
 //! The model against reality: a few small random scenarios (fixed seed, 8 cases — two per
-//! server strategy so every kind of handler is drawn — each at most 0.2 s of predicted
+//! server strategy so every kind of handler is drawn — each at most 0.15 s of predicted
 //! wall), each a claim that measured ÷ model lies in [0.9, 1.6]. The control runs each
 //! case with twice the work it claims. Shared by `tests/shape/` and `tests/controls/`.
 //!
@@ -47,11 +47,11 @@ fn scenarios(server: ServerStrategy) -> impl Strategy<Value = Scenario> {
                 .build()
                 .expect("a valid scenario")
         })
-        .prop_filter("at most 0.2 s of predicted wall per run", |scenario| {
+        .prop_filter("at most 0.15 s of predicted wall per run", |scenario| {
             scenario
                 .model()
                 .predict()
-                .is_ok_and(|p| p.wall <= Duration::from_millis(200))
+                .is_ok_and(|p| p.wall <= Duration::from_millis(150))
         })
 }
 

@@ -38,7 +38,6 @@ controls! {
     seed001::ordering_with_a_client_per_request,
     seed001::ordering_with_pooled_clients,
     seed001::a_cap_of_two_connections,
-    seed001::a_client_per_request_is_slower,
     seed002::bio_is_capped_by_its_pool,
     seed002::aio_is_one_wait,
     seed002::blocking_inside_async,

@@ -27,9 +27,3 @@ fn a_cap_of_two_connections_serialises_an_async_client() -> Result {
     assert_shapes!(seed001::a_cap_of_two_connections(Claimed)?);
     Ok(())
 }
-
-#[test]
-fn a_client_per_request_is_slower_than_a_shared_one() -> Result {
-    assert_shapes!(seed001::a_client_per_request_is_slower(Claimed)?);
-    Ok(())
-}
