@@ -360,6 +360,8 @@ impl<'t> ConcurrencyLimit<'t> {
                 Ok(report.pool_estimate)
             })
             .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))
+            // A probe takes at least three steps: growth, then two stalls.
+            .floor(settings.step * 3)
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)

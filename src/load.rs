@@ -241,6 +241,7 @@ impl<'t> Load<'t> {
         let served = self.target.served().is_some();
         let measure = measure
             .warm_with(move || self.warm())
+            .floor(self.prediction.wall)
             .evidence(move || self.evidence.describe(&self.label()));
         self.scenario
             .context()
@@ -444,6 +445,7 @@ impl<'p> InProcessLoad<'p> {
             self.runs.run(self.pool, self.n, self.work)
         })
         .expecting(expected)
+        .floor(self.prediction.wall)
         .context("pool", self.pool.settings())
         .context("n", self.n)
         .context("work", format!("{} ms", self.work.as_millis()))

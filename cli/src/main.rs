@@ -93,6 +93,15 @@ enum Command {
         #[arg(long, default_value_t = 2)]
         client_workers: usize,
     },
+    /// Sum what the claims of a run measured against their physical limit — what their
+    /// rounds had to wait for however fast the machine — from their JSON reports.
+    Limits {
+        /// The folder of the claims' JSON reports (default: target/perfshape).
+        dir: Option<PathBuf>,
+        /// nextest's JUnit report of the same run, for the suite's test time.
+        #[arg(long)]
+        junit: Option<PathBuf>,
+    },
     /// Prove the gate can fail: run every claim of perfshape's catalog on its negative
     /// control — a deliberately wrong setup — and check that each comes out broken.
     Selftest {
@@ -292,6 +301,9 @@ fn run(cli: Cli) -> perfshape::Result {
             Ok(())
         }
         Command::Selftest { claimed, only } => selftest(claimed, only.as_deref()),
+        Command::Limits { dir, junit } => {
+            limits(&dir.unwrap_or_else(artifact_dir), junit.as_deref())
+        }
         Command::Load {
             url,
             users,
@@ -351,6 +363,64 @@ fn run(cli: Cli) -> perfshape::Result {
             Ok(())
         }
     }
+}
+
+/// Reads every claim report under `dir` and prints the claims' measured time against their
+/// physical limit, and (from nextest's JUnit report) the suite's test time against it.
+fn limits(dir: &Path, junit: Option<&Path>) -> perfshape::Result {
+    let io = |what: String| move |e| perfshape::Error::Io { what, source: e };
+    let entries = std::fs::read_dir(dir).map_err(io(format!("reading {}", dir.display())))?;
+    let (mut claims, mut unknown, mut measured, mut limit) = (0, 0, 0.0, 0.0);
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if path.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let text =
+            std::fs::read_to_string(&path).map_err(io(format!("reading {}", path.display())))?;
+        let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
+            continue;
+        };
+        // Claim reports only: experiments' raw figures live beside them.
+        let Some(elapsed) = report.get("elapsed").and_then(|e| e.as_f64()) else {
+            continue;
+        };
+        claims += 1;
+        measured += elapsed / 1e3;
+        match report.get("limit").and_then(|l| l.as_f64()) {
+            Some(l) => limit += l / 1e3,
+            None => unknown += 1,
+        }
+    }
+    println!(
+        "{claims} claims measured for {measured:.1} s; their physical limit {limit:.1} s (measured ÷ limit {:.2}){}",
+        measured / limit.max(f64::MIN_POSITIVE),
+        if unknown > 0 {
+            format!("; {unknown} without a known limit")
+        } else {
+            String::new()
+        }
+    );
+    if let Some(junit) = junit {
+        let text =
+            std::fs::read_to_string(junit).map_err(io(format!("reading {}", junit.display())))?;
+        // The first `time="…"` is the whole run's (the <testsuites> element).
+        let time = text
+            .split("time=\"")
+            .nth(1)
+            .and_then(|t| t.split('"').next())
+            .and_then(|t| t.parse::<f64>().ok())
+            .ok_or_else(|| perfshape::Error::Invalid {
+                field: "junit",
+                value: junit.display().to_string(),
+                allowed: "nextest's JUnit report, with a time attribute".into(),
+            })?;
+        println!(
+            "suite test time {time:.1} s = {:.2} × the claims' physical limit",
+            time / limit.max(f64::MIN_POSITIVE)
+        );
+    }
+    Ok(())
 }
 
 /// Runs the catalog's entries (their controls, or as claimed) and prints one line per

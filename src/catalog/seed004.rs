@@ -70,7 +70,7 @@ fn jmeter(duration: Duration) -> Result<(Target, ScenarioBuilder)> {
 /// seed's 93.6 > 70.4 > 26.0 > 18.6 per second. The model's smallest step is 1.5×
 /// (offload 3 threads ÷ blocking 2 workers); we demand the smallest step in [1.2, 2.4].
 pub fn throughput_orders_the_endpoints(setup: Setup) -> Result<Shapes> {
-    let (target, scenario) = jmeter(ms(200))?;
+    let (target, scenario) = jmeter(ms(150))?;
     let mut loads = Vec::new();
     for server in [Async, MIXED, Offload, Blocking] {
         let wrong = |s: ScenarioBuilder| match server {
@@ -115,15 +115,16 @@ pub fn async_latency_stays_at_the_work_time(setup: Setup) -> Result<Shapes> {
 }
 
 /// Little's law: throughput × (mean latency + think) = users in the system. Over a
-/// 500 ms run the tail (requests still in flight when users stop) lowers it; the model
+/// 300 ms run the tail (requests still in flight when users stop) lowers it; the model
 /// predicts that finite-run figure, and the measurement must lie within [0.9, 1.1] of it.
-/// 500 ms, not 200: the tail is a discrete edge, and over ~2 cycles per user it swings
-/// the figure by ±3 %. The control's users think 60 ms where 2 ms is claimed: fewer of
-/// them are in the system than the claimed think time accounts for.
+/// The tail is a discrete edge that swings the figure by ±3 % over ~2 cycles per user;
+/// 300 ms is ~9 cycles of this endpoint's 30 ms of work. The control's users think 60 ms
+/// where 2 ms is claimed: fewer of them are in the system than the claimed think time
+/// accounts for.
 pub fn a_closed_loop_obeys_littles_law(setup: Setup) -> Result<Shapes> {
-    let (target, scenario) = jmeter(ms(500))?;
+    let (target, scenario) = jmeter(ms(300))?;
     let mixed = load(setup, &target, scenario.server(MIXED), |s| {
-        s.client(users(ms(60), ms(500)))
+        s.client(users(ms(60), ms(300)))
     })?;
     let checked = Claim::bound(
         "seed 004 Little's law on the mixed endpoint ÷ model",

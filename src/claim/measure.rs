@@ -63,6 +63,7 @@ pub struct Measure<'a> {
     warm: Option<WarmFn<'a>>,
     replay: std::collections::VecDeque<f64>,
     pub(crate) evidence: Option<EvidenceFn<'a>>,
+    pub(crate) floor: Option<Duration>,
 }
 
 impl<'a> Measure<'a> {
@@ -76,7 +77,17 @@ impl<'a> Measure<'a> {
             warm: None,
             replay: std::collections::VecDeque::new(),
             evidence: None,
+            floor: None,
         }
+    }
+
+    /// The least wall time one measurement can take — a load's predicted wall: what the
+    /// claim must wait for however fast the machine, summed into its physical limit.
+    /// Without one, a duration's quickest round stands in for it.
+    #[must_use]
+    pub fn floor(mut self, floor: Duration) -> Self {
+        self.floor = Some(floor);
+        self
     }
 
     /// What this measure saw besides its figure, asked once after the rounds — the server

@@ -380,6 +380,10 @@ impl<'a> Claim<'a> {
             .map(|(label, s)| (label, s.unit))
             .collect();
         let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
+        // A figure that was not a wait (a synthetic series, say) cannot make the limit
+        // exceed the time the rounds actually took.
+        let limit = physical_limit(&self.relation.measures(), &rounds)
+            .map(|limit| limit.min(started.elapsed()));
         let expected = match &self.relation {
             Relation::Bound(m) => m.expected.clone().map(|e| (e, m.unit)),
             _ => None,
@@ -403,6 +407,7 @@ impl<'a> Claim<'a> {
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             gate,
             elapsed: started.elapsed(),
+            limit,
             explanation: Vec::new(),
             evidence: Vec::new(),
             facts: BTreeMap::new(),
@@ -487,6 +492,26 @@ fn measure(side: &mut Measure<'_>) -> Result<f64> {
             "a finite figure above 0",
         ))
     }
+}
+
+/// What the rounds must have waited for, however fast the machine: each side's floor (or,
+/// for a duration without one, its quickest round) times the rounds.
+fn physical_limit(measures: &[&Measure<'_>], rounds: &[Round]) -> Option<Duration> {
+    let mut total = 0.0;
+    for (i, measure) in measures.iter().enumerate() {
+        let floor = match (measure.floor, measure.unit) {
+            (Some(floor), _) => floor.as_secs_f64(),
+            (None, Unit::Seconds) => rounds
+                .iter()
+                .filter_map(|r| r.figures.get(i).copied())
+                .fold(f64::INFINITY, f64::min),
+            (None, _) => return None,
+        };
+        if floor.is_finite() {
+            total += floor * rounds.len() as f64;
+        }
+    }
+    Some(Duration::from_secs_f64(total))
 }
 
 /// The noisiest side's A/A noise floor.

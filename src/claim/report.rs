@@ -61,6 +61,11 @@ pub struct ClaimReport {
     /// Time spent measuring.
     #[serde(with = "crate::vocab::millis")]
     pub elapsed: Duration,
+    /// The physical limit of the rounds: what each side must wait for, however fast the
+    /// machine (its floor, else a duration's quickest round), summed over the rounds.
+    /// `None` when a side is neither a duration nor has a floor.
+    #[serde(with = "crate::vocab::millis::opt")]
+    pub limit: Option<Duration>,
     /// What the figure means for the code under test
     /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
     pub explanation: Vec<String>,
