@@ -70,6 +70,9 @@ struct Inner {
     /// One client (shared, capped), or the pool's clients used in turn.
     clients: Vec<reqwest::Client>,
     next_client: AtomicUsize,
+    /// Requests handed to an HTTP client so far, over every load: what a server should
+    /// have received, for checking that each arrived exactly once.
+    issued: std::sync::atomic::AtomicU64,
     /// Permits for requests in flight to the host, when the lifecycle caps connections.
     cap: Option<Arc<Semaphore>>,
     /// Peers seen on earlier responses: tells a reused connection from a new one.
@@ -124,6 +127,7 @@ impl LoadClient {
                 limits,
                 clients,
                 next_client: AtomicUsize::new(0),
+                issued: std::sync::atomic::AtomicU64::new(0),
                 cap: lifecycle
                     .connection_cap()
                     .map(|per_host| Arc::new(Semaphore::new(per_host))),
@@ -136,6 +140,13 @@ impl LoadClient {
     /// The pool the load runs on.
     pub fn pool(&self) -> &Pool {
         &self.pool
+    }
+
+    /// Requests this client has handed to an HTTP client so far, over every load (warm-ups
+    /// and probes included; an open loop's dropped requests and requests past a run's
+    /// deadline never are): a server should have received exactly these.
+    pub fn issued(&self) -> u64 {
+        self.inner.issued.load(Ordering::Relaxed)
     }
 
     /// The limits every load of this client runs under.
@@ -299,6 +310,7 @@ impl Inner {
                 Some(cap) => cap.acquire().await.ok(),
                 None => None,
             };
+            self.issued.fetch_add(1, Ordering::Relaxed);
             match self.lifecycle {
                 Lifecycle::PerRequest => match build_client(self.limits, usize::MAX) {
                     Ok(client) => send::send(&client, url, index, origin, intended).await,

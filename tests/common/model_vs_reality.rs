@@ -97,7 +97,6 @@ pub(crate) fn small_random_scenarios(setup: Setup) -> perfshape::Result<Vec<Chec
             checked.push(
                 Claim::bound(&format!("model vs reality: {}", load.label()), load.wall())
                     .within(0.9, 1.6)
-                    .rounds(3, 5)
                     .budget(Duration::from_secs(3))
                     .check()?,
             );

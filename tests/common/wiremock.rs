@@ -48,19 +48,17 @@ pub(crate) fn matches_the_model(
     let checked = Claim::bound(&format!("wiremock {claimed} of {n} ÷ model"), load.wall())
         .within(band.0, band.1)
         .check()?;
-    // The endpoint's first request, then the warm-up (one request per connection the load
-    // holds) and every round.
-    let runs = checked.report().rounds.len();
-    let warm = setup.pick(claimed, wrong).concurrency(n);
+    // Everything the load client sent — the endpoint's first request, the warm-up, every
+    // round — and nothing more, arrived.
     let arrived = runtime
         .block_on(mock.received_requests())
         .map_or(0, |r| r.len());
-    let sent = 1 + warm + runs * n;
+    let sent = target.client().issued() as usize;
     if arrived != sent {
         return Err(perfshape::Error::Invalid {
             field: "requests the mock received",
             value: arrived.to_string(),
-            allowed: format!("exactly the {sent} sent, once each"),
+            allowed: format!("exactly the {sent} the client sent, once each"),
         });
     }
     let checked = checked.fact("every request arrived exactly once", true);

@@ -115,7 +115,8 @@ fn a_regression_in_every_third_round_never_holds() {
 
 /// What the rule cannot do, measured rather than hidden: a regression that strikes each
 /// round at random with probability ⅓ holds when the rounds measured happen to miss it —
-/// (⅔)³ ≈ 30 % of the time at three rounds.
+/// (⅔)³ ≈ 30 % of the time at three rounds — or show it in no more than one round in six
+/// (≈ 42 % in all).
 #[test]
 fn a_random_regression_in_a_third_of_rounds_holds_only_when_unseen() {
     let (t, _) = tally(20_000, 7, |_, rng| {
@@ -124,7 +125,7 @@ fn a_random_regression_in_a_third_of_rounds_holds_only_when_unseen() {
     });
     eprintln!("random regression in a third of rounds: {t:?}");
     let holds = t.rate(t.holds);
-    assert!((0.25..0.36).contains(&holds), "holds {holds:.4}");
+    assert!((0.35..0.48).contains(&holds), "holds {holds:.4}");
 }
 
 /// A healthy claim far inside its band with a real machine's noise (1 %) holds at the
@@ -137,11 +138,38 @@ fn a_clear_claim_holds_at_the_third_round() {
 }
 
 /// Heavy-tailed noise (occasional far-off rounds) costs false failures: reported, not
-/// hidden. At 10 % inside with Student-t(3) noise of scale 5 %, at most 5 % fail.
+/// hidden. At 10 % inside with Student-t(3) noise of scale 5 %, at most 2 % fail.
 #[test]
 fn heavy_tailed_noise_is_measured() {
     let (t, rounds) = tally(20_000, 9, |_, rng| 1.1 * (SIGMA * heavy(rng)).exp());
     eprintln!("10% inside, heavy-tailed 5% noise: {t:?}, {rounds:.2} rounds");
-    assert!(t.fails() <= 0.05, "fails {:.4}", t.fails());
+    assert!(t.fails() <= 0.02, "fails {:.4}", t.fails());
     assert!(t.rate(t.broken) <= 0.001, "broken {:.4}", t.rate(t.broken));
+}
+
+/// A machine's occasional far-off round (one in fifteen, 15 % past the band's edge) on a
+/// claim that holds with 1 % noise: the rounds outvote it; at most 5 % end inconclusive.
+#[test]
+fn an_occasional_far_off_round_is_outvoted() {
+    let rule = DecisionRule::default();
+    let band = Band::within(0.9, 1.6);
+    let mut rng = TestRng::from_seed(RngAlgorithm::ChaCha, &[10; 32]);
+    let mut counts = Tally::default();
+    for _ in 0..20_000 {
+        let (verdict, _) = rule.run(&band, |_| {
+            let value = if uniform(&mut rng) < 1.0 / 15.0 {
+                1.85
+            } else {
+                1.3
+            };
+            value * (0.01 * normal(&mut rng)).exp()
+        });
+        match verdict {
+            Verdict::Holds => counts.holds += 1,
+            Verdict::Broken => counts.broken += 1,
+            Verdict::Inconclusive => counts.inconclusive += 1,
+        }
+    }
+    eprintln!("one far-off round in fifteen: {counts:?}");
+    assert!(counts.fails() <= 0.05, "fails {:.4}", counts.fails());
 }
