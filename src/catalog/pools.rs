@@ -31,7 +31,7 @@ pub const ENTRIES: &[Entry] = &[
     },
 ];
 
-/// An async server's fan-out does not move with its workers: 20 × 20 ms on one worker ÷ on
+/// An async server's fan-out does not move with its workers: 20 × 10 ms on one worker ÷ on
 /// two (the model: 1; we demand [0.8, 1.25]).
 pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<Shapes> {
     let targets = [
@@ -44,7 +44,7 @@ pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<S
             .server(Async)
             .client(FanOut)
             .requests(20)
-            .work(ms(20))
+            .work(ms(10))
     };
     let on_one = load(setup, &targets[0], fan_out(&targets[0]), |s| {
         s.server(Blocking)

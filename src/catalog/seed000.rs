@@ -29,7 +29,7 @@ pub const ENTRIES: &[Entry] = &[
     },
     Entry {
         name: "seed000::c3",
-        control: "a cap of 4 connections where none is claimed",
+        control: "a cap of 8 connections where none is claimed",
         run: c3,
     },
     Entry {
@@ -189,7 +189,7 @@ pub fn c2_two_and_four_workers(setup: Setup) -> Result<Shapes> {
 /// 2 work times of the model's one (harness overhead included), and the same runs within
 /// a tenth of what a blocking server with the same pool would need (ceil(100/1) × 20 ms).
 pub fn c3(setup: Setup) -> Result<Shapes> {
-    let cap = Lifecycle::ConnectionCap { per_host: 4 };
+    let cap = Lifecycle::ConnectionCap { per_host: 8 };
     let target = Target::demo(PoolSettings::workers(1)?)?
         .with_lifecycle(setup.pick(Lifecycle::Shared, cap))?;
     let scenario = target
