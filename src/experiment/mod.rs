@@ -187,7 +187,9 @@ impl Experiment {
                 work,
             } => {
                 let pool = Pool::new("inproc", *pool)?;
-                strategy.run(&pool, (*n).min(64), *work)?; // warm up threads
+                // Warm up the threads at 1 ms of work: a warm-up at full work cost as
+                // much as the row itself where the strategy blocks a worker.
+                strategy.run(&pool, (*n).min(64), Duration::from_millis(1))?;
                 (strategy.run(&pool, *n, *work)?, None, None, None)
             }
             Workload::Cpu { strategy, items } => {
