@@ -193,7 +193,11 @@ impl<'t> Load<'t> {
         let concurrency = self.actual.client.concurrency(self.actual.n);
         // Two descriptors per connection (both ends are in this process), plus slack.
         crate::fd_limit::ensure_fd_limit(2 * concurrency as u64 + 256)?;
-        client.run(ClientStrategy::FanOut, &self.brief_url()?, concurrency.max(1))?;
+        client.run(
+            ClientStrategy::FanOut,
+            &self.brief_url()?,
+            concurrency.max(1),
+        )?;
         client.run(self.actual.client, &self.url, self.actual.n)
     }
 
