@@ -16,7 +16,7 @@ use crate::model::{Model, Prediction};
 use crate::pool::Pool;
 use crate::run::Run;
 use crate::scenario::Scenario;
-use crate::summary::Summary;
+use crate::summary::{Latency, Summary};
 use crate::target::Target;
 use crate::vocab::{ClientStrategy, InProcess, PoolSettings, ServerStrategy};
 
@@ -306,35 +306,34 @@ impl<'t> Load<'t> {
 
     /// The mean latency (from intended start) of one run; expects the model's mean.
     pub fn mean_latency(&self) -> Measure<'_> {
-        let expected = Expected::duration(
-            Duration::from_secs_f64(self.prediction.mean_latency),
-            format!("mean latency of {}", self.model.describe()),
-        );
-        let work = self.actual.work;
-        self.described(Measure::duration(
-            &format!("mean latency of {}", self.label()),
-            move || {
-                let summary = self.run()?.summary(work / 2);
-                Ok(summary.latency.map(|l| l.mean).unwrap_or_default())
-            },
-        ))
-        .expecting(expected)
+        let predicted = Duration::from_secs_f64(self.prediction.mean_latency);
+        self.latency("mean", predicted, |l| l.mean)
     }
 
     /// The 99th-percentile latency (from intended start) of one run; expects the model's:
     /// the tail a user sees, where the mean hides it.
     pub fn p99(&self) -> Measure<'_> {
         let predicted = self.prediction.latency.map(|l| l.p99).unwrap_or_default();
+        self.latency("p99", predicted, |l| l.p99)
+    }
+
+    /// One figure of a run's latency distribution (`which` names it), expecting `predicted`.
+    fn latency(
+        &self,
+        which: &str,
+        predicted: Duration,
+        pick: fn(&Latency) -> Duration,
+    ) -> Measure<'_> {
         let expected = Expected::duration(
             predicted,
-            format!("p99 latency of {}", self.model.describe()),
+            format!("{which} latency of {}", self.model.describe()),
         );
         let work = self.actual.work;
         self.described(Measure::duration(
-            &format!("p99 latency of {}", self.label()),
+            &format!("{which} latency of {}", self.label()),
             move || {
                 let summary = self.run()?.summary(work / 2);
-                Ok(summary.latency.map(|l| l.p99).unwrap_or_default())
+                Ok(summary.latency.as_ref().map(pick).unwrap_or_default())
             },
         ))
         .expecting(expected)
