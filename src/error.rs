@@ -77,6 +77,14 @@ pub enum Error {
     /// A claim did not hold (or could not be decided) and the gate is strict.
     #[error("{0}")]
     Gate(String),
+    /// A plot could not be drawn (a report's figure).
+    #[error("drawing {what}: {reason}")]
+    Plot {
+        /// Which figure.
+        what: String,
+        /// The plotting library's message.
+        reason: String,
+    },
 }
 
 impl std::fmt::Debug for Error {

@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::client::LoadClient;
 use crate::error::{Result, check_range};
@@ -38,7 +38,7 @@ impl Default for ProbeSettings {
 }
 
 /// One step of the probe.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProbeStep {
     /// Callers in the closed loop.
     pub concurrency: usize,
@@ -53,9 +53,12 @@ pub struct ProbeStep {
     pub mean_latency: Duration,
 }
 
-/// What the probe found.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+/// What the probe found. `perfshape probe` writes it as JSON, which `perfshape report`
+/// reads back to plot.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ProbeReport {
+    /// The URL probed.
+    pub url: String,
     /// Every step, in order.
     pub steps: Vec<ProbeStep>,
     /// The concurrency after which throughput stopped growing, if it did.
@@ -156,6 +159,7 @@ pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<
         .flatten();
     let alone = steps.first().map_or(0.0, |s| s.mean_latency.as_secs_f64());
     Ok(ProbeReport {
+        url: url.to_string(),
         steps,
         stops_growing_at,
         pool_estimate: best * alone,

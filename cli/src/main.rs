@@ -10,7 +10,7 @@ use clap::{Parser, Subcommand};
 use perfshape::claim::artifact_dir;
 use perfshape::experiment::{Experiment, Measured};
 use perfshape::limits::DEFAULT_MAX_BLOCKING;
-use perfshape::report::{experiment_svg, experiment_table, timeline};
+use perfshape::report::{TABLE_SUFFIX, TimeAxis, experiment_svg, experiment_table, timeline};
 
 #[derive(Parser)]
 #[command(
@@ -30,6 +30,26 @@ struct Cli {
     /// is always written under target/perfshape/).
     #[arg(long, global = true)]
     json: Option<PathBuf>,
+    /// How the timelines' panels share time: one axis for all (rows compare at their true
+    /// scale), or each its own (every row's detail).
+    #[arg(long, global = true, value_enum, default_value_t = Axis::Shared)]
+    timeline_axis: Axis,
+}
+
+/// [`TimeAxis`], as the command line spells it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Axis {
+    Shared,
+    PerPanel,
+}
+
+impl From<Axis> for TimeAxis {
+    fn from(axis: Axis) -> TimeAxis {
+        match axis {
+            Axis::Shared => TimeAxis::Shared,
+            Axis::PerPanel => TimeAxis::PerPanel,
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -101,6 +121,17 @@ enum Command {
         /// nextest's JUnit report of the same run, for the suite's test time.
         #[arg(long)]
         junit: Option<PathBuf>,
+    },
+    /// Summarise a run for people: the claims as a Markdown table (appended to
+    /// $GITHUB_STEP_SUMMARY when set, printed otherwise) and one self-contained HTML page
+    /// with every claim's rounds against its band, the experiments' tables and timelines,
+    /// and the probes' curves.
+    Report {
+        /// The folder of the run's JSON (default: target/perfshape).
+        dir: Option<PathBuf>,
+        /// Where to write the HTML (default: report.html in that folder).
+        #[arg(long)]
+        html: Option<PathBuf>,
     },
     /// Prove the gate can fail: run every claim of perfshape's catalog on its negative
     /// control — a deliberately wrong setup — and check that each comes out broken.
@@ -198,9 +229,9 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(cli: Cli) -> perfshape::Result {
+fn run(mut cli: Cli) -> perfshape::Result {
     let dir = cli.fixtures.clone().unwrap_or_else(default_fixtures);
-    match cli.command.unwrap_or(Command::All) {
+    match cli.command.take().unwrap_or(Command::All) {
         Command::List => {
             for experiment in load_all(&dir)? {
                 println!(
@@ -298,9 +329,13 @@ fn run(cli: Cli) -> perfshape::Result {
             );
             let report = perfshape::probe::probe(target.client(), &endpoint.url(), settings)?;
             println!("{report}");
+            let path = artifact_dir().join(format!("probe-{}.json", file_name(&url)));
+            write(&path, &serde_json::to_string_pretty(&report).unwrap_or_default())?;
+            eprintln!("raw figures: {}", path.display());
             Ok(())
         }
         Command::Selftest { claimed, only } => selftest(claimed, only.as_deref()),
+        Command::Report { dir, html } => report(&dir.unwrap_or_else(artifact_dir), html),
         Command::Limits { dir, junit } => {
             limits(&dir.unwrap_or_else(artifact_dir), junit.as_deref())
         }
@@ -352,13 +387,13 @@ fn run(cli: Cli) -> perfshape::Result {
         }
         Command::Run { fixture } => {
             let experiment = Experiment::load(&fixture)?;
-            reproduce(&experiment, cli.verbose, cli.json.as_deref())
+            reproduce(&experiment, &cli)
         }
         Command::All => {
             let experiments = load_all(&dir)?;
             for (i, experiment) in experiments.iter().enumerate() {
                 let json = cli.json.as_ref().map(|p| numbered(p, i, experiments.len()));
-                reproduce(experiment, cli.verbose, json.as_deref())?;
+                reproduce_into(experiment, &cli, json.as_deref())?;
             }
             Ok(())
         }
@@ -369,29 +404,11 @@ fn run(cli: Cli) -> perfshape::Result {
 /// physical limit, and (from nextest's JUnit report) the suite's test time against it.
 fn limits(dir: &Path, junit: Option<&Path>) -> perfshape::Result {
     let io = |what: String| move |e| perfshape::Error::Io { what, source: e };
-    let entries = std::fs::read_dir(dir).map_err(io(format!("reading {}", dir.display())))?;
-    let (mut claims, mut unknown, mut measured, mut limit) = (0, 0, 0.0, 0.0);
-    for entry in entries.filter_map(|e| e.ok()) {
-        let path = entry.path();
-        if path.extension().is_none_or(|x| x != "json") {
-            continue;
-        }
-        let text =
-            std::fs::read_to_string(&path).map_err(io(format!("reading {}", path.display())))?;
-        let Ok(report) = serde_json::from_str::<serde_json::Value>(&text) else {
-            continue;
-        };
-        // Claim reports only: experiments' raw figures live beside them.
-        let Some(elapsed) = report.get("elapsed").and_then(|e| e.as_f64()) else {
-            continue;
-        };
-        claims += 1;
-        measured += elapsed / 1e3;
-        match report.get("limit").and_then(|l| l.as_f64()) {
-            Some(l) => limit += l / 1e3,
-            None => unknown += 1,
-        }
-    }
+    let records = perfshape::report::read_claims(dir)?;
+    let claims = records.len();
+    let measured: f64 = records.iter().map(|c| c.elapsed / 1e3).sum();
+    let limit: f64 = records.iter().filter_map(|c| c.limit).sum::<f64>() / 1e3;
+    let unknown = records.iter().filter(|c| c.limit.is_none()).count();
     println!(
         "{claims} claims measured for {measured:.1} s; their physical limit {limit:.1} s (measured ÷ limit {:.2}){}",
         measured / limit.max(f64::MIN_POSITIVE),
@@ -420,6 +437,70 @@ fn limits(dir: &Path, junit: Option<&Path>) -> perfshape::Result {
             time / limit.max(f64::MIN_POSITIVE)
         );
     }
+    Ok(())
+}
+
+/// Writes `text` to `path`, creating its folder.
+fn write(path: &Path, text: &str) -> perfshape::Result {
+    path.parent()
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| std::fs::write(path, text))
+        .map_err(|e| perfshape::Error::Io {
+            what: format!("writing {}", path.display()),
+            source: e,
+        })
+}
+
+/// A URL as a file name: letters and digits kept, every run of others one `-`.
+fn file_name(url: &str) -> String {
+    let name: String = url
+        .trim_start_matches("http://")
+        .trim_start_matches("https://")
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    name.split('-')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("-")
+}
+
+/// `perfshape report`: the Markdown summary and the HTML page of the run in `dir`.
+fn report(dir: &Path, html: Option<PathBuf>) -> perfshape::Result {
+    let started = std::time::Instant::now();
+    let artifacts = perfshape::report::read_artifacts(dir)?;
+    let markdown = perfshape::report::claims_markdown(&artifacts.claims);
+    let page = perfshape::report::html_report(&artifacts)?;
+    let html = html.unwrap_or_else(|| dir.join("report.html"));
+    write(&html, &page)?;
+    let md = dir.join("report.md");
+    write(&md, &markdown)?;
+    match std::env::var_os("GITHUB_STEP_SUMMARY") {
+        Some(summary) => {
+            use std::io::Write as _;
+            let path = PathBuf::from(summary);
+            std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(&path)
+                .and_then(|mut f| f.write_all(markdown.as_bytes()))
+                .map_err(|e| perfshape::Error::Io {
+                    what: format!("appending to $GITHUB_STEP_SUMMARY ({})", path.display()),
+                    source: e,
+                })?;
+            eprintln!("job summary: appended to {}", path.display());
+        }
+        None => print!("{markdown}"),
+    }
+    eprintln!(
+        "report: {} and {} ({} claims, {} experiments, {} probes; {:.0} ms)",
+        html.display(),
+        md.display(),
+        artifacts.claims.len(),
+        artifacts.experiments.len(),
+        artifacts.probes.len(),
+        started.elapsed().as_secs_f64() * 1e3
+    );
     Ok(())
 }
 
@@ -487,7 +568,14 @@ fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result {
     }
 }
 
-fn reproduce(experiment: &Experiment, verbose: bool, json: Option<&Path>) -> perfshape::Result {
+fn reproduce(experiment: &Experiment, cli: &Cli) -> perfshape::Result {
+    reproduce_into(experiment, cli, cli.json.as_deref())
+}
+
+/// Runs `experiment`, prints its table, and writes its table, timeline and raw figures
+/// under the artifact folder (raw figures also to `json`, if given).
+fn reproduce_into(experiment: &Experiment, cli: &Cli, json: Option<&Path>) -> perfshape::Result {
+    let verbose = cli.verbose;
     eprintln!(
         "running {} ({} scenarios) …",
         experiment.id,
@@ -509,14 +597,13 @@ fn reproduce(experiment: &Experiment, verbose: bool, json: Option<&Path>) -> per
             eprint!("{}", timeline(m));
         }
     })?;
-    println!("{}", experiment_table(experiment, &measured));
-    let svg_path = artifact_dir().join(format!("{}.svg", experiment.id));
-    std::fs::create_dir_all(artifact_dir())
-        .and_then(|()| std::fs::write(&svg_path, experiment_svg(experiment, &measured)))
-        .map_err(|e| perfshape::Error::Io {
-            what: format!("writing {}", svg_path.display()),
-            source: e,
-        })?;
+    let table = experiment_table(experiment, &measured);
+    println!("{table}");
+    let dir = artifact_dir();
+    write(&dir.join(format!("{}{TABLE_SUFFIX}", experiment.id)), &table)?;
+    let svg_path = dir.join(format!("{}.svg", experiment.id));
+    let svg = experiment_svg(experiment, &measured, cli.timeline_axis.into());
+    write(&svg_path, &svg)?;
     eprintln!("timeline: {}", svg_path.display());
     let default_path = artifact_dir().join(format!("{}.json", experiment.id));
     for path in std::iter::once(default_path.as_path()).chain(json) {

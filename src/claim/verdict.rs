@@ -1,9 +1,9 @@
 //! The three-way verdict, and the median and A/A noise floor of a series of rounds.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a claim's measurements say.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Verdict {
     /// The middle third of the rounds lies inside the band, and no round is far outside.

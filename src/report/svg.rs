@@ -1,5 +1,9 @@
 //! An SVG timeline of an experiment: one bar per request from send to completion, one
 //! panel per HTTP row, so the waves of a blocking server show as a staircase.
+//!
+//! Hand-written rather than drawn with plotters (which draws the report's other plots): a
+//! bar per request is a Gantt chart, which plotters has no series for, and the SVG is
+//! fifty lines of rectangles.
 
 use std::fmt::Write as _;
 
@@ -12,15 +16,30 @@ const PANEL_BARS: f64 = 160.0;
 const TITLE: f64 = 18.0;
 const AXIS: f64 = 16.0;
 
+/// How a timeline's panels share time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TimeAxis {
+    /// One axis for every panel, as long as the slowest row: a 28 ms wave and a 318 ms
+    /// staircase compare at their true scale.
+    #[default]
+    Shared,
+    /// Each panel spans its own row's wall: every row's detail, at the cost of scale.
+    PerPanel,
+}
+
 /// The SVG document for `experiment`; rows without per-request records (in-process, CPU)
 /// are left out.
-pub fn experiment_svg(experiment: &Experiment, measured: &[Measured]) -> String {
+pub fn experiment_svg(experiment: &Experiment, measured: &[Measured], axis: TimeAxis) -> String {
     let panels: Vec<(&str, &Run)> = experiment
         .rows
         .iter()
         .zip(measured)
         .filter_map(|(row, m)| m.run.as_ref().map(|run| (row.label.as_str(), run)))
         .collect();
+    let longest = panels
+        .iter()
+        .map(|(_, run)| run.wall.as_secs_f64())
+        .fold(0.0, f64::max);
     let panel_height = TITLE + PANEL_BARS + AXIS + 10.0;
     let height = 30.0 + panel_height * panels.len() as f64;
     let mut svg = String::new();
@@ -31,18 +50,27 @@ pub fn experiment_svg(experiment: &Experiment, measured: &[Measured]) -> String 
     let _ = writeln!(svg, r#"<rect width="100%" height="100%" fill="white"/>"#);
     let _ = writeln!(
         svg,
-        r#"<text x="{LEFT}" y="18" font-size="14">{} — a bar per request, send to completion, by completion (red: failed)</text>"#,
-        escape(&experiment.title)
+        r#"<text x="{LEFT}" y="18" font-size="14">{} — a bar per request, send to completion, by completion (red: failed){}</text>"#,
+        escape(&experiment.title),
+        match axis {
+            TimeAxis::Shared => "; one time axis",
+            TimeAxis::PerPanel => "; each panel its own time axis",
+        }
     );
     for (i, (label, run)) in panels.iter().enumerate() {
-        panel(&mut svg, 30.0 + panel_height * i as f64, label, run);
+        let span = match axis {
+            TimeAxis::Shared => longest,
+            TimeAxis::PerPanel => run.wall.as_secs_f64(),
+        };
+        panel(&mut svg, 30.0 + panel_height * i as f64, label, run, span);
     }
     svg.push_str("</svg>\n");
     svg
 }
 
-fn panel(svg: &mut String, top: f64, label: &str, run: &Run) {
-    let span = run.wall.as_secs_f64().max(1e-6);
+/// One row's bars, on an axis of `span` seconds.
+fn panel(svg: &mut String, top: f64, label: &str, run: &Run, span: f64) {
+    let span = span.max(1e-6);
     let plot = WIDTH - 2.0 * LEFT;
     let x = |secs: f64| LEFT + plot * secs / span;
     let n = run.records.len().max(1) as f64;
@@ -53,7 +81,7 @@ fn panel(svg: &mut String, top: f64, label: &str, run: &Run) {
         top + 12.0,
         escape(label),
         run.records.len(),
-        span * 1e3
+        run.wall.as_secs_f64() * 1e3
     );
     let bars_top = top + TITLE;
     // In completion order, so each wave of a blocking server is one step of the staircase.
@@ -93,7 +121,8 @@ fn panel(svg: &mut String, top: f64, label: &str, run: &Run) {
     }
 }
 
-fn escape(text: &str) -> String {
+/// Text made safe inside an SVG or HTML element.
+pub(super) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -115,12 +144,32 @@ mod tests {
         let failed = RequestRecord::failed_at(1, ms(5), FailureKind::Timeout);
         let run = Run::new("http://127.0.0.1:1/x", vec![ok, failed], ms(20));
         let mut svg = String::new();
-        panel(&mut svg, 0.0, "a <label> & more", &run);
+        panel(&mut svg, 0.0, "a <label> & more", &run, 0.020);
         assert_eq!(svg.matches("<rect").count(), 2);
         assert_eq!(svg.matches("#c0392b").count(), 1, "{svg}");
         assert!(
             svg.contains("a &lt;label&gt; &amp; more (2 requests, 20.0 ms)"),
             "{svg}"
         );
+    }
+
+    /// On a shared axis a row of 20 ms spans a tenth of the width that a row of 200 ms
+    /// does; on its own axis, all of it.
+    #[test]
+    fn a_shared_axis_keeps_the_true_scale() {
+        let ms = Duration::from_millis;
+        let mut ok = RequestRecord::failed_at(0, ms(0), FailureKind::Timeout);
+        ok.outcome = crate::run::Outcome::Ok { status: 200 };
+        ok.end = ms(20);
+        let run = Run::new("http://127.0.0.1:1/x", vec![ok], ms(20));
+        let width = |span: f64| {
+            let mut svg = String::new();
+            panel(&mut svg, 0.0, "row", &run, span);
+            let rect = svg.split("<rect").nth(1).expect("a bar");
+            let w = rect.split("width=\"").nth(1).and_then(|w| w.split('"').next());
+            w.and_then(|w| w.parse::<f64>().ok()).expect("a width")
+        };
+        let (own, shared) = (width(0.020), width(0.200));
+        assert!((own / shared - 10.0).abs() < 0.1, "{own} vs {shared}");
     }
 }

@@ -7,6 +7,17 @@ pub(crate) fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::O
     s.serialize_f64(d.as_secs_f64() * 1e3)
 }
 
+pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let ms = <f64 as serde::Deserialize>::deserialize(d)?;
+    if ms.is_finite() && ms >= 0.0 {
+        Ok(Duration::from_secs_f64(ms / 1e3))
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "{ms} ms is not a duration (allowed: a finite number ≥ 0)"
+        )))
+    }
+}
+
 /// The same for an optional duration (`null` when absent).
 pub(crate) mod opt {
     use std::time::Duration;

@@ -9,6 +9,7 @@ mod deterministic;
 mod errors;
 mod faults;
 mod model;
+mod report;
 mod rule;
 mod server;
 mod targets;

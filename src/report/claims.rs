@@ -1,0 +1,168 @@
+//! Claim reports read back from their JSON artifacts, for `perfshape report`.
+//!
+//! A claim writes its [`ClaimReport`](crate::claim::ClaimReport) as JSON when it is
+//! decided; this is the same report read back — by another process, perhaps another
+//! version, after the run. JSON has no infinity, so an open band edge comes back as
+//! `null`, as does the median of a claim that measured no round.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::claim::{Band, Verdict};
+use crate::error::{Error, Result};
+
+/// One claim as its artifact recorded it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct ClaimRecord {
+    /// The claim's name.
+    pub name: String,
+    /// `ratio`, `bound`, `figure` or `ordering`.
+    pub kind: String,
+    /// What is divided by what, or the order claimed.
+    pub relation: String,
+    /// The band, open edges as `None`.
+    pub band: BandRecord,
+    /// The ideal figure, when the claim gave one.
+    #[serde(default)]
+    pub ideal: Option<f64>,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// Why, in one sentence.
+    pub reason: String,
+    /// The median of the rounds' figures; `None` when no round was measured.
+    #[serde(default)]
+    pub median: Option<f64>,
+    /// The noisiest side's A/A noise floor (relative).
+    #[serde(default)]
+    pub noise_floor: Option<f64>,
+    /// Each side's label and unit.
+    #[serde(default)]
+    pub sides: Vec<(String, String)>,
+    /// Every round.
+    #[serde(default)]
+    pub rounds: Vec<RoundRecord>,
+    /// Milliseconds spent measuring.
+    pub elapsed: f64,
+    /// The rounds' physical limit in milliseconds, when known.
+    #[serde(default)]
+    pub limit: Option<f64>,
+    /// What the figure means, when the claim says.
+    #[serde(default)]
+    pub explanation: Vec<String>,
+    /// What the sides saw besides their figures.
+    #[serde(default)]
+    pub evidence: Vec<String>,
+    /// Settings as the claim gave them.
+    #[serde(default)]
+    pub context: BTreeMap<String, String>,
+    /// The file it was read from.
+    #[serde(skip)]
+    pub file: PathBuf,
+}
+
+/// A band as JSON holds it: `null` for an open edge.
+#[derive(Clone, Copy, Debug, Deserialize)]
+pub struct BandRecord {
+    /// Lower edge, if any.
+    pub lo: Option<f64>,
+    /// Upper edge, if any.
+    pub hi: Option<f64>,
+}
+
+impl BandRecord {
+    /// The band, open edges infinite.
+    pub fn band(&self) -> Band {
+        Band {
+            lo: self.lo.unwrap_or(f64::NEG_INFINITY),
+            hi: self.hi.unwrap_or(f64::INFINITY),
+        }
+    }
+}
+
+/// One round as JSON holds it.
+#[derive(Clone, Debug, Deserialize)]
+pub struct RoundRecord {
+    /// Each side's figure; `None` where it was not finite.
+    pub figures: Vec<Option<f64>>,
+    /// The round's figure; `None` where it was not finite.
+    pub value: Option<f64>,
+    /// Whether the figure lay in the band.
+    pub inside: bool,
+}
+
+impl ClaimRecord {
+    /// The median as a number (NaN when no round was measured).
+    pub fn median_or_nan(&self) -> f64 {
+        self.median.unwrap_or(f64::NAN)
+    }
+
+    /// The rounds' figures, in round order (non-finite ones left out).
+    pub fn values(&self) -> Vec<f64> {
+        self.rounds.iter().filter_map(|r| r.value).collect()
+    }
+
+    /// Measured time ÷ physical limit, when the limit is known.
+    pub fn time_over_limit(&self) -> Option<f64> {
+        self.limit.filter(|l| *l > 0.0).map(|l| self.elapsed / l)
+    }
+
+    /// Broken first, then inconclusive, then holds: what a reviewer reads first.
+    fn rank(&self) -> u8 {
+        match self.verdict {
+            Verdict::Broken => 0,
+            Verdict::Inconclusive => 1,
+            Verdict::Holds => 2,
+        }
+    }
+}
+
+/// Every claim report in `dir` (not recursive), broken first, then inconclusive, then
+/// holds, each by name. Other JSON there (experiments' raw figures, probes) is left out;
+/// a claim report that cannot be read is an error naming its file.
+pub fn read_claims(dir: &Path) -> Result<Vec<ClaimRecord>> {
+    let mut claims = Vec::new();
+    for path in json_files(dir)? {
+        let text = read(&path)?;
+        let value: serde_json::Value = match serde_json::from_str(&text) {
+            Ok(value) => value,
+            Err(_) => continue, // not JSON of ours
+        };
+        if value.get("verdict").is_none() || value.get("relation").is_none() {
+            continue;
+        }
+        let mut claim: ClaimRecord =
+            serde_json::from_value(value).map_err(|e| Error::Invalid {
+                field: "claim report",
+                value: path.display().to_string(),
+                allowed: format!("a claim's JSON as perfshape writes it ({e})"),
+            })?;
+        claim.file = path;
+        claims.push(claim);
+    }
+    claims.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.name.cmp(&b.name)));
+    Ok(claims)
+}
+
+/// The `.json` files in `dir`, by name.
+pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
+    let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
+        what: format!("reading {}", dir.display()),
+        source: e,
+    })?;
+    let mut paths: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    paths.sort();
+    Ok(paths)
+}
+
+/// A file's text, or an error naming it.
+pub(crate) fn read(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::Io {
+        what: format!("reading {}", path.display()),
+        source: e,
+    })
+}

@@ -1,0 +1,173 @@
+//! One self-contained HTML page for a run: every claim with its rounds against its band,
+//! the experiments' tables and timelines, the probes' curves. No script, no stylesheet or
+//! font fetched: the plots are inline SVG, so the file reads the same from a CI artifact
+//! on a machine with no network.
+
+use std::fmt::Write as _;
+
+use pulldown_cmark::{Options, Parser, html::push_html};
+
+use super::artifacts::Artifacts;
+use super::claims::ClaimRecord;
+use super::probe_plot::probe_plot;
+use super::strip::strip_plot;
+use super::svg::escape;
+use crate::claim::{Verdict, short};
+use crate::error::Result;
+
+const STYLE: &str = "body{font-family:sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;color:#222}\
+table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 6px;font-size:13px}\
+th{background:#f3f3f3}td.num{text-align:right}section{border-left:6px solid #2e8b57;padding:.2em 1em;margin:1.5em 0}\
+section.broken{border-color:#c0392b}section.inconclusive{border-color:#e6a700}\
+.verdict{font-weight:bold}.broken .verdict{color:#c0392b}.inconclusive .verdict{color:#b07d00}\
+.holds .verdict{color:#2e8b57}pre{white-space:pre-wrap;font-size:12px}svg{max-width:100%;height:auto}";
+
+/// The HTML page for `artifacts`.
+pub fn html_report(artifacts: &Artifacts) -> Result<String> {
+    let claims = &artifacts.claims;
+    let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <title>perfshape report</title><style>{STYLE}</style></head><body>\n\
+         <h1>perfshape report</h1>\n<p>From <code>{}</code>: {} claims — {} broken, {} \
+         inconclusive, {} hold; {} experiment tables; {} probes.</p>\n",
+        escape(&artifacts.dir.display().to_string()),
+        claims.len(),
+        count(Verdict::Broken),
+        count(Verdict::Inconclusive),
+        count(Verdict::Holds),
+        artifacts.experiments.len(),
+        artifacts.probes.len(),
+    );
+    if !claims.is_empty() {
+        out.push_str("<h2>Claims</h2>\n<table><tr><th>verdict</th><th>claim</th><th>median</th><th>band</th><th>rounds</th><th>noise floor</th><th>time ÷ limit</th></tr>\n");
+        for (i, claim) in claims.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "<tr><td class=\"{v}\">{v}</td><td><a href=\"#claim-{i}\">{}</a></td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                escape(&claim.name),
+                claim.median.map_or("—".into(), short),
+                escape(&claim.band.band().to_string()),
+                claim.rounds.len(),
+                claim
+                    .noise_floor
+                    .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
+                claim
+                    .time_over_limit()
+                    .map_or("—".into(), |r| format!("{r:.2}")),
+                v = claim.verdict,
+            );
+        }
+        out.push_str("</table>\n");
+        for (i, claim) in claims.iter().enumerate() {
+            claim_section(&mut out, i, claim)?;
+        }
+    }
+    if !artifacts.experiments.is_empty() {
+        out.push_str("<h2>Experiments</h2>\n");
+        for experiment in &artifacts.experiments {
+            let _ = writeln!(out, "<h3 id=\"{0}\">{0}</h3>", escape(&experiment.id));
+            push_html(
+                &mut out,
+                Parser::new_ext(&experiment.table, Options::ENABLE_TABLES),
+            );
+            if let Some(svg) = &experiment.timeline {
+                out.push_str(svg_body(svg));
+            }
+        }
+    }
+    if !artifacts.probes.is_empty() {
+        out.push_str("<h2>Probes</h2>\n");
+        for probe in &artifacts.probes {
+            let _ = writeln!(out, "<h3>{}</h3>", escape(&probe.url));
+            out.push_str(svg_body(&probe_plot(probe)?));
+            push_html(
+                &mut out,
+                Parser::new_ext(&probe.to_string(), Options::ENABLE_TABLES),
+            );
+        }
+    }
+    out.push_str("</body></html>\n");
+    Ok(out)
+}
+
+/// One claim: verdict and reason, what it means, the strip plot, every round, settings.
+fn claim_section(out: &mut String, i: usize, claim: &ClaimRecord) -> Result<()> {
+    let _ = writeln!(
+        out,
+        "<section id=\"claim-{i}\" class=\"{v}\"><h3><span class=\"verdict\">{v}</span> — {}</h3>\n<p>{}</p>",
+        escape(&claim.name),
+        escape(&claim.reason),
+        v = claim.verdict,
+    );
+    for line in &claim.explanation {
+        let _ = writeln!(out, "<p>{}</p>", escape(line));
+    }
+    let _ = writeln!(
+        out,
+        "<p>{} <b>{}</b>; band {}{}; median {}; noise floor {}; measured for {:.2} s{}.</p>",
+        escape(&claim.kind),
+        escape(&claim.relation),
+        escape(&claim.band.band().to_string()),
+        claim
+            .ideal
+            .map(|i| format!(" (ideal {})", short(i)))
+            .unwrap_or_default(),
+        claim.median.map_or("—".into(), short),
+        claim
+            .noise_floor
+            .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
+        claim.elapsed / 1e3,
+        claim
+            .limit
+            .map(|l| format!(" against a physical limit of {:.2} s", l / 1e3))
+            .unwrap_or_default(),
+    );
+    if !claim.rounds.is_empty() {
+        out.push_str(svg_body(&strip_plot(claim)?));
+        out.push_str("<table><tr><th>round</th>");
+        for (label, unit) in &claim.sides {
+            let _ = write!(out, "<th>{} ({})</th>", escape(label), escape(unit));
+        }
+        out.push_str("<th>figure</th><th>in the band</th></tr>\n");
+        for (k, round) in claim.rounds.iter().enumerate() {
+            let _ = write!(out, "<tr><td class=\"num\">{}</td>", k + 1);
+            for figure in &round.figures {
+                let _ = write!(
+                    out,
+                    "<td class=\"num\">{}</td>",
+                    figure.map_or("—".into(), |f| format!("{f:.6}"))
+                );
+            }
+            let _ = writeln!(
+                out,
+                "<td class=\"num\">{}</td><td>{}</td></tr>",
+                round.value.map_or("—".into(), |v| format!("{v:.4}")),
+                if round.inside { "inside" } else { "OUTSIDE" }
+            );
+        }
+        out.push_str("</table>\n");
+    }
+    if !claim.context.is_empty() || !claim.evidence.is_empty() {
+        out.push_str("<details><summary>settings and evidence</summary><ul>");
+        for (key, value) in &claim.context {
+            let _ = write!(out, "<li>{}: {}</li>", escape(key), escape(value));
+        }
+        for line in &claim.evidence {
+            let _ = write!(out, "<li>{}</li>", escape(line));
+        }
+        out.push_str("</ul></details>\n");
+    }
+    out.push_str("</section>\n");
+    Ok(())
+}
+
+/// An SVG document without its XML declaration, for inlining in HTML.
+fn svg_body(svg: &str) -> &str {
+    match svg.find("<svg") {
+        Some(at) => &svg[at..],
+        None => svg,
+    }
+}

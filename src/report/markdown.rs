@@ -1,0 +1,65 @@
+//! The claims of a run as one Markdown table: what a CI job summary shows.
+
+use std::fmt::Write as _;
+
+use super::claims::ClaimRecord;
+use crate::claim::{Verdict, short};
+
+/// One line per claim — verdict, name, median, band, rounds, noise floor, and measured
+/// time against the physical limit where it is known — after a count of each verdict.
+/// `claims` keep their order ([`read_claims`](super::read_claims) puts broken and
+/// inconclusive first).
+pub fn claims_markdown(claims: &[ClaimRecord]) -> String {
+    let count = |v: Verdict| claims.iter().filter(|c| c.verdict == v).count();
+    let (elapsed, limit) = claims
+        .iter()
+        .filter_map(|c| c.limit.map(|l| (c.elapsed, l)))
+        .fold((0.0, 0.0), |(e, l), (ce, cl)| (e + ce, l + cl));
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "### perfshape: {} claims — {} broken, {} inconclusive, {} hold\n",
+        claims.len(),
+        count(Verdict::Broken),
+        count(Verdict::Inconclusive),
+        count(Verdict::Holds),
+    );
+    if limit > 0.0 {
+        let _ = writeln!(
+            out,
+            "Measured for {:.1} s against a physical limit of {:.1} s ({:.2}×) where the limit is known.\n",
+            elapsed / 1e3,
+            limit / 1e3,
+            elapsed / limit
+        );
+    }
+    out.push_str("| verdict | claim | median | band | rounds | noise floor | time ÷ limit |\n");
+    out.push_str("|---|---|---:|---|---:|---:|---:|\n");
+    for claim in claims {
+        let mark = match claim.verdict {
+            Verdict::Holds => "✅ holds",
+            Verdict::Broken => "❌ broken",
+            Verdict::Inconclusive => "⚠️ inconclusive",
+        };
+        let _ = writeln!(
+            out,
+            "| {mark} | {} | {} | {} | {} | {} | {} |",
+            cell(&claim.name),
+            claim.median.map_or("—".into(), short),
+            claim.band.band(),
+            claim.rounds.len(),
+            claim
+                .noise_floor
+                .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
+            claim
+                .time_over_limit()
+                .map_or("—".into(), |r| format!("{r:.2}")),
+        );
+    }
+    out
+}
+
+/// Text made safe for a Markdown table cell.
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,96 @@
+//! The probe's curve: throughput and mean latency against concurrency, the knee marked.
+
+use plotters::prelude::*;
+
+use crate::error::{Error, Result};
+use crate::probe::ProbeReport;
+
+const THROUGHPUT: RGBColor = RGBColor(46, 139, 87);
+const LATENCY: RGBColor = RGBColor(41, 98, 255);
+const KNEE: RGBColor = RGBColor(192, 57, 43);
+
+/// The SVG of `report`: throughput (left axis, green) and mean latency (right axis, blue)
+/// at each concurrency (doubling, so the axis is logarithmic), and a red line at the
+/// concurrency where throughput stopped growing, if it did.
+pub fn probe_plot(report: &ProbeReport) -> Result<String> {
+    let failed = |e: &dyn std::fmt::Display| Error::Plot {
+        what: format!("the probe of {}", report.url),
+        reason: e.to_string(),
+    };
+    let c_max = report
+        .steps
+        .iter()
+        .map(|s| s.concurrency as f64)
+        .fold(2.0, f64::max);
+    let t_max = report.steps.iter().map(|s| s.throughput).fold(1e-9, f64::max) * 1.15;
+    let latency = |s: &crate::probe::ProbeStep| s.mean_latency.as_secs_f64() * 1e3;
+    let l_max = report.steps.iter().map(latency).fold(1e-9, f64::max) * 1.15;
+    let x_range = || (1.0..c_max * 1.1).log_scale();
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (640, 300)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| failed(&e))?;
+        let mut chart = ChartBuilder::on(&root)
+            .margin(12)
+            .caption(
+                format!("probe of {}", report.url),
+                ("sans-serif", 14).into_font(),
+            )
+            .x_label_area_size(34)
+            .y_label_area_size(60)
+            .right_y_label_area_size(60)
+            .build_cartesian_2d(x_range(), 0.0..t_max)
+            .map_err(|e| failed(&e))?
+            .set_secondary_coord(x_range(), 0.0..l_max);
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .x_desc("concurrency (callers in a closed loop)")
+            .y_desc("throughput (requests/s)")
+            .x_label_formatter(&|x| format!("{x:.0}"))
+            .draw()
+            .map_err(|e| failed(&e))?;
+        chart
+            .configure_secondary_axes()
+            .y_desc("mean latency (ms)")
+            .draw()
+            .map_err(|e| failed(&e))?;
+        let throughput: Vec<(f64, f64)> = report
+            .steps
+            .iter()
+            .map(|s| (s.concurrency as f64, s.throughput))
+            .collect();
+        chart
+            .draw_series(LineSeries::new(throughput.clone(), THROUGHPUT.stroke_width(2)))
+            .map_err(|e| failed(&e))?;
+        chart
+            .draw_series(throughput.iter().map(|&p| Circle::new(p, 4, THROUGHPUT.filled())))
+            .map_err(|e| failed(&e))?;
+        let latencies: Vec<(f64, f64)> = report
+            .steps
+            .iter()
+            .map(|s| (s.concurrency as f64, latency(s)))
+            .collect();
+        chart
+            .draw_secondary_series(LineSeries::new(latencies, LATENCY.stroke_width(2)))
+            .map_err(|e| failed(&e))?;
+        if let Some(knee) = report.stops_growing_at {
+            let knee = knee as f64;
+            chart
+                .draw_series(LineSeries::new(
+                    [(knee, 0.0), (knee, t_max)],
+                    KNEE.stroke_width(1),
+                ))
+                .map_err(|e| failed(&e))?;
+            chart
+                .draw_series(std::iter::once(Text::new(
+                    format!(" stops growing: a pool of ≈{:.1}", report.pool_estimate),
+                    (knee, t_max * 0.95),
+                    ("sans-serif", 12).into_font().color(&KNEE),
+                )))
+                .map_err(|e| failed(&e))?;
+        }
+        root.present().map_err(|e| failed(&e))?;
+    }
+    Ok(svg)
+}
