@@ -493,12 +493,10 @@ fn report(dir: &Path, html: Option<PathBuf>) -> perfshape::Result {
         None => print!("{markdown}"),
     }
     eprintln!(
-        "report: {} and {} ({} claims, {} experiments, {} probes; {:.0} ms)",
+        "report: {} and {} ({}; {:.0} ms)",
         html.display(),
         md.display(),
-        artifacts.claims.len(),
-        artifacts.experiments.len(),
-        artifacts.probes.len(),
+        artifacts.counts(),
         started.elapsed().as_secs_f64() * 1e3
     );
     Ok(())

@@ -15,6 +15,7 @@ mod rule;
 mod verdict;
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 pub use band::Band;
@@ -176,6 +177,7 @@ pub struct Claim<'a> {
     warmup: usize,
     budget: Duration,
     gate: Option<GateMode>,
+    artifacts: Option<PathBuf>,
     context: BTreeMap<String, String>,
     explain: Option<Explain<'a>>,
 }
@@ -195,6 +197,7 @@ impl<'a> Claim<'a> {
             warmup: 1,
             budget: Duration::from_secs(20),
             gate: None,
+            artifacts: None,
             context: BTreeMap::new(),
             explain: None,
         }
@@ -275,6 +278,14 @@ impl<'a> Claim<'a> {
     /// Fixes the gate mode for this claim instead of reading [`GATE_ENV`].
     pub fn gate_mode(mut self, mode: GateMode) -> Self {
         self.gate = Some(mode);
+        self
+    }
+
+    /// Writes this claim's raw figures to `dir` instead of [`artifact_dir`]. For claims
+    /// decided on synthetic figures (a test of a test helper, say), whose reports would
+    /// otherwise sit beside the suite's measured claims and show up in `perfshape report`.
+    pub fn artifacts_in(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.artifacts = Some(dir.into());
         self
     }
 
@@ -423,7 +434,7 @@ impl<'a> Claim<'a> {
             .into_iter()
             .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
             .collect();
-        report.write_artifact();
+        report.write_artifact(&self.artifacts.unwrap_or_else(artifact_dir));
         if report.verdict.holds() {
             eprintln!("perfshape: {}", report.headline());
         } else {

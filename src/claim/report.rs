@@ -139,12 +139,11 @@ impl ClaimReport {
         }
     }
 
-    /// Writes the report as JSON under [`artifact_dir`]; a failure to write is reported on
-    /// stderr and does not change the verdict.
-    pub(crate) fn write_artifact(&mut self) {
-        let dir = artifact_dir();
+    /// Writes the report as JSON under `dir`; a failure to write is reported on stderr and
+    /// does not change the verdict.
+    pub(crate) fn write_artifact(&mut self, dir: &std::path::Path) {
         let path = dir.join(format!("{}.json", slug(&self.name)));
-        let written = std::fs::create_dir_all(&dir).and_then(|()| {
+        let written = std::fs::create_dir_all(dir).and_then(|()| {
             let json = serde_json::to_vec_pretty(&*self).map_err(std::io::Error::other)?;
             std::fs::write(&path, json)
         });

@@ -20,6 +20,27 @@ pub struct Artifacts {
     pub probes: Vec<ProbeReport>,
 }
 
+impl Artifacts {
+    /// What was read, counted: "57 claims, 5 experiment tables, 1 probe".
+    pub fn counts(&self) -> String {
+        format!(
+            "{}, {}, {}",
+            plural(self.claims.len(), "claim"),
+            plural(self.experiments.len(), "experiment table"),
+            plural(self.probes.len(), "probe")
+        )
+    }
+}
+
+/// `n` and `noun`, with an s unless there is one.
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// One experiment as `perfshape run` left it: `<id>.table.md` (its table) and `<id>.svg`
 /// (its timeline).
 #[derive(Clone, Debug)]

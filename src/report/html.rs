@@ -20,7 +20,7 @@ table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding
 th{background:#f3f3f3}td.num{text-align:right}section{border-left:6px solid #2e8b57;padding:.2em 1em;margin:1.5em 0}\
 section.broken{border-color:#c0392b}section.inconclusive{border-color:#e6a700}\
 .verdict{font-weight:bold}.broken .verdict{color:#c0392b}.inconclusive .verdict{color:#b07d00}\
-.holds .verdict{color:#2e8b57}pre{white-space:pre-wrap;font-size:12px}svg{max-width:100%;height:auto}";
+.holds .verdict,td.holds{color:#2e8b57}td.broken{color:#c0392b;font-weight:bold}td.inconclusive{color:#b07d00;font-weight:bold}pre{white-space:pre-wrap;font-size:12px}svg{max-width:100%;height:auto}";
 
 /// The HTML page for `artifacts`.
 pub fn html_report(artifacts: &Artifacts) -> Result<String> {
@@ -31,15 +31,13 @@ pub fn html_report(artifacts: &Artifacts) -> Result<String> {
         out,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
          <title>perfshape report</title><style>{STYLE}</style></head><body>\n\
-         <h1>perfshape report</h1>\n<p>From <code>{}</code>: {} claims — {} broken, {} \
-         inconclusive, {} hold; {} experiment tables; {} probes.</p>\n",
+         <h1>perfshape report</h1>\n<p>From <code>{}</code>: {} — {} broken, {} \
+         inconclusive, {} hold.</p>\n",
         escape(&artifacts.dir.display().to_string()),
-        claims.len(),
+        artifacts.counts(),
         count(Verdict::Broken),
         count(Verdict::Inconclusive),
         count(Verdict::Holds),
-        artifacts.experiments.len(),
-        artifacts.probes.len(),
     );
     if !claims.is_empty() {
         out.push_str("<h2>Claims</h2>\n<table><tr><th>verdict</th><th>claim</th><th>median</th><th>band</th><th>rounds</th><th>noise floor</th><th>time ÷ limit</th></tr>\n");
@@ -69,10 +67,7 @@ pub fn html_report(artifacts: &Artifacts) -> Result<String> {
         out.push_str("<h2>Experiments</h2>\n");
         for experiment in &artifacts.experiments {
             let _ = writeln!(out, "<h3 id=\"{0}\">{0}</h3>", escape(&experiment.id));
-            push_html(
-                &mut out,
-                Parser::new_ext(&experiment.table, Options::ENABLE_TABLES),
-            );
+            markdown_html(&mut out, &experiment.table);
             if let Some(svg) = &experiment.timeline {
                 out.push_str(svg_body(svg));
             }
@@ -83,10 +78,7 @@ pub fn html_report(artifacts: &Artifacts) -> Result<String> {
         for probe in &artifacts.probes {
             let _ = writeln!(out, "<h3>{}</h3>", escape(&probe.url));
             out.push_str(svg_body(&probe_plot(probe)?));
-            push_html(
-                &mut out,
-                Parser::new_ext(&probe.to_string(), Options::ENABLE_TABLES),
-            );
+            markdown_html(&mut out, &probe.to_string());
         }
     }
     out.push_str("</body></html>\n");
@@ -164,10 +156,44 @@ fn claim_section(out: &mut String, i: usize, claim: &ClaimRecord) -> Result<()> 
     Ok(())
 }
 
+/// Renders the CLI's Markdown (tables and one fact per line) as HTML. The CLI's lines are
+/// meant one per line, as the terminal shows them, so each plain line becomes its own
+/// paragraph: Markdown would join them, and a line right after a table would be read as
+/// one more row of it.
+fn markdown_html(out: &mut String, md: &str) {
+    let mut blocks = String::new();
+    for line in md.lines() {
+        let in_table = line.trim_start().starts_with('|');
+        if !in_table && blocks.ends_with("|\n") {
+            blocks.push('\n');
+        }
+        blocks.push_str(line);
+        blocks.push_str(if in_table { "\n" } else { "\n\n" });
+    }
+    push_html(out, Parser::new_ext(&blocks, Options::ENABLE_TABLES));
+}
+
 /// An SVG document without its XML declaration, for inlining in HTML.
 fn svg_body(svg: &str) -> &str {
     match svg.find("<svg") {
         Some(at) => &svg[at..],
         None => svg,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::markdown_html;
+
+    #[test]
+    fn each_line_is_a_paragraph_and_a_table_ends_before_the_next_line() {
+        let mut html = String::new();
+        markdown_html(
+            &mut html,
+            "title\nsource\n\n| a | b |\n|---|---|\n| 1 | 2 |\nverdict line\n",
+        );
+        assert!(html.contains("<p>title</p>\n<p>source</p>"), "{html}");
+        assert_eq!(html.matches("<tr>").count(), 2, "a header and one row: {html}");
+        assert!(html.contains("</table>\n<p>verdict line</p>"), "{html}");
     }
 }

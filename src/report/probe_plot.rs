@@ -25,7 +25,9 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
     let t_max = report.steps.iter().map(|s| s.throughput).fold(1e-9, f64::max) * 1.15;
     let latency = |s: &crate::probe::ProbeStep| s.mean_latency.as_secs_f64() * 1e3;
     let l_max = report.steps.iter().map(latency).fold(1e-9, f64::max) * 1.15;
-    let x_range = || (1.0..c_max * 1.1).log_scale();
+    // Ticks at the concurrencies tried, not at a log axis's 1..10 minors.
+    let steps: Vec<f64> = report.steps.iter().map(|s| s.concurrency as f64).collect();
+    let x_range = || (1.0..c_max * 1.1).log_scale().with_key_points(steps.clone());
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (640, 300)).into_drawing_area();
@@ -45,6 +47,7 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
         chart
             .configure_mesh()
             .disable_x_mesh()
+            .light_line_style(TRANSPARENT)
             .x_desc("concurrency (callers in a closed loop)")
             .y_desc("throughput (requests/s)")
             .x_label_formatter(&|x| format!("{x:.0}"))
@@ -62,7 +65,9 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
             .collect();
         chart
             .draw_series(LineSeries::new(throughput.clone(), THROUGHPUT.stroke_width(2)))
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| failed(&e))?
+            .label("throughput (left axis)")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], THROUGHPUT.stroke_width(2)));
         chart
             .draw_series(throughput.iter().map(|&p| Circle::new(p, 4, THROUGHPUT.filled())))
             .map_err(|e| failed(&e))?;
@@ -72,7 +77,12 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
             .map(|s| (s.concurrency as f64, latency(s)))
             .collect();
         chart
-            .draw_secondary_series(LineSeries::new(latencies, LATENCY.stroke_width(2)))
+            .draw_secondary_series(LineSeries::new(latencies.clone(), LATENCY.stroke_width(2)))
+            .map_err(|e| failed(&e))?
+            .label("mean latency (right axis)")
+            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], LATENCY.stroke_width(2)));
+        chart
+            .draw_secondary_series(latencies.iter().map(|&p| Circle::new(p, 3, LATENCY.filled())))
             .map_err(|e| failed(&e))?;
         if let Some(knee) = report.stops_growing_at {
             let knee = knee as f64;
@@ -90,6 +100,14 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
                 )))
                 .map_err(|e| failed(&e))?;
         }
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK.mix(0.3))
+            .label_font(("sans-serif", 12))
+            .draw()
+            .map_err(|e| failed(&e))?;
         root.present().map_err(|e| failed(&e))?;
     }
     Ok(svg)

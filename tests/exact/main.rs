@@ -20,3 +20,10 @@ use std::time::Duration;
 fn ms(v: u64) -> Duration {
     Duration::from_millis(v)
 }
+
+/// Where the claims decided here write their reports: a scratch folder, not the suite's
+/// artifact folder, so that `perfshape report` over a run shows only measured claims
+/// (these include claims that break on purpose).
+fn scratch() -> std::path::PathBuf {
+    std::env::temp_dir().join("perfshape-exact-tests")
+}
