@@ -27,7 +27,7 @@ struct Cli {
     #[arg(long, short, global = true)]
     verbose: bool,
     /// Write raw per-request records and summaries to this JSON file (one per experiment
-    /// is always written under target/perfshape/).
+    /// is always written to $PERFSHAPE_ARTIFACTS, else target/perfshape/).
     #[arg(long, global = true)]
     json: Option<PathBuf>,
     /// How the timelines' panels share time: one axis for all (rows compare at their true
@@ -330,7 +330,10 @@ fn run(mut cli: Cli) -> perfshape::Result {
             let report = perfshape::probe::probe(target.client(), &endpoint.url(), settings)?;
             println!("{report}");
             let path = artifact_dir().join(format!("probe-{}.json", file_name(&url)));
-            write(&path, &serde_json::to_string_pretty(&report).unwrap_or_default())?;
+            write(
+                &path,
+                &serde_json::to_string_pretty(&report).unwrap_or_default(),
+            )?;
             eprintln!("raw figures: {}", path.display());
             Ok(())
         }
@@ -598,7 +601,10 @@ fn reproduce_into(experiment: &Experiment, cli: &Cli, json: Option<&Path>) -> pe
     let table = experiment_table(experiment, &measured);
     println!("{table}");
     let dir = artifact_dir();
-    write(&dir.join(format!("{}{TABLE_SUFFIX}", experiment.id)), &table)?;
+    write(
+        &dir.join(format!("{}{TABLE_SUFFIX}", experiment.id)),
+        &table,
+    )?;
     let svg_path = dir.join(format!("{}.svg", experiment.id));
     let svg = experiment_svg(experiment, &measured, cli.timeline_axis.into());
     write(&svg_path, &svg)?;

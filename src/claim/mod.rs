@@ -23,8 +23,8 @@ pub use checked::Checked;
 pub use expected::Expected;
 pub use gate::{GATE_ENV, GateMode, shape_lock};
 pub use measure::{Measure, Unit};
-pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
 pub(crate) use report::short;
+pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
 pub use rule::{Decision, DecisionRule};
 pub use verdict::{Verdict, median, noise_floor};
 

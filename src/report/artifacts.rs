@@ -68,13 +68,11 @@ pub fn read_artifacts(dir: &Path) -> Result<Artifacts> {
         if value.get("steps").is_none() || value.get("pool_estimate").is_none() {
             continue;
         }
-        probes.push(
-            serde_json::from_value(value).map_err(|e| Error::Invalid {
-                field: "probe report",
-                value: path.display().to_string(),
-                allowed: format!("a probe's JSON as `perfshape probe` writes it ({e})"),
-            })?,
-        );
+        probes.push(serde_json::from_value(value).map_err(|e| Error::Invalid {
+            field: "probe report",
+            value: path.display().to_string(),
+            allowed: format!("a probe's JSON as `perfshape probe` writes it ({e})"),
+        })?);
     }
     let mut experiments = Vec::new();
     let mut tables: Vec<(String, PathBuf)> = std::fs::read_dir(dir)

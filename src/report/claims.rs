@@ -132,12 +132,11 @@ pub fn read_claims(dir: &Path) -> Result<Vec<ClaimRecord>> {
         if value.get("verdict").is_none() || value.get("relation").is_none() {
             continue;
         }
-        let mut claim: ClaimRecord =
-            serde_json::from_value(value).map_err(|e| Error::Invalid {
-                field: "claim report",
-                value: path.display().to_string(),
-                allowed: format!("a claim's JSON as perfshape writes it ({e})"),
-            })?;
+        let mut claim: ClaimRecord = serde_json::from_value(value).map_err(|e| Error::Invalid {
+            field: "claim report",
+            value: path.display().to_string(),
+            allowed: format!("a claim's JSON as perfshape writes it ({e})"),
+        })?;
         claim.file = path;
         claims.push(claim);
     }

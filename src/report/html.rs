@@ -193,7 +193,11 @@ mod tests {
             "title\nsource\n\n| a | b |\n|---|---|\n| 1 | 2 |\nverdict line\n",
         );
         assert!(html.contains("<p>title</p>\n<p>source</p>"), "{html}");
-        assert_eq!(html.matches("<tr>").count(), 2, "a header and one row: {html}");
+        assert_eq!(
+            html.matches("<tr>").count(),
+            2,
+            "a header and one row: {html}"
+        );
         assert!(html.contains("</table>\n<p>verdict line</p>"), "{html}");
     }
 }

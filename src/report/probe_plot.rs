@@ -22,12 +22,21 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
         .iter()
         .map(|s| s.concurrency as f64)
         .fold(2.0, f64::max);
-    let t_max = report.steps.iter().map(|s| s.throughput).fold(1e-9, f64::max) * 1.15;
+    let t_max = report
+        .steps
+        .iter()
+        .map(|s| s.throughput)
+        .fold(1e-9, f64::max)
+        * 1.15;
     let latency = |s: &crate::probe::ProbeStep| s.mean_latency.as_secs_f64() * 1e3;
     let l_max = report.steps.iter().map(latency).fold(1e-9, f64::max) * 1.15;
     // Ticks at the concurrencies tried, not at a log axis's 1..10 minors.
     let steps: Vec<f64> = report.steps.iter().map(|s| s.concurrency as f64).collect();
-    let x_range = || (1.0..c_max * 1.1).log_scale().with_key_points(steps.clone());
+    let x_range = || {
+        (1.0..c_max * 1.1)
+            .log_scale()
+            .with_key_points(steps.clone())
+    };
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (640, 300)).into_drawing_area();
@@ -64,12 +73,19 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
             .map(|s| (s.concurrency as f64, s.throughput))
             .collect();
         chart
-            .draw_series(LineSeries::new(throughput.clone(), THROUGHPUT.stroke_width(2)))
+            .draw_series(LineSeries::new(
+                throughput.clone(),
+                THROUGHPUT.stroke_width(2),
+            ))
             .map_err(|e| failed(&e))?
             .label("throughput (left axis)")
             .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], THROUGHPUT.stroke_width(2)));
         chart
-            .draw_series(throughput.iter().map(|&p| Circle::new(p, 4, THROUGHPUT.filled())))
+            .draw_series(
+                throughput
+                    .iter()
+                    .map(|&p| Circle::new(p, 4, THROUGHPUT.filled())),
+            )
             .map_err(|e| failed(&e))?;
         let latencies: Vec<(f64, f64)> = report
             .steps
@@ -82,7 +98,11 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
             .label("mean latency (right axis)")
             .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], LATENCY.stroke_width(2)));
         chart
-            .draw_secondary_series(latencies.iter().map(|&p| Circle::new(p, 3, LATENCY.filled())))
+            .draw_secondary_series(
+                latencies
+                    .iter()
+                    .map(|&p| Circle::new(p, 3, LATENCY.filled())),
+            )
             .map_err(|e| failed(&e))?;
         if let Some(knee) = report.stops_growing_at {
             let knee = knee as f64;

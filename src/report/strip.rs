@@ -71,17 +71,18 @@ pub fn strip_plot(claim: &ClaimRecord) -> Result<String> {
 
 /// The y range that shows every value and the band's finite edges, padded by a tenth.
 fn y_range(values: impl Iterator<Item = f64>, lo: f64, hi: f64) -> (f64, f64) {
-    let shown: Vec<f64> = values
-        .chain([lo, hi])
-        .filter(|v| v.is_finite())
-        .collect();
+    let shown: Vec<f64> = values.chain([lo, hi]).filter(|v| v.is_finite()).collect();
     let min = shown.iter().copied().fold(f64::INFINITY, f64::min);
     let max = shown.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if !min.is_finite() {
         return (0.0, 1.0);
     }
     let pad = ((max - min) * 0.1).max(max.abs() * 0.05).max(1e-9);
-    let low = if min >= 0.0 { (min - pad).max(0.0) } else { min - pad };
+    let low = if min >= 0.0 {
+        (min - pad).max(0.0)
+    } else {
+        min - pad
+    };
     (low, max + pad)
 }
 

@@ -166,7 +166,10 @@ mod tests {
             let mut svg = String::new();
             panel(&mut svg, 0.0, "row", &run, span);
             let rect = svg.split("<rect").nth(1).expect("a bar");
-            let w = rect.split("width=\"").nth(1).and_then(|w| w.split('"').next());
+            let w = rect
+                .split("width=\"")
+                .nth(1)
+                .and_then(|w| w.split('"').next());
             w.and_then(|w| w.parse::<f64>().ok()).expect("a width")
         };
         let (own, shared) = (width(0.020), width(0.200));

@@ -29,7 +29,8 @@ fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
     .at_least(3.0)
     .ideal(4.0)
     .context("n", 20)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(checked.verdict(), Verdict::Holds);
     assert_eq!(checked.report().rounds.len(), 3);
     assert!((checked.report().median - 4.0).abs() < 1e-9);
@@ -47,7 +48,8 @@ fn sides_are_interleaved_a_b_then_b_a() -> Result {
     )
     .at_least(1.5)
     .warmup(0)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(calls.borrow().join(" "), "a b b a a b");
     Ok(())
 }
@@ -63,7 +65,8 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     .at_least(3.0)
     .context("server pool", "W=2 B=512")
     .gate_mode(GateMode::Strict)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken);
     let Err(Error::Gate(message)) = checked.gate() else {
         panic!("a broken claim must fail the strict gate");
@@ -102,7 +105,8 @@ fn the_advisory_gate_reports_but_passes() -> Result {
     )
     .at_least(3.0)
     .gate_mode(GateMode::Advisory)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken);
     checked.gate()
 }
@@ -120,7 +124,8 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
     .warmup(0)
     .rounds(3, 6)
     .gate_mode(GateMode::Strict)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(checked.verdict(), Verdict::Inconclusive);
     assert_eq!(checked.report().rounds.len(), 6);
     assert!(
@@ -146,7 +151,8 @@ fn rounds_that_straddle_the_band_are_inconclusive_not_broken() -> Result {
     .at_least(3.0)
     .warmup(0)
     .rounds(3, 5)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(
         checked.verdict(),
         Verdict::Inconclusive,
@@ -172,7 +178,8 @@ fn a_bound_divides_by_its_expectation() -> Result {
         )),
     )
     .within(0.95, 1.5)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(checked.verdict(), Verdict::Holds);
     assert!((checked.report().median - 1.02).abs() < 1e-9);
     assert_eq!(
@@ -190,7 +197,10 @@ fn an_ordering_is_judged_by_its_tightest_step() -> Result {
         series("mixed", &[70.0], &calls),
         series("blocking", &[20.0], &calls),
     ];
-    let checked = Claim::ordering("throughput", sides).at_least(1.2).artifacts_in(crate::scratch()).check()?;
+    let checked = Claim::ordering("throughput", sides)
+        .at_least(1.2)
+        .artifacts_in(crate::scratch())
+        .check()?;
     assert_eq!(checked.verdict(), Verdict::Holds);
     assert!((checked.report().median - 90.0 / 70.0).abs() < 1e-9);
     assert_eq!(checked.summary().relation, "async > mixed > blocking");
@@ -205,7 +215,8 @@ fn a_claim_without_a_band_is_refused() {
         series("a", &[1.0], &calls),
         series("b", &[1.0], &calls),
     )
-    .artifacts_in(crate::scratch()).check()
+    .artifacts_in(crate::scratch())
+    .check()
     .unwrap_err();
     assert!(err.to_string().contains("band"), "{err}");
     assert!(
@@ -224,7 +235,8 @@ fn impossible_round_counts_are_refused() {
     )
     .at_least(1.0)
     .rounds(5, 3)
-    .artifacts_in(crate::scratch()).check()
+    .artifacts_in(crate::scratch())
+    .check()
     .unwrap_err();
     assert_eq!(err.to_string(), "invalid max rounds: 3 (allowed: 5 to 50)");
 }
@@ -236,7 +248,8 @@ fn a_zero_or_nan_figure_is_an_error_not_a_verdict() {
         Measure::value("x", || Ok(f64::NAN)).expecting(Expected::new(1.0, "one")),
     )
     .within(0.5, 2.0)
-    .artifacts_in(crate::scratch()).check()
+    .artifacts_in(crate::scratch())
+    .check()
     .unwrap_err();
     assert!(err.to_string().contains("a finite figure above 0"), "{err}");
 }
@@ -249,7 +262,8 @@ fn a_failing_measurement_ends_the_check_with_its_error() {
             .expecting(Expected::new(1.0, "one")),
     )
     .within(0.5, 2.0)
-    .artifacts_in(crate::scratch()).check()
+    .artifacts_in(crate::scratch())
+    .check()
     .unwrap_err();
     assert_eq!(err.to_string(), "server gone");
 }
@@ -271,7 +285,8 @@ fn a_bound_without_an_expectation_is_refused_before_measuring() {
     let calls = RefCell::new(Vec::new());
     let err = Claim::bound("x", series("x", &[1.0], &calls))
         .within(0.5, 2.0)
-        .artifacts_in(crate::scratch()).check()
+        .artifacts_in(crate::scratch())
+        .check()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -298,7 +313,8 @@ fn ideal_and_context_come_from_the_sides() -> Result {
         side("fast", &[0.10], "async"),
     )
     .at_least(3.0)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     let summary = checked.summary();
     assert_eq!(summary.ideal.as_deref(), Some("4"));
     assert_eq!(summary.context.get("n").map(String::as_str), Some("20"));
@@ -328,7 +344,8 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     )
     .at_least(3.0)
     .explain(explain)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert!(
         holds.report().headline().ends_with("— took 4.0×"),
         "{}",
@@ -343,7 +360,8 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     .at_least(3.0)
     .explain(explain)
     .gate_mode(GateMode::Strict)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     let report = broken.report().to_string();
     assert!(
         report.contains("meaning: the handler holds its worker"),
@@ -377,7 +395,8 @@ fn one_round_far_outside_blocks_a_hold() -> Result {
     .at_least(6.0)
     .warmup(0)
     .rounds(3, 7)
-    .artifacts_in(crate::scratch()).check()?;
+    .artifacts_in(crate::scratch())
+    .check()?;
     assert_eq!(
         checked.verdict(),
         Verdict::Inconclusive,

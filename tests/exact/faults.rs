@@ -87,7 +87,11 @@ fn a_claim_refuses_a_run_with_failures() -> Result {
     let target = Target::demo(PoolSettings::workers(1)?)?;
     // The endpoint's first request is the 1st; every 4th fails, so the claim's runs do.
     let faulty = target.endpoint("/fault/status?every=4&ms=1")?;
-    let err = faulty.does_not_block_its_worker().artifacts_in(crate::scratch()).check().unwrap_err();
+    let err = faulty
+        .does_not_block_its_worker()
+        .artifacts_in(crate::scratch())
+        .check()
+        .unwrap_err();
     let message = err.to_string();
     assert!(
         message.starts_with("GET /fault/status?every=4&ms=1 answered 500 in "),
@@ -104,7 +108,10 @@ fn a_side_past_its_time_limit_ends_the_claim_with_a_report() -> Result {
     let target = Target::demo(PoolSettings::workers(1)?)?.with_limits(limits(ms(120)))?;
     // One 50 ms request passes; 10 at once on one blocking worker queue past 120 ms.
     let slow = target.demo_endpoint(ServerStrategy::Blocking, ms(50))?;
-    let checked = slow.does_not_block_its_worker().artifacts_in(crate::scratch()).check()?;
+    let checked = slow
+        .does_not_block_its_worker()
+        .artifacts_in(crate::scratch())
+        .check()?;
     assert_eq!(
         checked.verdict(),
         Verdict::Inconclusive,

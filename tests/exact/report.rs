@@ -24,7 +24,8 @@ fn decided(name: &str, values: &'static [f64], lo: f64, hi: f64) -> Result<Check
     )
     .within(lo, hi)
     .warmup(0)
-    .artifacts_in(crate::scratch()).check()
+    .artifacts_in(crate::scratch())
+    .check()
 }
 
 /// Writes each claim's report as its JSON artifact in `dir`, as a run does.
@@ -46,8 +47,11 @@ fn a_run() -> Result<(tempfile::TempDir, Artifacts)> {
     let dir = tempfile::tempdir().expect("a temporary folder");
     write_reports(dir.path(), &[&holds, &broken, &straddles]);
     // Not a claim: an experiment's raw figures sit beside the claims and are left out.
-    std::fs::write(dir.path().join("seed-000.json"), r#"{"experiment":"seed-000"}"#)
-        .expect("written");
+    std::fs::write(
+        dir.path().join("seed-000.json"),
+        r#"{"experiment":"seed-000"}"#,
+    )
+    .expect("written");
     let artifacts = read_artifacts(dir.path())?;
     Ok((dir, artifacts))
 }
@@ -68,7 +72,11 @@ fn claims_are_read_back_broken_first() -> Result {
     let names: Vec<&str> = artifacts.claims.iter().map(|c| c.name.as_str()).collect();
     assert_eq!(
         names,
-        ["a claim that broke", "a claim that cannot tell", "a claim that holds"]
+        [
+            "a claim that broke",
+            "a claim that cannot tell",
+            "a claim that holds"
+        ]
     );
     let broken = &artifacts.claims[0];
     assert_eq!(broken.rounds.len(), 3);
@@ -125,10 +133,7 @@ fn a_strip_plot_is_well_formed_and_names_its_axes() -> Result {
     for claim in &artifacts.claims {
         let texts = svg_texts(&strip_plot(claim)?);
         assert!(texts.iter().any(|t| t == "round"), "{texts:?}");
-        assert!(
-            texts.iter().any(|t| t.starts_with("bound (")),
-            "{texts:?}"
-        );
+        assert!(texts.iter().any(|t| t.starts_with("bound (")), "{texts:?}");
     }
     Ok(())
 }
@@ -144,7 +149,12 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
     };
     let report = ProbeReport {
         url: "http://127.0.0.1:8080/blocking?ms=20".into(),
-        steps: vec![step(1, 48.0, 21), step(2, 96.0, 21), step(4, 97.0, 41), step(8, 96.0, 82)],
+        steps: vec![
+            step(1, 48.0, 21),
+            step(2, 96.0, 21),
+            step(4, 97.0, 41),
+            step(8, 96.0, 82),
+        ],
         stops_growing_at: Some(2),
         pool_estimate: 2.0,
     };
@@ -153,7 +163,9 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
         assert!(texts.iter().any(|t| t.contains(axis)), "{axis}: {texts:?}");
     }
     assert!(
-        texts.iter().any(|t| t.contains("stops growing: a pool of ≈2.0")),
+        texts
+            .iter()
+            .any(|t| t.contains("stops growing: a pool of ≈2.0")),
         "{texts:?}"
     );
     Ok(())
@@ -165,8 +177,5 @@ fn a_claim_report_that_cannot_be_read_is_named() {
     let bad = dir.path().join("broken-claim.json");
     std::fs::write(&bad, r#"{"verdict":"holds","relation":"a ÷ b","name":3}"#).expect("written");
     let error = read_claims(dir.path()).expect_err("a malformed report");
-    assert!(
-        error.to_string().contains("broken-claim.json"),
-        "{error}"
-    );
+    assert!(error.to_string().contains("broken-claim.json"), "{error}");
 }

@@ -109,7 +109,11 @@ fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Resu
 fn a_claim_on_a_flaky_endpoint_names_its_failures_instead_of_a_verdict() -> Result {
     let target = Target::serve(router(), PoolSettings::workers(1)?)?;
     let flaky = target.endpoint("/flaky")?;
-    let err = flaky.does_not_block_its_worker().artifacts_in(crate::scratch()).check().unwrap_err();
+    let err = flaky
+        .does_not_block_its_worker()
+        .artifacts_in(crate::scratch())
+        .check()
+        .unwrap_err();
     let message = err.to_string();
     assert!(
         message.starts_with("GET /flaky answered 500 in 3 of 10 requests; failed: #"),
