@@ -36,12 +36,17 @@ pub fn experiment_svg(experiment: &Experiment, measured: &[Measured], axis: Time
         .zip(measured)
         .filter_map(|(row, m)| m.run.as_ref().map(|run| (row.label.as_str(), run)))
         .collect();
+    timeline(&experiment.title, &panels, axis)
+}
+
+/// The SVG document of `panels` (a label and its run each) under `title`.
+fn timeline(title: &str, panels: &[(&str, &Run)], axis: TimeAxis) -> String {
     let longest = panels
         .iter()
         .map(|(_, run)| run.wall.as_secs_f64())
         .fold(0.0, f64::max);
     let panel_height = TITLE + PANEL_BARS + AXIS + 10.0;
-    let height = 30.0 + panel_height * panels.len() as f64;
+    let height = 46.0 + panel_height * panels.len() as f64;
     let mut svg = String::new();
     let _ = writeln!(
         svg,
@@ -51,18 +56,22 @@ pub fn experiment_svg(experiment: &Experiment, measured: &[Measured], axis: Time
     let _ = writeln!(
         svg,
         r#"<text x="{LEFT}" y="18" font-size="14">{} — a bar per request, send to completion, by completion (red: failed){}</text>"#,
-        escape(&experiment.title),
+        escape(title),
         match axis {
             TimeAxis::Shared => "; one time axis",
             TimeAxis::PerPanel => "; each panel its own time axis",
         }
+    );
+    let _ = writeln!(
+        svg,
+        r##"<text x="{LEFT}" y="34" fill="#555">x: time since the row's first send (ms) · y: requests, one bar each, in completion order</text>"##
     );
     for (i, (label, run)) in panels.iter().enumerate() {
         let span = match axis {
             TimeAxis::Shared => longest,
             TimeAxis::PerPanel => run.wall.as_secs_f64(),
         };
-        panel(&mut svg, 30.0 + panel_height * i as f64, label, run, span);
+        panel(&mut svg, 46.0 + panel_height * i as f64, label, run, span);
     }
     svg.push_str("</svg>\n");
     svg
@@ -151,6 +160,29 @@ mod tests {
             svg.contains("a &lt;label&gt; &amp; more (2 requests, 20.0 ms)"),
             "{svg}"
         );
+    }
+
+    /// A whole timeline is well-formed XML and names its axes.
+    #[test]
+    fn a_timeline_is_well_formed_and_names_its_axes() {
+        let ms = Duration::from_millis;
+        let mut ok = RequestRecord::failed_at(0, ms(0), FailureKind::Timeout);
+        ok.outcome = crate::run::Outcome::Ok { status: 200 };
+        ok.end = ms(20);
+        let run = Run::new("http://127.0.0.1:1/x", vec![ok], ms(20));
+        let svg = timeline("a <title>", &[("a", &run), ("b", &run)], TimeAxis::Shared);
+        let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}:\n{svg}"));
+        let texts: Vec<&str> = doc
+            .descendants()
+            .filter(|n| n.has_tag_name("text"))
+            .filter_map(|n| n.text())
+            .collect();
+        assert!(
+            texts.iter().any(|t| t.starts_with("x: time since")),
+            "{texts:?}"
+        );
+        assert!(texts.iter().any(|t| t.contains("y: requests")), "{texts:?}");
+        assert_eq!(texts.iter().filter(|t| t.ends_with(" ms")).count(), 2 * 5);
     }
 
     /// On a shared axis a row of 20 ms spans a tenth of the width that a row of 200 ms
