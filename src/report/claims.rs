@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::claim::{Band, Verdict};
+use crate::claim::{Band, Verdict, short};
 use crate::error::{Error, Result};
 
 /// One claim as its artifact recorded it.
@@ -108,6 +108,21 @@ impl ClaimRecord {
         self.limit.filter(|l| *l > 0.0).map(|l| self.elapsed / l)
     }
 
+    /// The summary row's figures as text, in the order of the summary table's columns after the
+    /// verdict and the name: median, band, rounds, noise floor, time ÷ limit ("—" where
+    /// unknown). One source for the Markdown and the HTML tables.
+    pub fn summary_cells(&self) -> [String; 5] {
+        [
+            self.median.map_or("—".into(), short),
+            self.band.band().to_string(),
+            self.rounds.len().to_string(),
+            self.noise_floor
+                .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
+            self.time_over_limit()
+                .map_or("—".into(), |r| format!("{r:.2}")),
+        ]
+    }
+
     /// Broken first, then inconclusive, then holds: what a reviewer reads first.
     fn rank(&self) -> u8 {
         match self.verdict {
@@ -143,6 +158,18 @@ pub fn read_claims(dir: &Path) -> Result<Vec<ClaimRecord>> {
     claims.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.name.cmp(&b.name)));
     Ok(claims)
 }
+
+/// The summary table's columns, as [`ClaimRecord::summary_cells`] fills them after the
+/// verdict and the claim's name.
+pub(super) const SUMMARY_COLUMNS: [&str; 7] = [
+    "verdict",
+    "claim",
+    "median",
+    "band",
+    "rounds",
+    "noise floor",
+    "time ÷ limit",
+];
 
 /// The `.json` files in `dir`, by name.
 pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {

@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use pulldown_cmark::{Options, Parser, html::push_html};
 
 use super::artifacts::Artifacts;
-use super::claims::ClaimRecord;
+use super::claims::{ClaimRecord, SUMMARY_COLUMNS};
 use super::probe_plot::probe_plot;
 use super::strip::strip_plot;
 use super::svg::escape;
@@ -40,23 +40,24 @@ pub fn html_report(artifacts: &Artifacts) -> Result<String> {
         count(Verdict::Holds),
     );
     if !claims.is_empty() {
-        out.push_str("<h2>Claims</h2>\n<table><tr><th>verdict</th><th>claim</th><th>median</th><th>band</th><th>rounds</th><th>noise floor</th><th>time ÷ limit</th></tr>\n");
+        out.push_str("<h2>Claims</h2>\n<table><tr>");
+        for column in SUMMARY_COLUMNS {
+            let _ = write!(out, "<th>{column}</th>");
+        }
+        out.push_str("</tr>\n");
         for (i, claim) in claims.iter().enumerate() {
-            let _ = writeln!(
+            let _ = write!(
                 out,
-                "<tr><td class=\"{v}\">{v}</td><td><a href=\"#claim-{i}\">{}</a></td><td class=\"num\">{}</td><td>{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td class=\"num\">{}</td></tr>",
+                "<tr><td class=\"{v}\">{v}</td><td><a href=\"#claim-{i}\">{}</a></td>",
                 escape(&claim.name),
-                claim.median.map_or("—".into(), short),
-                escape(&claim.band.band().to_string()),
-                claim.rounds.len(),
-                claim
-                    .noise_floor
-                    .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
-                claim
-                    .time_over_limit()
-                    .map_or("—".into(), |r| format!("{r:.2}")),
                 v = claim.verdict,
             );
+            for (k, figure) in claim.summary_cells().iter().enumerate() {
+                // The band is text; the others are figures, right-aligned.
+                let class = if k == 1 { "" } else { " class=\"num\"" };
+                let _ = write!(out, "<td{class}>{}</td>", escape(figure));
+            }
+            out.push_str("</tr>\n");
         }
         out.push_str("</table>\n");
         for (i, claim) in claims.iter().enumerate() {

@@ -2,8 +2,8 @@
 
 use std::fmt::Write as _;
 
-use super::claims::ClaimRecord;
-use crate::claim::{Verdict, short};
+use super::claims::{ClaimRecord, SUMMARY_COLUMNS};
+use crate::claim::Verdict;
 
 /// One line per claim — verdict, name, median, band, rounds, noise floor, and measured
 /// time against the physical limit where it is known — after a count of each verdict.
@@ -33,7 +33,7 @@ pub fn claims_markdown(claims: &[ClaimRecord]) -> String {
             elapsed / limit
         );
     }
-    out.push_str("| verdict | claim | median | band | rounds | noise floor | time ÷ limit |\n");
+    let _ = writeln!(out, "| {} |", SUMMARY_COLUMNS.join(" | "));
     out.push_str("|---|---|---:|---|---:|---:|---:|\n");
     for claim in claims {
         let mark = match claim.verdict {
@@ -43,17 +43,9 @@ pub fn claims_markdown(claims: &[ClaimRecord]) -> String {
         };
         let _ = writeln!(
             out,
-            "| {mark} | {} | {} | {} | {} | {} | {} |",
+            "| {mark} | {} | {} |",
             cell(&claim.name),
-            claim.median.map_or("—".into(), short),
-            claim.band.band(),
-            claim.rounds.len(),
-            claim
-                .noise_floor
-                .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
-            claim
-                .time_over_limit()
-                .map_or("—".into(), |r| format!("{r:.2}")),
+            claim.summary_cells().join(" | ")
         );
     }
     out

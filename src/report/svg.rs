@@ -144,12 +144,18 @@ mod tests {
     use super::*;
     use crate::run::{FailureKind, RequestRecord};
 
+    /// A request answered 200 after 20 ms, sent at 0.
+    fn ok_in_20_ms() -> RequestRecord {
+        let mut ok = RequestRecord::failed_at(0, Duration::ZERO, FailureKind::Timeout);
+        ok.outcome = crate::run::Outcome::Ok { status: 200 };
+        ok.end = Duration::from_millis(20);
+        ok
+    }
+
     #[test]
     fn one_bar_per_request_and_failures_in_red() {
         let ms = Duration::from_millis;
-        let mut ok = RequestRecord::failed_at(0, ms(0), FailureKind::Timeout);
-        ok.outcome = crate::run::Outcome::Ok { status: 200 };
-        ok.end = ms(20);
+        let ok = ok_in_20_ms();
         let failed = RequestRecord::failed_at(1, ms(5), FailureKind::Timeout);
         let run = Run::new("http://127.0.0.1:1/x", vec![ok, failed], ms(20));
         let mut svg = String::new();
@@ -166,9 +172,7 @@ mod tests {
     #[test]
     fn a_timeline_is_well_formed_and_names_its_axes() {
         let ms = Duration::from_millis;
-        let mut ok = RequestRecord::failed_at(0, ms(0), FailureKind::Timeout);
-        ok.outcome = crate::run::Outcome::Ok { status: 200 };
-        ok.end = ms(20);
+        let ok = ok_in_20_ms();
         let run = Run::new("http://127.0.0.1:1/x", vec![ok], ms(20));
         let svg = timeline("a <title>", &[("a", &run), ("b", &run)], TimeAxis::Shared);
         let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}:\n{svg}"));
@@ -190,9 +194,7 @@ mod tests {
     #[test]
     fn a_shared_axis_keeps_the_true_scale() {
         let ms = Duration::from_millis;
-        let mut ok = RequestRecord::failed_at(0, ms(0), FailureKind::Timeout);
-        ok.outcome = crate::run::Outcome::Ok { status: 200 };
-        ok.end = ms(20);
+        let ok = ok_in_20_ms();
         let run = Run::new("http://127.0.0.1:1/x", vec![ok], ms(20));
         let width = |span: f64| {
             let mut svg = String::new();
