@@ -472,6 +472,19 @@ fn file_name(url: &str) -> String {
 fn report(dir: &Path, html: Option<PathBuf>) -> perfshape::Result {
     let started = std::time::Instant::now();
     let artifacts = perfshape::report::read_artifacts(dir)?;
+    if artifacts.claims.is_empty()
+        && artifacts.experiments.is_empty()
+        && artifacts.probes.is_empty()
+    {
+        return Err(perfshape::Error::Invalid {
+            field: "report folder",
+            value: dir.display().to_string(),
+            allowed: "a folder a run wrote to: claims' JSON from `cargo nextest run`, experiment \
+                      tables from `perfshape run`, probes from `perfshape probe` \
+                      ($PERFSHAPE_ARTIFACTS, else target/perfshape)"
+                .into(),
+        });
+    }
     let markdown = perfshape::report::claims_markdown(&artifacts.claims);
     let page = perfshape::report::html_report(&artifacts)?;
     let html = html.unwrap_or_else(|| dir.join("report.html"));

@@ -33,7 +33,7 @@ impl Artifacts {
 }
 
 /// `n` and `noun`, with an s unless there is one.
-fn plural(n: usize, noun: &str) -> String {
+pub(super) fn plural(n: usize, noun: &str) -> String {
     if n == 1 {
         format!("1 {noun}")
     } else {

@@ -2,6 +2,7 @@
 
 use std::fmt::Write as _;
 
+use super::artifacts::plural;
 use super::claims::{ClaimRecord, SUMMARY_COLUMNS};
 use crate::claim::Verdict;
 
@@ -18,8 +19,8 @@ pub fn claims_markdown(claims: &[ClaimRecord]) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "### perfshape: {} claims — {} broken, {} inconclusive, {} hold\n",
-        claims.len(),
+        "### perfshape: {} — {} broken, {} inconclusive, {} hold\n",
+        plural(claims.len(), "claim"),
         count(Verdict::Broken),
         count(Verdict::Inconclusive),
         count(Verdict::Holds),
