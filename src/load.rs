@@ -54,14 +54,6 @@ impl Target {
     /// service with the scenario's pool and lifecycle: the request goes to the route of
     /// the scenario's server strategy.
     pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'_>> {
-        if !self.is_demo() {
-            return Err(Error::invalid(
-                "target",
-                self.describe(),
-                "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
-                 for your own endpoint, endpoint.load(scenario) declares how it behaves",
-            ));
-        }
         let scenario = scenario.into().0?;
         self.load_claiming(scenario.clone(), scenario)
     }
