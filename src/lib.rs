@@ -84,7 +84,7 @@ pub use endpoint::Endpoint;
 pub use error::{Error, Result};
 pub use load::Load;
 pub use model::Model;
-pub use pool::{Pool, PoolSettings};
+pub use pool::{Pool, PoolSettings, Scheduler};
 pub use run::Run;
 pub use scenario::Scenario;
 pub use server::Server;

@@ -9,6 +9,9 @@ pub const MAX_WORKERS: usize = 256;
 pub const MAX_BLOCKING: usize = 4096;
 /// tokio's default cap on blocking threads, used when none is given.
 pub const DEFAULT_MAX_BLOCKING: usize = 512;
+/// The accept queue a served target listens with: tokio's `TcpListener::bind` default,
+/// room for a fan-out's new connections while a blocking server's workers sleep.
+pub const ACCEPT_BACKLOG: u32 = 1024;
 
 /// The longest work a request may ask for; anything above is refused (HTTP 400 on the
 /// wire, an `Invalid` error in the library).

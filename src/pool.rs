@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 use tokio::runtime::{Handle, Runtime};
 
-pub use crate::vocab::PoolSettings;
+pub use crate::vocab::{PoolSettings, Scheduler};
 
 use crate::error::Result;
 
@@ -45,11 +45,14 @@ impl Pool {
     pub fn new(name: &str, settings: PoolSettings) -> Result<Pool> {
         let counter = Arc::new(AtomicUsize::new(0));
         let prefix = name.to_string();
-        let runtime = tokio::runtime::Builder::new_multi_thread()
+        let mut builder = tokio::runtime::Builder::new_multi_thread();
+        builder
             .worker_threads(settings.workers)
             .max_blocking_threads(settings.max_blocking)
             .thread_name_fn(move || format!("{prefix}-{}", counter.fetch_add(1, Ordering::Relaxed)))
-            .enable_all()
+            .enable_all();
+        scheduler(&mut builder, settings.scheduler)?;
+        let runtime = builder
             .build()
             .map_err(|e| crate::Error::io(format!("starting the {name} runtime"), e))?;
         Ok(Pool {
@@ -121,6 +124,27 @@ impl Pool {
             .as_ref()
             .expect("the runtime is only taken out in Drop")
     }
+}
+
+/// Applies `scheduler`'s switch to `builder` (tokio's unstable options, with
+/// `--cfg tokio_unstable`; without it only the default is accepted).
+fn scheduler(builder: &mut tokio::runtime::Builder, scheduler: Scheduler) -> Result<()> {
+    match scheduler.check()? {
+        Scheduler::Default => {}
+        #[cfg(tokio_unstable)]
+        Scheduler::NoLifoSlot => {
+            builder.disable_lifo_slot();
+        }
+        #[cfg(tokio_unstable)]
+        Scheduler::EagerDriverHandoff => {
+            builder.enable_eager_driver_handoff();
+        }
+        // Refused by `check` above: only the default is available without the cfg.
+        #[cfg(not(tokio_unstable))]
+        _ => {}
+    }
+    let _ = builder;
+    Ok(())
 }
 
 impl Drop for Pool {

@@ -9,7 +9,7 @@ use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_REQUESTS};
 use crate::model::Model;
 use crate::run::Run;
 use crate::target::Target;
-use crate::vocab::{ClientStrategy, Lifecycle, PoolSettings, ServerStrategy};
+use crate::vocab::{ClientStrategy, Lifecycle, PoolSettings, Scheduler, ServerStrategy};
 
 /// One experiment cell: how the server works, how the client offers load, how much.
 ///
@@ -116,6 +116,7 @@ pub struct ScenarioBuilder {
     server: ServerStrategy,
     workers: usize,
     max_blocking: usize,
+    scheduler: Scheduler,
     client: ClientStrategy,
     lifecycle: Lifecycle,
     n: usize,
@@ -128,6 +129,7 @@ impl Default for ScenarioBuilder {
             server: ServerStrategy::Blocking,
             workers: 2,
             max_blocking: DEFAULT_MAX_BLOCKING,
+            scheduler: Scheduler::Default,
             client: ClientStrategy::Sequential,
             lifecycle: Lifecycle::Shared,
             n: 10,
@@ -152,9 +154,16 @@ impl ScenarioBuilder {
         self.max_blocking = max_blocking;
         self
     }
-    /// The server's pool, both settings at once.
+    /// The server's tokio scheduler variant (validated in `build`).
+    pub fn scheduler(mut self, scheduler: Scheduler) -> Self {
+        self.scheduler = scheduler;
+        self
+    }
+    /// The server's pool, every setting at once.
     pub fn pool(self, pool: PoolSettings) -> Self {
-        self.workers(pool.workers).max_blocking(pool.max_blocking)
+        self.workers(pool.workers)
+            .max_blocking(pool.max_blocking)
+            .scheduler(pool.scheduler)
     }
     /// The client strategy.
     pub fn client(mut self, client: ClientStrategy) -> Self {
@@ -185,7 +194,8 @@ impl ScenarioBuilder {
         self.lifecycle.validate()?;
         Ok(Scenario {
             server: self.server,
-            server_pool: PoolSettings::new(self.workers, self.max_blocking)?,
+            server_pool: PoolSettings::new(self.workers, self.max_blocking)?
+                .with_scheduler(self.scheduler)?,
             client: self.client,
             lifecycle: self.lifecycle,
             n: self.n,

@@ -23,6 +23,7 @@ pub use checked::Checked;
 pub use expected::Expected;
 pub use gate::{GATE_ENV, GateMode, shape_lock};
 pub use measure::{Measure, Unit};
+#[cfg(feature = "experiments")]
 pub(crate) use report::short;
 pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
 pub use rule::{Decision, DecisionRule};

@@ -16,6 +16,7 @@ pub use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY};
 pub use crate::vocab::{RuntimeFigures, WorkReport};
 
 use crate::error::{Error, Result};
+use crate::limits::ACCEPT_BACKLOG;
 use crate::pool::Pool;
 use crate::vocab::ServerStrategy;
 
@@ -84,21 +85,15 @@ impl Server {
 
     /// Serves `router` on `pool` at `addr` (for `perfshape serve` and other machines).
     pub fn serve_on(router: axum::Router, pool: Pool, addr: SocketAddr) -> Result<Server> {
-        let std_listener = std::net::TcpListener::bind(addr)
-            .map_err(|e| Error::io(format!("binding {addr}"), e))?;
-        std_listener
-            .set_nonblocking(true)
-            .map_err(|e| Error::io("making the listener non-blocking", e))?;
-        let addr = std_listener
-            .local_addr()
-            .map_err(|e| Error::io("reading the listener's address", e))?;
         let accepted = Arc::new(AtomicU64::new(0));
         let listener = {
-            // from_std registers the socket with the pool's reactor, so it must run there.
+            // Registering the socket with the pool's reactor must run there.
             let _entered = pool.handle().enter();
-            tokio::net::TcpListener::from_std(std_listener)
-                .map_err(|e| Error::io("registering the listener", e))?
+            listen(addr)?
         };
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::io("reading the listener's address", e))?;
         let counter = Arc::clone(&accepted);
         let listener = listener.tap_io(move |stream| {
             let _ = stream.set_nodelay(true);
@@ -150,4 +145,28 @@ impl Server {
     pub fn pool(&self) -> &Pool {
         &self.pool
     }
+}
+
+/// A listener on `addr` whose accept queue holds [`ACCEPT_BACKLOG`] connections.
+///
+/// A blocking server accepts only when a worker is free, so a fan-out's connections wait in
+/// the kernel's accept queue while its handlers sleep. `std::net::TcpListener::bind` asks
+/// for 128: the 129th SYN was dropped and its client retried after 1 s, then 3 s — the
+/// 1000-request rows of seed 002 ran 1.8–5.5× the model in rounds that opened new
+/// connections. tokio's own `TcpListener::bind` asks for 1024, as here, so a user's axum
+/// service and perfshape's see the same queue. (The kernel caps it at `net.core.somaxconn`.)
+fn listen(addr: SocketAddr) -> Result<tokio::net::TcpListener> {
+    let bind = |e| Error::io(format!("binding {addr}"), e);
+    let socket = if addr.is_ipv4() {
+        tokio::net::TcpSocket::new_v4()
+    } else {
+        tokio::net::TcpSocket::new_v6()
+    }
+    .map_err(bind)?;
+    // As tokio's TcpListener::bind does on Unix: a restarted `perfshape serve` can bind its
+    // port again while old connections sit in TIME_WAIT.
+    #[cfg(unix)]
+    socket.set_reuseaddr(true).map_err(bind)?;
+    socket.bind(addr).map_err(bind)?;
+    socket.listen(ACCEPT_BACKLOG).map_err(bind)
 }

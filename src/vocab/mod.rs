@@ -9,6 +9,7 @@ mod lifecycle;
 pub(crate) mod millis;
 mod phase;
 mod pool_settings;
+mod scheduler;
 mod server_strategy;
 pub(crate) mod wire;
 
@@ -17,5 +18,6 @@ pub use inproc_strategy::{CpuBound, InProcess};
 pub use lifecycle::Lifecycle;
 pub use phase::Phase;
 pub use pool_settings::PoolSettings;
+pub use scheduler::Scheduler;
 pub use server_strategy::ServerStrategy;
 pub use wire::{RuntimeFigures, WorkReport};

@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use super::Scheduler;
 use crate::error::{Result, check_range};
 use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_BLOCKING, MAX_WORKERS};
 
@@ -22,6 +23,8 @@ pub struct PoolSettings {
     pub workers: usize,
     /// The cap on `spawn_blocking` threads; beyond it blocking work queues.
     pub max_blocking: usize,
+    /// tokio's scheduler variant (default: tokio's defaults).
+    pub scheduler: Scheduler,
 }
 
 impl PoolSettings {
@@ -32,6 +35,16 @@ impl PoolSettings {
         Ok(Self {
             workers,
             max_blocking,
+            scheduler: Scheduler::Default,
+        })
+    }
+
+    /// These settings on `scheduler`; an error when this build cannot run it
+    /// ([`Scheduler::available`]).
+    pub fn with_scheduler(self, scheduler: Scheduler) -> Result<Self> {
+        Ok(Self {
+            scheduler: scheduler.check()?,
+            ..self
         })
     }
 
@@ -43,6 +56,12 @@ impl PoolSettings {
 
 impl std::fmt::Display for PoolSettings {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "W={} B={}", self.workers, self.max_blocking)
+        write!(f, "W={} B={}", self.workers, self.max_blocking)?;
+        // tokio's default is left out, so that reports and snapshots written before the
+        // option existed read the same.
+        if self.scheduler != Scheduler::Default {
+            write!(f, " {}", self.scheduler)?;
+        }
+        Ok(())
     }
 }

@@ -340,3 +340,44 @@ fn lifecycles_open_the_connections_they_say() -> Result {
     }
     Ok(())
 }
+
+/// A blocking server cannot accept while its workers sleep, so new connections wait in the
+/// kernel's accept queue. That queue must hold a fan-out's worth of them: with std's
+/// backlog of 128, the 129th SYN was dropped and its client retried only after 1 s (then
+/// 3 s), which made seed 002's 1000-request rows 1.8–5.5× the model in rounds that opened
+/// new connections (nstat: ListenOverflows, TCPSynRetrans). Here 600 connections are
+/// opened while the only worker sleeps in a handler; each must complete its handshake at
+/// once.
+#[test]
+fn the_accept_queue_holds_a_fan_out_while_the_workers_block() -> Result {
+    use std::io::Write as _;
+    use std::net::TcpStream;
+    let server = Server::start(Pool::workers("server", 1)?)?;
+    let addr = server.addr();
+    // Occupy the only worker for 1.5 s.
+    let mut blocker = TcpStream::connect(addr).expect("a connection");
+    write!(
+        blocker,
+        "GET /blocking?ms=1500 HTTP/1.1\r\nHost: {addr}\r\n\r\n"
+    )
+    .expect("a request");
+    std::thread::sleep(ms(100));
+    let started = Instant::now();
+    let mut open = Vec::new();
+    for i in 0..600 {
+        match TcpStream::connect_timeout(&addr, ms(500)) {
+            Ok(stream) => open.push(stream),
+            Err(e) => panic!(
+                "connection {} of 600 not accepted into the queue within 500 ms \
+                 ({:?} after the first): {e}",
+                i + 1,
+                started.elapsed()
+            ),
+        }
+    }
+    assert!(
+        started.elapsed() < ms(1000),
+        "the worker was still blocked: every connection waited in the queue"
+    );
+    Ok(())
+}
