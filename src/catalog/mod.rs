@@ -11,6 +11,7 @@
 pub mod endpoints;
 pub mod loops;
 pub mod pools;
+pub mod scheduler;
 pub mod seed000;
 pub mod seed001;
 pub mod seed002;
@@ -68,6 +69,7 @@ pub fn entries() -> Vec<Entry> {
         strategies::ENTRIES,
         loops::ENTRIES,
         endpoints::ENTRIES,
+        scheduler::ENTRIES,
     ]
     .concat()
 }

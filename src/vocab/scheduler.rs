@@ -46,6 +46,17 @@ impl Scheduler {
         Scheduler::EagerDriverHandoff,
     ];
 
+    /// The variant under which a fan-out of W blocking requests on W workers is one wave,
+    /// as the model says: eager driver hand-off when this build has it, tokio's default
+    /// otherwise. perfshape's experiments and catalog serve the demo service on it.
+    pub fn one_wave() -> Scheduler {
+        if Scheduler::EagerDriverHandoff.available() {
+            Scheduler::EagerDriverHandoff
+        } else {
+            Scheduler::Default
+        }
+    }
+
     /// Whether this build of perfshape can run it: the variants need `--cfg tokio_unstable`.
     pub fn available(self) -> bool {
         self == Scheduler::Default || cfg!(tokio_unstable)

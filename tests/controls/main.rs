@@ -56,6 +56,7 @@ controls! {
     loops::the_probe_finds_the_pool,
     endpoints::waiting_handlers_do_not_block_their_worker,
     endpoints::an_async_handler_is_faster_than_a_blocking_one,
+    scheduler::eager_handoff_spreads_a_fan_out,
 }
 
 /// Every catalog entry has a test above (so `perfshape selftest` and this binary agree).

@@ -173,3 +173,25 @@ fn an_occasional_far_off_round_is_outvoted() {
     eprintln!("one far-off round in fifteen: {counts:?}");
     assert!(counts.fails() <= 0.05, "fails {:.4}", counts.fails());
 }
+
+/// The share of `n` independent events that happen with probability `q`.
+fn share(rng: &mut TestRng, q: f64, n: usize) -> f64 {
+    (0..n).filter(|_| uniform(rng) < q).count() as f64 / n as f64
+}
+
+/// The scheduler claim (`src/catalog/scheduler.rs`): a round's figure is the share of 20
+/// fan-outs served by both workers in one wave, against a band of ≥ 0.9 (here ÷ 0.9
+/// against ≥ 1). With eager hand-off none of 420 fan-outs measured here missed; even at a
+/// 2 % miss rate the claim fails in under 1 % of trials (1 in 100,000 when computed with
+/// 100,000). With tokio's default about 30 % miss (18, 19 of 60 measured), and the claim
+/// is broken in at least 99 % of trials and holds in at most 0.02 % (4 in 100,000).
+#[test]
+fn a_share_of_twenty_fan_outs_tells_eager_handoff_from_tokios_default() {
+    let (eager, rounds) = tally(40_000, 8, |_, rng| share(rng, 0.98, 20) / 0.9);
+    eprintln!("eager hand-off, 2 % misses: {eager:?}, {rounds:.2} rounds on average");
+    assert!(eager.fails() <= 0.01, "{eager:?}");
+    let (default, rounds) = tally(40_000, 9, |_, rng| share(rng, 0.7, 20) / 0.9);
+    eprintln!("tokio's default, 30 % misses: {default:?}, {rounds:.2} rounds on average");
+    assert!(default.rate(default.holds) <= 0.0002, "{default:?}");
+    assert!(default.rate(default.broken) >= 0.99, "{default:?}");
+}

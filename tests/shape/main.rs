@@ -18,6 +18,7 @@ mod loops;
 mod model_vs_reality;
 mod orders;
 mod scaling;
+mod scheduler;
 mod seed000;
 mod seed001;
 mod seed002;
