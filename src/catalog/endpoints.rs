@@ -3,7 +3,6 @@
 use super::{Entry, Setup, Shapes, ms, shape};
 use crate::error::Result;
 use crate::target::Target;
-use crate::vocab::PoolSettings;
 use crate::vocab::ServerStrategy::{Async, Blocking, Lock, Offload};
 
 /// This module's entries.
@@ -23,7 +22,7 @@ pub const ENTRIES: &[Entry] = &[
 /// Handlers that give their worker back while they wait (async, offloaded) do not block
 /// it: 10 concurrent requests on one worker take about one request's time.
 pub fn waiting_handlers_do_not_block_their_worker(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let target = Target::demo(super::workers(1)?)?;
     let mut shapes = Vec::new();
     for (claimed, control) in [(Async, Blocking), (Offload, Lock)] {
         let checked = target
@@ -41,7 +40,7 @@ pub fn waiting_handlers_do_not_block_their_worker(setup: Setup) -> Result<Shapes
 /// On one worker, an async handler under a fan-out of 10 is at least 3× faster than a
 /// blocking one (the model: 10×).
 pub fn an_async_handler_is_faster_than_a_blocking_one(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let target = Target::demo(super::workers(1)?)?;
     let fast = target.demo_endpoint(setup.pick(Async, Blocking), ms(10))?;
     let slow = target.demo_endpoint(Blocking, ms(10))?;
     let checked = fast.faster_than(&slow).at_least(3.0).check()?;

@@ -6,7 +6,6 @@ use crate::claim::Claim;
 use crate::error::Result;
 use crate::target::Target;
 use crate::vocab::ClientStrategy::{OpenLoop, Sequential};
-use crate::vocab::PoolSettings;
 use crate::vocab::ServerStrategy::{Async, Blocking, Lock};
 
 /// This module's entries.
@@ -29,7 +28,7 @@ pub const ENTRIES: &[Entry] = &[
 /// grows by 6.7 ms a request, 50 ms on average), where a client that waited for each
 /// response would report 20 ms.
 pub fn an_open_loop_sees_the_queue(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let target = Target::demo(super::workers(1)?)?;
     let open = OpenLoop {
         rate: 75.0,
         max_in_flight: 10,
@@ -57,7 +56,7 @@ pub fn an_open_loop_sees_the_queue(setup: Setup) -> Result<Shapes> {
 /// workers "behaves like a pool of ≈2" (estimate ÷ 2 within [0.8, 1.25]), and an async
 /// server shows no limit up to 16.
 pub fn the_probe_finds_the_pool(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let target = Target::demo(super::workers(2)?)?;
     let pool_of_two = target
         .demo_endpoint(setup.pick(Blocking, Lock), ms(10))?
         .concurrency_limit()

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use crate::claim::{Checked, Verdict};
 use crate::error::{Error, Result};
+use crate::vocab::{PoolSettings, Scheduler};
 
 /// The claims of an entry, each with the name its snapshot goes by.
 pub type Shapes = Vec<(String, Checked)>;
@@ -102,6 +103,18 @@ pub fn expect_broken(shapes: &Shapes) -> Result<()> {
             not_broken.join("\n\n")
         )))
     }
+}
+
+/// A pool of `workers` with tokio's default blocking cap, on the scheduler under which the
+/// model's one-wave fan-outs hold ([`Scheduler::one_wave`]: eager driver hand-off where
+/// this build has it; `docs/coscheduling.md`).
+fn workers(workers: usize) -> Result<PoolSettings> {
+    PoolSettings::workers(workers)?.with_scheduler(Scheduler::one_wave())
+}
+
+/// A pool of `workers` and a blocking cap of `max_blocking`, as [`workers`] does.
+fn pool(workers: usize, max_blocking: usize) -> Result<PoolSettings> {
+    PoolSettings::new(workers, max_blocking)?.with_scheduler(Scheduler::one_wave())
 }
 
 /// Milliseconds.

@@ -9,7 +9,6 @@ use crate::error::Result;
 use crate::limits::DEFAULT_MAX_BLOCKING;
 use crate::target::Target;
 use crate::vocab::ClientStrategy::FanOut;
-use crate::vocab::PoolSettings;
 use crate::vocab::ServerStrategy::{Async, Blocking, Offload};
 
 /// This module's entries.
@@ -35,8 +34,8 @@ pub const ENTRIES: &[Entry] = &[
 /// two (the model: 1; we demand [0.8, 1.25]).
 pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<Shapes> {
     let targets = [
-        Target::demo(PoolSettings::workers(1)?)?,
-        Target::demo(PoolSettings::workers(2)?)?,
+        Target::demo(super::workers(1)?)?,
+        Target::demo(super::workers(2)?)?,
     ];
     let fan_out = |target: &Target| {
         target
@@ -69,7 +68,7 @@ pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<S
 /// 4 take ceil(40/4) work times (seed 004's AsyncSleepTime: better than blocking, far from
 /// async).
 pub fn offload_is_capped_by_the_blocking_pool(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::new(2, 4)?)?;
+    let target = Target::demo(super::pool(2, 4)?)?;
     let scenario = target
         .scenario()
         .server(Offload)
@@ -89,8 +88,8 @@ pub fn offload_is_capped_by_the_blocking_pool(setup: Setup) -> Result<Shapes> {
 /// With tokio's default cap of 512 the same load is flat: at most a quarter of what the 2
 /// workers would need if they blocked themselves (the model: 1/20).
 pub fn offload_with_the_default_cap_is_flat(setup: Setup) -> Result<Shapes> {
-    let claimed = PoolSettings::new(2, DEFAULT_MAX_BLOCKING)?;
-    let capped = PoolSettings::new(2, 4)?;
+    let claimed = super::pool(2, DEFAULT_MAX_BLOCKING)?;
+    let capped = super::pool(2, 4)?;
     let target = Target::demo(setup.pick(claimed, capped))?;
     let scenario = target
         .scenario()

@@ -77,7 +77,7 @@ pub(super) fn load<'t>(
 /// request), and at most 32× — the model's ratio × 1.6, the most two sides each within
 /// [0.95, 1.5] of the model can give (so is every ratio's upper edge here).
 pub fn c1(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let target = Target::demo(super::workers(2)?)?;
     let scenario = target.scenario().requests(20).work(ms(10));
     let sync_sync = target.load(scenario.clone().server(Blocking).client(SYNC_CLIENT))?;
     let async_async = load(setup, &target, scenario.server(Async).client(FanOut), |s| {
@@ -114,8 +114,8 @@ pub fn c1(setup: Setup) -> Result<Shapes> {
 fn blocking_fan_out_is_bounded_by_the_pool(setup: Setup, small: usize) -> Result<Shapes> {
     let large = 2 * small;
     let larger_pool = small == 1;
-    let control = PoolSettings::workers(4 * small)?;
-    let claimed = [PoolSettings::workers(small)?, PoolSettings::workers(large)?];
+    let control = super::workers(4 * small)?;
+    let claimed = [super::workers(small)?, super::workers(large)?];
     let serve_on = |pool: PoolSettings| match setup {
         Setup::Control if larger_pool => control,
         _ => pool,
@@ -206,8 +206,8 @@ pub fn c2_two_and_four_workers(setup: Setup) -> Result<Shapes> {
 /// a tenth of what a blocking server with the same pool would need (ceil(100/1) × 20 ms).
 pub fn c3(setup: Setup) -> Result<Shapes> {
     let cap = Lifecycle::ConnectionCap { per_host: 8 };
-    let target = Target::demo(PoolSettings::workers(1)?)?
-        .with_lifecycle(setup.pick(Lifecycle::Shared, cap))?;
+    let target =
+        Target::demo(super::workers(1)?)?.with_lifecycle(setup.pick(Lifecycle::Shared, cap))?;
     let scenario = target
         .scenario()
         .lifecycle(Lifecycle::Shared)
@@ -245,7 +245,7 @@ pub fn c3(setup: Setup) -> Result<Shapes> {
 /// workers the health request is served last or not, and its latency turns bimodal.
 pub fn c4_starved(setup: Setup) -> Result<Shapes> {
     let after = ms(10);
-    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let target = Target::demo(super::workers(2)?)?;
     let scenario = target.scenario().client(FanOut).requests(2).work(ms(50));
     let blocking = load(setup, &target, scenario.clone().server(Blocking), |s| {
         s.server(Async)
@@ -282,7 +282,7 @@ pub fn c4_free_during_offload(setup: Setup) -> Result<Shapes> {
 }
 
 fn free_during(setup: Setup, strategy: crate::ServerStrategy, name: &str) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let target = Target::demo(super::workers(2)?)?;
     let slow = target.demo_endpoint(setup.pick(strategy, Blocking), ms(50))?;
     let free = target
         .endpoint("/health")?
@@ -295,7 +295,7 @@ fn free_during(setup: Setup, strategy: crate::ServerStrategy, name: &str) -> Res
 /// client that awaits each response before sending the next. Both take ≈ N × work; the
 /// same runs are held against the model.
 pub fn c5(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(2)?)?;
+    let target = Target::demo(super::workers(2)?)?;
     let scenario = target
         .scenario()
         .client(Sequential)

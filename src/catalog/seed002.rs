@@ -5,7 +5,7 @@ use crate::claim::Claim;
 use crate::error::Result;
 use crate::load::InProcessLoad;
 use crate::pool::Pool;
-use crate::vocab::{InProcess, PoolSettings};
+use crate::vocab::InProcess;
 
 /// This module's entries.
 pub const ENTRIES: &[Entry] = &[
@@ -48,7 +48,7 @@ fn waits<'p>(
 /// measured 50×). The same
 /// BIO runs are held against the model.
 pub fn bio_is_capped_by_its_pool(setup: Setup) -> Result<Shapes> {
-    let pool = Pool::new("inproc", PoolSettings::new(2, 64)?)?;
+    let pool = Pool::new("inproc", super::pool(2, 64)?)?;
     let bio = waits(setup, &pool, InProcess::Bio, InProcess::Aio, 1_000, ms(10))?;
     let aio = InProcessLoad::new(&pool, InProcess::Aio, 1_000, ms(10))?;
     let faster = Claim::ratio("seed 002 in-process BIO ÷ AIO", bio.wall(), aio.wall())
@@ -71,7 +71,7 @@ pub fn bio_is_capped_by_its_pool(setup: Setup) -> Result<Shapes> {
 /// not 10: scheduling the timers costs the test build ~8 µs each, which at 10 ms and 1,000
 /// timers put the figure at 1.87, within the noise of the band's edge.
 pub fn aio_is_one_wait(setup: Setup) -> Result<Shapes> {
-    let pool = Pool::new("inproc", PoolSettings::new(2, 64)?)?;
+    let pool = Pool::new("inproc", super::pool(2, 64)?)?;
     let aio = waits(setup, &pool, InProcess::Aio, InProcess::Bio, 500, ms(50))?;
     let bound = Claim::bound("seed 002 in-process AIO ÷ model", aio.wall())
         .within(1.0, 2.0)
@@ -85,7 +85,7 @@ pub fn aio_is_one_wait(setup: Setup) -> Result<Shapes> {
 /// AIO-that-blocks fell to 95 QPS against BIO's 801). (It was 200 tasks of 1 ms, which
 /// put the timer side at ~2 ms, under the 10 ms a measured wait must last.)
 pub fn blocking_inside_async(setup: Setup) -> Result<Shapes> {
-    let pool = Pool::new("inproc", PoolSettings::workers(2)?)?;
+    let pool = Pool::new("inproc", super::workers(2)?)?;
     let blocking = waits(
         setup,
         &pool,

@@ -11,9 +11,9 @@ use crate::claim::Claim;
 use crate::error::Result;
 use crate::scenario::ScenarioBuilder;
 use crate::target::Target;
+use crate::vocab::ClientStrategy;
 use crate::vocab::ClientStrategy::ClosedLoop;
 use crate::vocab::ServerStrategy::{self, Async, Blocking, Mixed, Offload};
-use crate::vocab::{ClientStrategy, PoolSettings};
 
 /// This module's entries.
 pub const ENTRIES: &[Entry] = &[
@@ -53,7 +53,7 @@ fn users(think: Duration, duration: Duration) -> ClientStrategy {
 /// The target and the scenario every claim here shares: 12 users thinking 2 ms, 30 ms of
 /// work, at most 10,000 requests (the run's duration stops it long before).
 fn jmeter(duration: Duration) -> Result<(Target, ScenarioBuilder)> {
-    let target = Target::demo(PoolSettings::new(2, 3)?)?;
+    let target = Target::demo(super::pool(2, 3)?)?;
     let scenario = target
         .scenario()
         .client(users(ms(2), duration))

@@ -9,7 +9,6 @@ use crate::claim::Claim;
 use crate::error::Result;
 use crate::target::Target;
 use crate::vocab::ClientStrategy::{ClosedLoop, FanOut, OpenLoop};
-use crate::vocab::PoolSettings;
 use crate::vocab::ServerStrategy::{Async, Blocking, Cpu, Lock, Mixed};
 
 /// This module's entries.
@@ -51,7 +50,7 @@ pub fn mixed_cpu_and_lock_match_the_model(setup: Setup) -> Result<Shapes> {
         ("cpu_matches_the_model", Cpu, Async, 1),
         ("lock_matches_the_model", Lock, Blocking, 4),
     ] {
-        let target = Target::demo(PoolSettings::workers(workers)?)?;
+        let target = Target::demo(super::workers(workers)?)?;
         let scenario = target
             .scenario()
             .server(server)
@@ -74,7 +73,7 @@ pub fn mixed_cpu_and_lock_match_the_model(setup: Setup) -> Result<Shapes> {
 /// finding), and a round's tail grows by whole waves (1.54 × the model in one round of
 /// 15), which the rule rightly reads as a shape that comes and goes.
 pub fn tails_match_the_model(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let target = Target::demo(super::workers(1)?)?;
     let scenario = target.scenario().client(FanOut).requests(10).work(ms(20));
     let blocking = load(setup, &target, scenario.clone().server(Blocking), |s| {
         s.server(Async)
@@ -101,7 +100,7 @@ pub fn tails_match_the_model(setup: Setup) -> Result<Shapes> {
 /// model: 20 ms), where users that all start at once queue in their first cycle (the
 /// model: 55 ms over a 300 ms run).
 pub fn a_ramp_spreads_the_users(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let target = Target::demo(super::workers(1)?)?;
     let users = |ramp: Duration| ClosedLoop {
         users: 8,
         think: ms(140),
@@ -132,7 +131,7 @@ pub fn a_ramp_spreads_the_users(setup: Setup) -> Result<Shapes> {
 /// average (the model), the rest dropped and counted; without the cap they would queue
 /// for over 150 ms.
 pub fn an_in_flight_cap_bounds_the_queue(setup: Setup) -> Result<Shapes> {
-    let target = Target::demo(PoolSettings::workers(1)?)?;
+    let target = Target::demo(super::workers(1)?)?;
     let open = |max_in_flight| OpenLoop {
         rate: 200.0,
         max_in_flight,

@@ -16,7 +16,7 @@ use super::{Experiment, ExperimentRow, Metric, Workload};
 use crate::error::{Error, FixtureError, FixtureErrorKind, Result, check_range};
 use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_ITEMS, MAX_REQUESTS};
 use crate::scenario::Scenario;
-use crate::vocab::{ClientStrategy, InProcess, Lifecycle, PoolSettings, ServerStrategy};
+use crate::vocab::{ClientStrategy, InProcess, Lifecycle, PoolSettings, Scheduler, ServerStrategy};
 
 /// Reads and parses the fixture at `path`.
 pub(super) fn load(path: &Path) -> Result<Experiment> {
@@ -298,7 +298,11 @@ impl RawScenario {
         let w = workers.required(kind)?;
         let b = max_blocking.get().unwrap_or(DEFAULT_MAX_BLOCKING);
         workers.check(PoolSettings::new(w, DEFAULT_MAX_BLOCKING))?;
-        max_blocking.check(PoolSettings::new(w, b))
+        // On the scheduler under which a fan-out of W blocking requests on W workers is
+        // one wave, as the seeds' thread pools and the model have it (docs/coscheduling.md).
+        max_blocking.check(
+            PoolSettings::new(w, b).and_then(|pool| pool.with_scheduler(Scheduler::one_wave())),
+        )
     }
 
     fn in_process(&self, strategy: InProcess) -> Result<Workload, At> {
