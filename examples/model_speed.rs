@@ -52,6 +52,7 @@ fn main() -> perfshape::Result {
                 work: ms(3),
                 connection_cap: None,
                 probe: None,
+                overhead: Duration::ZERO,
                 offered: Offered::ClosedLoop {
                     users: 300,
                     think: ms(1),
@@ -68,6 +69,7 @@ fn main() -> perfshape::Result {
                 work: ms(2),
                 connection_cap: None,
                 probe: None,
+                overhead: Duration::ZERO,
                 offered: Offered::OpenLoop {
                     rate: 5_000.0,
                     n: 100_000,

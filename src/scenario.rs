@@ -107,7 +107,44 @@ impl Scenario {
         let target = Target::demo(self.server_pool)?.with_lifecycle(self.lifecycle)?;
         target.load(self.clone())?.measure_once()
     }
+
+    /// As [`measure`](Self::measure), after calibrating on the same target what one
+    /// request costs outside its handler: the same client, lifecycle, pool and N against a
+    /// handler that does nothing (blocking for zero time), whose wall ÷ N is the
+    /// [`Model::overhead`] — for a fan-out the HTTP stack's CPU per request, client and
+    /// server together; for a sequential client its round trip; for a client per request,
+    /// building it too. Closed and open loops are not calibrated (zero): their load is
+    /// paced by users and rate, not by how fast the stack turns requests over.
+    pub fn measure_calibrated(&self) -> Result<(Run, Duration)> {
+        let target = Target::demo(self.server_pool)?.with_lifecycle(self.lifecycle)?;
+        let overhead = match self.client {
+            ClientStrategy::ClosedLoop { .. } | ClientStrategy::OpenLoop { .. } => Duration::ZERO,
+            _ => {
+                // A blocking handler of zero time returns at once (an async one would wait
+                // for the timer's next tick, up to 1 ms).
+                let idle = Scenario {
+                    server: ServerStrategy::Blocking,
+                    work: Duration::ZERO,
+                    ..self.clone()
+                };
+                // The median of three: one zero-work fan-out of 1000 on 2 cores varied
+                // 28–87 µs a request between runs; the median settles it.
+                let idle = target.load(idle)?;
+                let mut walls = vec![idle.measure_once()?.wall];
+                for _ in 1..CALIBRATION_RUNS {
+                    walls.push(idle.run()?.wall);
+                }
+                walls.sort();
+                walls[walls.len() / 2] / u32::try_from(self.n).unwrap_or(u32::MAX)
+            }
+        };
+        let run = target.load(self.clone())?.measure_once()?;
+        Ok((run, overhead))
+    }
 }
+
+/// Zero-work runs whose median wall calibrates [`Scenario::measure_calibrated`].
+const CALIBRATION_RUNS: usize = 3;
 
 /// Builds a [`Scenario`], validating every field in [`build`](Self::build).
 #[derive(Clone, Debug)]

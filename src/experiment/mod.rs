@@ -174,9 +174,11 @@ impl Experiment {
 
     fn measure_row(&self, row: &ExperimentRow) -> Result<Measured> {
         let count = row.workload.count() as f64;
+        let mut overhead = Duration::ZERO;
         let (wall, run, summary, checksum) = match &row.workload {
             Workload::Http(scenario) => {
-                let run = scenario.measure()?;
+                let (run, calibrated) = scenario.measure_calibrated()?;
+                overhead = calibrated;
                 let summary = run.summary(scenario.work / 2);
                 (run.wall, Some(run), Some(summary), None)
             }
@@ -206,7 +208,8 @@ impl Experiment {
                 None => count / wall.as_secs_f64().max(f64::MIN_POSITIVE),
             },
         };
-        let model = row.workload.model();
+        // The HTTP rows' model counts the per-request cost calibrated beside the row.
+        let model = row.workload.model().map(|m| m.with_overhead(overhead));
         let predicted = model.as_ref().map(Model::predict).transpose()?;
         let model_figure = predicted.as_ref().map(|p| match self.metric {
             Metric::Wall => p.wall.as_secs_f64(),

@@ -124,6 +124,12 @@ pub struct Model {
     /// A `/health` request (a worker for no time) sent this long after the load starts,
     /// outside the connection cap: how responsive is the server under this load?
     pub probe: Option<Duration>,
+    /// What one request costs outside its handler — the HTTP stack's CPU on client and
+    /// server (and building a client, for a client per request) — served one request at a
+    /// time, half before the handler and half after ([`Phase::Stack`]); zero leaves it out. Not a setting but a
+    /// measurement: the same load with no work, in the same run
+    /// ([`Scenario::measure_calibrated`](crate::Scenario::measure_calibrated)).
+    pub overhead: Duration,
 }
 
 /// What the model predicts.
@@ -173,7 +179,17 @@ impl Model {
             connection_cap: None,
             offered: Offered::from_client(client, n),
             probe: None,
+            overhead: Duration::ZERO,
         }
+    }
+
+    /// The same model with each request holding the HTTP stack for `overhead`, half before
+    /// its handler and half after ([`Phase::Stack`]): a fan-out of N async requests then
+    /// takes N × overhead / 2 + work + overhead / 2, not the work alone.
+    #[must_use]
+    pub fn with_overhead(mut self, overhead: Duration) -> Model {
+        self.overhead = overhead;
+        self
     }
 
     /// The same model with a `/health` probe sent `after` the load starts.
@@ -192,7 +208,18 @@ impl Model {
 
     /// The phases one request goes through on the server.
     pub fn phases(&self) -> Vec<Phase> {
-        self.server.phases(self.work)
+        let handler = self.server.phases(self.work);
+        if self.overhead.is_zero() {
+            return handler;
+        }
+        // Half to receive and parse the request, half to answer it and read the answer:
+        // a fan-out's answers are turned over while later requests still wait.
+        let half = self.overhead / 2;
+        let rest = self.overhead - half;
+        std::iter::once(Phase::Stack(half))
+            .chain(handler)
+            .chain(std::iter::once(Phase::Stack(rest)))
+            .collect()
     }
 
     /// Checks the inputs a simulation needs (the sizes it would allocate and loop over).
@@ -300,8 +327,16 @@ impl Model {
             .connection_cap
             .map(|c| format!(", {c} connections per host"))
             .unwrap_or_default();
+        let cpu = if self.overhead.is_zero() {
+            String::new()
+        } else {
+            format!(
+                " + {} µs per request outside the handler",
+                self.overhead.as_micros()
+            )
+        };
         format!(
-            "model({load} → {}, {}{cap}, {} ms)",
+            "model({load} → {}, {}{cap}, {} ms{cpu})",
             self.server,
             self.pool,
             self.work.as_millis()

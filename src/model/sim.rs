@@ -52,6 +52,8 @@ struct Sim<'m> {
     lock_queue: VecDeque<usize>,
     free_connections: usize,
     connection_queue: VecDeque<usize>,
+    stack_free: bool,
+    stack_queue: VecDeque<usize>,
     in_flight: usize,
     next_index: usize,
     dropped: usize,
@@ -79,6 +81,8 @@ pub(super) fn simulate(model: &Model) -> Outcome {
         lock_queue: VecDeque::new(),
         free_connections: model.connection_cap.unwrap_or(usize::MAX),
         connection_queue: VecDeque::new(),
+        stack_free: true,
+        stack_queue: VecDeque::new(),
         in_flight: 0,
         next_index: 0,
         dropped: 0,
@@ -202,6 +206,14 @@ impl Sim<'_> {
                 }
             }
             Phase::Wait(d) => self.schedule(self.now + nanos(d), Event::PhaseDone(r)),
+            Phase::Stack(d) => {
+                if self.stack_free {
+                    self.stack_free = false;
+                    self.schedule(self.now + nanos(d), Event::PhaseDone(r));
+                } else {
+                    self.stack_queue.push_back(r);
+                }
+            }
             Phase::Offload(d) => {
                 if self.free_blocking > 0 {
                     self.free_blocking -= 1;
@@ -230,6 +242,7 @@ impl Sim<'_> {
             Phase::Worker(_) => self.release_worker(),
             Phase::Wait(_) => {}
             Phase::Offload(_) => self.release_blocking(),
+            Phase::Stack(_) => self.release_stack(),
             Phase::Locked(_) => {
                 match self.lock_queue.pop_front() {
                     Some(next) => {
@@ -258,6 +271,18 @@ impl Sim<'_> {
                 self.got_worker(next, phase, d);
             }
             None => self.free_workers += 1,
+        }
+    }
+
+    fn release_stack(&mut self) {
+        match self.stack_queue.pop_front() {
+            Some(next) => {
+                let Some(Phase::Stack(d)) = self.phase_of(next) else {
+                    unreachable!("only stack phases queue for the stack")
+                };
+                self.schedule(self.now + nanos(d), Event::PhaseDone(next));
+            }
+            None => self.stack_free = true,
         }
     }
 

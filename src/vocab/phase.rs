@@ -18,4 +18,9 @@ pub enum Phase {
     Offload(Duration),
     /// Holds a worker, and the lock once it gets it: waiting for the lock blocks the worker.
     Locked(Duration),
+    /// Holds the machine's HTTP stack: what sending, parsing and answering one request
+    /// costs client and server together, which the model serves one request at a time.
+    /// Never part of a strategy: the model adds it when a per-request cost is calibrated
+    /// ([`Model::with_overhead`](crate::Model::with_overhead)).
+    Stack(Duration),
 }

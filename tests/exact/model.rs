@@ -209,6 +209,7 @@ fn absurd_loads_are_refused_not_simulated() {
         work: ms(1),
         connection_cap: None,
         probe: None,
+        overhead: Duration::ZERO,
         offered: Offered::OpenLoop {
             rate: f64::NAN,
             n: 10,
@@ -230,4 +231,34 @@ fn absurd_loads_are_refused_not_simulated() {
         model.predict().unwrap_err().to_string(),
         "invalid n: 0 (allowed: 1 to 10000000)"
     );
+}
+
+/// The per-request overhead is served one request at a time, half before the handler and
+/// half after: a fan-out of 100 async requests takes 100 × overhead / 2 + work +
+/// overhead / 2 (the answers are turned over while later requests wait); a sequential
+/// client pays all of it on every request; a blocking pool overlaps it with other
+/// workers' work.
+#[test]
+fn a_per_request_overhead_is_served_around_the_handler() -> perfshape::Result {
+    let us = Duration::from_micros;
+    let wall = |server, client, n, workers| -> perfshape::Result<Duration> {
+        Ok(Model::of(server, pool(workers, 512), ms(10), client, n)
+            .with_overhead(us(50))
+            .predict()?
+            .wall)
+    };
+    use ClientStrategy::{FanOut, Sequential};
+    use ServerStrategy::{Async, Blocking};
+    assert_eq!(wall(Async, FanOut, 100, 1)?, us(100 * 25) + ms(10) + us(25));
+    assert_eq!(wall(Async, Sequential, 10, 1)?, (us(50) + ms(10)) * 10);
+    // 4 waves of 2 on 2 workers: the second request's way in and the last one's way out
+    // are not overlapped with work.
+    assert_eq!(wall(Blocking, FanOut, 8, 2)?, us(50) + ms(40) + us(25));
+    assert!(
+        Model::of(Async, pool(1, 512), ms(10), FanOut, 100)
+            .with_overhead(us(50))
+            .describe()
+            .ends_with("10 ms + 50 µs per request outside the handler)")
+    );
+    Ok(())
 }
