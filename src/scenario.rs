@@ -109,8 +109,9 @@ impl Scenario {
     }
 
     /// As [`measure`](Self::measure), after calibrating on the same target what one
-    /// request costs outside its handler: the same client, lifecycle, pool and N against a
-    /// handler that does nothing (blocking for zero time), whose wall ÷ N is the
+    /// request costs outside its handler: the same client, lifecycle, pool and N with no
+    /// work (on the scenario's own handler when 16 or more requests are in flight, else
+    /// on a blocking handler of zero time), whose median wall of three ÷ N is the
     /// [`Model::overhead`] — for a fan-out the HTTP stack's CPU per request, client and
     /// server together; for a sequential client its round trip; for a client per request,
     /// building it too. Closed and open loops are not calibrated (zero): their load is
@@ -120,10 +121,19 @@ impl Scenario {
         let overhead = match self.client {
             ClientStrategy::ClosedLoop { .. } | ClientStrategy::OpenLoop { .. } => Duration::ZERO,
             _ => {
-                // A blocking handler of zero time returns at once (an async one would wait
-                // for the timer's next tick, up to 1 ms).
+                // The row's own handler with no work, so that its path is counted (an
+                // async handler's timer, an offload's hand-over to the blocking pool) —
+                // when many requests are in flight. A waiting handler of zero time still
+                // waits for the timer's next tick (up to 1 ms): shared by a fan-out's
+                // requests, but paid by each of a few callers in turn, so those calibrate
+                // on a blocking handler of zero time, which returns at once.
+                let server = if self.client.concurrency(self.n) >= CALIBRATE_OWN_HANDLER_FROM {
+                    self.server
+                } else {
+                    ServerStrategy::Blocking
+                };
                 let idle = Scenario {
-                    server: ServerStrategy::Blocking,
+                    server,
                     work: Duration::ZERO,
                     ..self.clone()
                 };
@@ -145,6 +155,8 @@ impl Scenario {
 
 /// Zero-work runs whose median wall calibrates [`Scenario::measure_calibrated`].
 const CALIBRATION_RUNS: usize = 3;
+/// From this many requests in flight, a row calibrates on its own handler with no work.
+const CALIBRATE_OWN_HANDLER_FROM: usize = 16;
 
 /// Builds a [`Scenario`], validating every field in [`build`](Self::build).
 #[derive(Clone, Debug)]

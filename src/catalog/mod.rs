@@ -18,6 +18,8 @@ pub mod seed002;
 pub mod seed003;
 pub mod seed004;
 pub mod strategies;
+#[cfg(feature = "experiments")]
+pub mod tables;
 
 use std::time::Duration;
 
@@ -60,7 +62,7 @@ pub struct Entry {
 
 /// Every entry, in the order `perfshape selftest` runs them.
 pub fn entries() -> Vec<Entry> {
-    [
+    let entries = [
         seed000::ENTRIES,
         seed001::ENTRIES,
         seed002::ENTRIES,
@@ -72,7 +74,10 @@ pub fn entries() -> Vec<Entry> {
         endpoints::ENTRIES,
         scheduler::ENTRIES,
     ]
-    .concat()
+    .concat();
+    #[cfg(feature = "experiments")]
+    let entries = [entries, tables::ENTRIES.to_vec()].concat();
+    entries
 }
 
 /// Fails unless every claim came out broken: what a negative control must show.

@@ -143,11 +143,92 @@ pub struct Measured {
     pub model_figure: Option<f64>,
     /// The model, in stable form.
     pub model: Option<String>,
+    /// The per-request (in-process: per-task) overhead calibrated beside the row, which
+    /// its model counts (zero for CPU rows and closed loops).
+    pub overhead: Duration,
     /// For CPU rows: the sum every strategy must agree on.
     pub checksum: Option<u64>,
 }
 
+impl Measured {
+    /// How much slower than the model the row ran: measured ÷ model for a wall time,
+    /// model ÷ measured for a throughput, so that above 1 always means slower. `None`
+    /// without a model.
+    pub fn slowdown(&self, metric: Metric) -> Option<f64> {
+        self.model_figure.map(|model| match metric {
+            Metric::Wall => self.figure / model.max(f64::MIN_POSITIVE),
+            Metric::Throughput => model / self.figure.max(f64::MIN_POSITIVE),
+        })
+    }
+}
+
+/// The longest a row's model may take at test scale ([`Experiment::at_test_scale`]).
+const TEST_SCALE_WALL: Duration = Duration::from_millis(80);
+/// The longest closed loop at test scale.
+const TEST_SCALE_LOOP: Duration = Duration::from_millis(200);
+/// The most requests (users, tasks) a row has at test scale.
+const TEST_SCALE_N: usize = 250;
+/// The most closed-loop users at test scale: a blocking queue of 100 users of 60 ms on 8
+/// workers takes 0.75 s to drain after the run ends; of 32, 0.24 s.
+const TEST_SCALE_USERS: usize = 32;
+
 impl Experiment {
+    /// The same experiment at a scale a test can afford, each row's shape kept: a
+    /// concurrent or in-process row's N capped at 250 and then halved until its model
+    /// takes at most 80 ms (a sequential 40 × 24 ms becomes 2 × 24 ms; a fan-out of 100
+    /// onto 8 blocking workers, 13 waves of 24 ms, becomes 3 waves), a closed loop cut to
+    /// 32 users and 200 ms. Work times, pools and clients stay as the fixture has them.
+    pub fn at_test_scale(&self) -> Result<Experiment> {
+        let mut scaled = self.clone();
+        for row in &mut scaled.rows {
+            match &mut row.workload {
+                Workload::Http(scenario) => match &mut scenario.client {
+                    ClientStrategy::ClosedLoop {
+                        users,
+                        ramp,
+                        duration,
+                        ..
+                    } => {
+                        *users = (*users).min(TEST_SCALE_USERS);
+                        *duration = (*duration).min(TEST_SCALE_LOOP);
+                        *ramp = (*ramp).min(*duration);
+                    }
+                    _ => {
+                        scenario.n = scenario.n.min(TEST_SCALE_N);
+                        while scenario.n > 1 && scenario.model().predict()?.wall > TEST_SCALE_WALL {
+                            scenario.n /= 2;
+                        }
+                    }
+                },
+                Workload::InProcess {
+                    strategy,
+                    pool,
+                    n,
+                    work,
+                } => {
+                    *n = (*n).min(TEST_SCALE_N);
+                    while *n > 1
+                        && in_process_model(*strategy, *pool, *n, *work)
+                            .predict()?
+                            .wall
+                            > TEST_SCALE_WALL
+                    {
+                        *n /= 2;
+                    }
+                }
+                Workload::Cpu { .. } => {}
+            }
+        }
+        scaled.scale = format!(
+            "{}; at test scale: N ≤ {TEST_SCALE_N}, each model ≤ {} ms, closed loops of ≤ \
+             {TEST_SCALE_USERS} users for {} ms",
+            self.scale,
+            TEST_SCALE_WALL.as_millis(),
+            TEST_SCALE_LOOP.as_millis()
+        );
+        Ok(scaled)
+    }
+
     /// Loads and validates a fixture.
     pub fn load(path: impl AsRef<Path>) -> Result<Experiment> {
         fixture::load(path.as_ref())
@@ -172,7 +253,9 @@ impl Experiment {
         Ok(measured)
     }
 
-    fn measure_row(&self, row: &ExperimentRow) -> Result<Measured> {
+    /// Measures one row: its load once (an HTTP row after calibrating its per-request
+    /// overhead on the same target), and the model's prediction with that overhead.
+    pub fn measure_row(&self, row: &ExperimentRow) -> Result<Measured> {
         let count = row.workload.count() as f64;
         let mut overhead = Duration::ZERO;
         let (wall, run, summary, checksum) = match &row.workload {
@@ -192,6 +275,13 @@ impl Experiment {
                 // Warm up the threads at 1 ms of work: a warm-up at full work cost as
                 // much as the row itself where the strategy blocks a worker.
                 strategy.run(&pool, (*n).min(64), Duration::from_millis(1))?;
+                // What one task costs beyond its wait (spawning, the timer, joining): the
+                // same N with no work, median of three, as for an HTTP row.
+                let mut idle = (0..3)
+                    .map(|_| strategy.run(&pool, *n, Duration::ZERO))
+                    .collect::<Result<Vec<_>>>()?;
+                idle.sort();
+                overhead = idle[1] / u32::try_from(*n).unwrap_or(u32::MAX);
                 (strategy.run(&pool, *n, *work)?, None, None, None)
             }
             Workload::Cpu { strategy, items } => {
@@ -208,7 +298,7 @@ impl Experiment {
                 None => count / wall.as_secs_f64().max(f64::MIN_POSITIVE),
             },
         };
-        // The HTTP rows' model counts the per-request cost calibrated beside the row.
+        // The model counts the per-request (per-task) cost calibrated beside the row.
         let model = row.workload.model().map(|m| m.with_overhead(overhead));
         let predicted = model.as_ref().map(Model::predict).transpose()?;
         let model_figure = predicted.as_ref().map(|p| match self.metric {
@@ -223,6 +313,7 @@ impl Experiment {
             predicted,
             model_figure,
             model: model.map(|m| m.describe()),
+            overhead,
             checksum,
         })
     }

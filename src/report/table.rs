@@ -51,10 +51,7 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
     );
     let (mut sent, mut ok) = (0, 0);
     for (row, m) in experiment.rows.iter().zip(measured) {
-        let slowdown = m.model_figure.map(|model| match metric {
-            Metric::Wall => m.figure / model.max(f64::MIN_POSITIVE),
-            Metric::Throughput => model / m.figure.max(f64::MIN_POSITIVE),
-        });
+        let slowdown = m.slowdown(metric);
         let failed = m.summary.as_ref().map_or(0, |s| s.failed);
         let shape = match slowdown {
             _ if failed > 0 => "failures".to_string(),

@@ -57,6 +57,7 @@ controls! {
     endpoints::waiting_handlers_do_not_block_their_worker,
     endpoints::an_async_handler_is_faster_than_a_blocking_one,
     scheduler::eager_handoff_spreads_a_fan_out,
+    tables::every_row_agrees_with_the_model,
 }
 
 /// Every catalog entry has a test above (so `perfshape selftest` and this binary agree).

@@ -1,0 +1,132 @@
+//! The five experiments' tables, gated: every row that has a model agrees with it within
+//! [0.9, 1.3] at test scale ([`Experiment::at_test_scale`]), as a claim with rounds, the
+//! model counting the per-request overhead calibrated beside the row in each round.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::{Entry, Setup, Shapes, shape};
+use crate::claim::{Claim, Expected, Measure};
+use crate::error::{Error, Result};
+use crate::experiment::{Experiment, ExperimentRow, Metric, Workload};
+use crate::vocab::ServerStrategy;
+
+/// This module's entries.
+pub const ENTRIES: &[Entry] = &[Entry {
+    name: "tables::every_row_agrees_with_the_model",
+    control: "twice the work each row claims, judged by the model without its calibrated overhead",
+    run: every_row_agrees_with_the_model,
+}];
+
+/// The fixtures with a model (seed 003's CPU-bound rows have none).
+const FIXTURES: [&str; 4] = [
+    "seed-000-why-async.toml",
+    "seed-001-client-lifecycle.toml",
+    "seed-002-aio-vs-bio.toml",
+    "seed-004-jmeter-endpoints.toml",
+];
+
+/// Every modelled row of every fixture, at test scale, within [0.9, 1.3] of its model
+/// (the tables' "agrees" band): a claim per row, named `<experiment> <row id>`.
+pub fn every_row_agrees_with_the_model(setup: Setup) -> Result<Shapes> {
+    let mut shapes = Vec::new();
+    for file in FIXTURES {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("fixtures")
+            .join(file);
+        let experiment = Experiment::load(&path)?.at_test_scale()?;
+        for row in &experiment.rows {
+            if row.workload.model().is_none() {
+                continue;
+            }
+            let checked = row_agrees(&experiment, row, setup)?;
+            shapes.push(shape(&format!("{} {}", experiment.id, row.id), checked));
+        }
+    }
+    Ok(shapes)
+}
+
+fn row_agrees(
+    experiment: &Experiment,
+    row: &ExperimentRow,
+    setup: Setup,
+) -> Result<crate::claim::Checked> {
+    let run_row = match setup {
+        Setup::Claimed => row.clone(),
+        Setup::Control => ExperimentRow {
+            workload: doubled(&row.workload),
+            ..row.clone()
+        },
+    };
+    let metric = experiment.metric;
+    let slowdown = Measure::value("slowdown vs model", move || {
+        let measured = experiment.measure_row(&run_row)?;
+        if let Some(summary) = &measured.summary
+            && summary.failed > 0
+        {
+            return Err(Error::Gate(format!(
+                "{} {}: {} of {} requests failed",
+                experiment.id, row.id, summary.failed, summary.sent
+            )));
+        }
+        let claimed_overhead = match setup {
+            Setup::Claimed => measured.overhead,
+            Setup::Control => Duration::ZERO,
+        };
+        let model = row
+            .workload
+            .model()
+            .map(|m| m.with_overhead(claimed_overhead).predict())
+            .transpose()?
+            .ok_or_else(|| Error::Gate(format!("{} {} has no model", experiment.id, row.id)))?;
+        let model_figure = match metric {
+            Metric::Wall => model.wall.as_secs_f64(),
+            Metric::Throughput => model.throughput,
+        };
+        Ok(match metric {
+            Metric::Wall => measured.figure / model_figure.max(f64::MIN_POSITIVE),
+            Metric::Throughput => model_figure / measured.figure.max(f64::MIN_POSITIVE),
+        })
+    })
+    .expecting(Expected::new(
+        1.0,
+        "the model, counting the per-request overhead calibrated in the same round",
+    ));
+    Claim::bound(
+        &format!("{} {}: {} ÷ model", experiment.id, row.id, row.label),
+        slowdown,
+    )
+    .within(0.9, 1.3)
+    .warmup(0)
+    .context("scale", &experiment.scale)
+    .check()
+}
+
+/// `workload` with twice its work (a mixed handler's two parts each doubled).
+fn doubled(workload: &Workload) -> Workload {
+    match workload {
+        Workload::Http(scenario) => {
+            let mut scenario = scenario.clone();
+            scenario.work *= 2;
+            if let ServerStrategy::Mixed { block, wait } = scenario.server {
+                scenario.server = ServerStrategy::Mixed {
+                    block: block * 2,
+                    wait: wait * 2,
+                };
+            }
+            Workload::Http(scenario)
+        }
+        Workload::InProcess {
+            strategy,
+            pool,
+            n,
+            work,
+        } => Workload::InProcess {
+            strategy: *strategy,
+            pool: *pool,
+            n: *n,
+            work: *work * 2,
+        },
+        other => other.clone(),
+    }
+}
