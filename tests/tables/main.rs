@@ -15,3 +15,9 @@ fn every_row_of_the_five_tables_agrees_with_the_model() -> Result {
     assert_shapes!(tables::every_row_agrees_with_the_model(Claimed)?);
     Ok(())
 }
+
+#[test]
+fn an_http_aio_fan_out_of_1000_hides_its_wait() -> Result {
+    assert_shapes!(tables::an_http_aio_fan_out_hides_its_wait(Claimed)?);
+    Ok(())
+}
