@@ -1,6 +1,6 @@
-//! The five experiments' tables, gated (`src/catalog/tables.rs`): every modelled row (25
-//! of 26; seed 002's HTTP AIO row is a named finding, not gated yet), at test scale,
-//! agrees with its model within [0.9, 1.3], as a claim with rounds.
+//! The five experiments' tables, gated (`src/catalog/tables.rs`): every modelled row at
+//! test scale agrees with its model within [0.9, 1.3], as a claim with rounds — 25 of 26;
+//! seed 002's HTTP AIO row is a named finding with a claim of its own (below).
 //!
 //! Its own nextest profile (`cargo nextest run --profile tables`, run by `.ci/run` after
 //! the main suite), like the negative controls: it measures 25 rows in about nine
