@@ -102,10 +102,12 @@ pub fn c1(setup: Setup) -> Result<Shapes> {
 /// staircase), so doubling the workers halves the wall (the model: exactly 2×; we demand
 /// [1.5, 2.4]). Each pair of pools is measured once, interleaved, for the halving; each
 /// pool's runs are then held against its model. The wave fact records that the staircase
-/// exists, not its exact count: at W = 4 tokio sometimes runs simultaneous blocking
-/// requests on one worker while another idles (the README's finding), which costs a whole
-/// extra wave — 20 % of the wall at N = 20; at N = 12 it was 33 %, and the halving from
-/// 2 to 4 workers straddled its band (rounds at 2.3, 2.0 and 1.49 in one run).
+/// exists, not its exact count: on tokio's default scheduler simultaneous blocking
+/// requests are sometimes run on one worker while another sleeps (docs/coscheduling.md),
+/// which costs a whole extra wave — 20 % of the wall at N = 20; at N = 12 it was 33 %, and
+/// the halving from 2 to 4 workers straddled its band (rounds at 2.3, 2.0 and 1.49 in one
+/// run). The pools here run with eager driver hand-off where the build has it
+/// (`Scheduler::one_wave`), which removes that; N = 20 keeps the claim sound without it.
 ///
 /// The negative control of 1 and 2 workers serves both on 4. For 2 and 4 workers a
 /// larger pool is a weak control — on 8 workers the co-scheduling above kept the 4-worker
