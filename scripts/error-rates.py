@@ -5,6 +5,7 @@ it held, broke or was inconclusive, and per test how often it failed.
 
     python3 scripts/error-rates.py --runs 20            # quiet machine
     python3 scripts/error-rates.py --runs 20 --busy     # one core kept busy
+    python3 scripts/error-rates.py --runs 20 --tables   # the five tables' claims too
 
 Each run's claim reports go to target/error-rates/<label>/run-<i>/ (PERFSHAPE_ARTIFACTS);
 the tally is printed as a Markdown table, failures first. Standard library only.
@@ -20,12 +21,17 @@ import sys
 import time
 
 
-def run_suite(artifacts: pathlib.Path) -> tuple[int, float, str]:
-    """Runs the shape binary once; returns nextest's exit code, the wall time, its log."""
+def run_suite(artifacts: pathlib.Path, tables: bool) -> tuple[int, float, str]:
+    """Runs the shape binary (and the tables' binary) once; returns nextest's exit code,
+    the wall time, its log."""
     env = dict(os.environ, PERFSHAPE_ARTIFACTS=str(artifacts), PERFSHAPE_GATE="strict")
+    which = ["--ignore-default-filter", "-E", "binary(shape) | binary(tables)"] if tables else [
+        "-E",
+        "binary(shape)",
+    ]
     start = time.monotonic()
     done = subprocess.run(
-        ["cargo", "nextest", "run", "--no-fail-fast", "-E", "binary(shape)"],
+        ["cargo", "nextest", "run", "--no-fail-fast", *which],
         env=env,
         capture_output=True,
         text=True,
@@ -47,10 +53,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--busy", action="store_true", help="keep one core busy")
+    parser.add_argument("--tables", action="store_true", help="run the tables' claims too")
     args = parser.parse_args()
     label = "busy" if args.busy else "quiet"
     root = pathlib.Path("target/error-rates") / label
-    subprocess.run(["cargo", "nextest", "run", "--no-run"], check=True, capture_output=True)
+    subprocess.run(
+        ["cargo", "nextest", "run", "--no-run", "--ignore-default-filter"],
+        check=True,
+        capture_output=True,
+    )
 
     verdicts = collections.defaultdict(collections.Counter)
     failures = collections.Counter()
@@ -62,7 +73,7 @@ def main() -> int:
                 old.unlink()
         busy = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if args.busy else None
         try:
-            code, wall, log = run_suite(artifacts)
+            code, wall, log = run_suite(artifacts, args.tables)
         finally:
             if busy:
                 busy.kill()
