@@ -8,7 +8,7 @@ use std::time::Duration;
 use super::{Entry, Setup, Shapes, shape};
 use crate::claim::{Claim, Expected, Measure};
 use crate::error::{Error, Result};
-use crate::experiment::{Experiment, ExperimentRow, Metric, Workload};
+use crate::experiment::{Experiment, ExperimentRow, Workload};
 use crate::vocab::ServerStrategy;
 
 /// This module's entries.
@@ -96,14 +96,7 @@ fn row_agrees(
             .map(|m| m.with_overhead(claimed_overhead).predict())
             .transpose()?
             .ok_or_else(|| Error::Gate(format!("{} {} has no model", experiment.id, row.id)))?;
-        let model_figure = match metric {
-            Metric::Wall => model.wall.as_secs_f64(),
-            Metric::Throughput => model.throughput,
-        };
-        Ok(match metric {
-            Metric::Wall => measured.figure / model_figure.max(f64::MIN_POSITIVE),
-            Metric::Throughput => model_figure / measured.figure.max(f64::MIN_POSITIVE),
-        })
+        Ok(metric.slowdown(measured.figure, metric.of(&model)))
     })
     .expecting(Expected::new(
         1.0,

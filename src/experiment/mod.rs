@@ -50,6 +50,25 @@ pub enum Metric {
     Throughput,
 }
 
+impl Metric {
+    /// The model's figure in this metric.
+    pub fn of(self, prediction: &Prediction) -> f64 {
+        match self {
+            Metric::Wall => prediction.wall.as_secs_f64(),
+            Metric::Throughput => prediction.throughput,
+        }
+    }
+
+    /// How much slower than `model` a `measured` figure is: measured ÷ model for a wall
+    /// time, model ÷ measured for a throughput, so that above 1 always means slower.
+    pub fn slowdown(self, measured: f64, model: f64) -> f64 {
+        match self {
+            Metric::Wall => measured / model.max(f64::MIN_POSITIVE),
+            Metric::Throughput => model / measured.max(f64::MIN_POSITIVE),
+        }
+    }
+}
+
 /// What a row runs.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Workload {
@@ -155,10 +174,8 @@ impl Measured {
     /// model ÷ measured for a throughput, so that above 1 always means slower. `None`
     /// without a model.
     pub fn slowdown(&self, metric: Metric) -> Option<f64> {
-        self.model_figure.map(|model| match metric {
-            Metric::Wall => self.figure / model.max(f64::MIN_POSITIVE),
-            Metric::Throughput => model / self.figure.max(f64::MIN_POSITIVE),
-        })
+        self.model_figure
+            .map(|model| metric.slowdown(self.figure, model))
     }
 }
 
@@ -177,7 +194,8 @@ impl Experiment {
     /// concurrent or in-process row's N capped at 250 and then halved until its model
     /// takes at most 80 ms (a sequential 40 × 24 ms becomes 2 × 24 ms; a fan-out of 100
     /// onto 8 blocking workers, 13 waves of 24 ms, becomes 3 waves), a closed loop cut to
-    /// 32 users and 200 ms. Work times, pools and clients stay as the fixture has them.
+    /// 32 users and about 200 ms (half a cycle past its last whole cycle of work and think
+    /// time). Work times, pools and clients stay as the fixture has them.
     pub fn at_test_scale(&self) -> Result<Experiment> {
         let mut scaled = self.clone();
         for row in &mut scaled.rows {
@@ -185,12 +203,21 @@ impl Experiment {
                 Workload::Http(scenario) => match &mut scenario.client {
                     ClientStrategy::ClosedLoop {
                         users,
+                        think,
                         ramp,
                         duration,
-                        ..
                     } => {
                         *users = (*users).min(TEST_SCALE_USERS);
-                        *duration = (*duration).min(TEST_SCALE_LOOP);
+                        // Half a cycle past the last whole one: a user's k-th request
+                        // starts near k × (work + think), and a deadline right behind one
+                        // of those starts would let a few ms of jitter drop a whole
+                        // cycle — a quarter of a 200 ms run's requests (a round at 1.4 ×
+                        // the model in 1 of 20 runs).
+                        let cycle = (scenario.work + *think).max(Duration::from_millis(1));
+                        let whole = (TEST_SCALE_LOOP.as_secs_f64() / cycle.as_secs_f64())
+                            .floor()
+                            .max(1.0);
+                        *duration = (*duration).min(cycle.mul_f64(whole + 0.5));
                         *ramp = (*ramp).min(*duration);
                     }
                     _ => {
@@ -221,7 +248,7 @@ impl Experiment {
         }
         scaled.scale = format!(
             "{}; at test scale: N ≤ {TEST_SCALE_N}, each model ≤ {} ms, closed loops of ≤ \
-             {TEST_SCALE_USERS} users for {} ms",
+             {TEST_SCALE_USERS} users for about {} ms",
             self.scale,
             TEST_SCALE_WALL.as_millis(),
             TEST_SCALE_LOOP.as_millis()
@@ -301,10 +328,7 @@ impl Experiment {
         // The model counts the per-request (per-task) cost calibrated beside the row.
         let model = row.workload.model().map(|m| m.with_overhead(overhead));
         let predicted = model.as_ref().map(Model::predict).transpose()?;
-        let model_figure = predicted.as_ref().map(|p| match self.metric {
-            Metric::Wall => p.wall.as_secs_f64(),
-            Metric::Throughput => p.throughput,
-        });
+        let model_figure = predicted.as_ref().map(|p| self.metric.of(p));
         Ok(Measured {
             wall,
             figure,
