@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::claims::{ClaimRecord, json_files, read, read_claims};
+use super::claims::{ClaimRecord, claim_from, files, json, read, sort_claims};
 use crate::error::{Error, Result};
 use crate::probe::ProbeReport;
 
@@ -57,44 +57,39 @@ pub struct ExperimentArtifact {
 pub const TABLE_SUFFIX: &str = ".table.md";
 
 /// Reads `dir`: every claim report, every experiment table with its timeline, every probe.
+/// One listing of the folder, each JSON file read and parsed once.
 pub fn read_artifacts(dir: &Path) -> Result<Artifacts> {
-    let claims = read_claims(dir)?;
+    let mut claims = Vec::new();
     let mut probes = Vec::new();
-    for path in json_files(dir)? {
-        let text = read(&path)?;
-        let Ok(value) = serde_json::from_str::<serde_json::Value>(&text) else {
-            continue;
-        };
-        if value.get("steps").is_none() || value.get("pool_estimate").is_none() {
+    let mut experiments = Vec::new();
+    for path in files(dir)? {
+        if let Some(value) = json(&path)? {
+            if value.get("steps").is_some() && value.get("pool_estimate").is_some() {
+                probes.push(serde_json::from_value(value).map_err(|e| Error::Invalid {
+                    field: "probe report",
+                    value: path.display().to_string(),
+                    allowed: format!("a probe's JSON as `perfshape probe` writes it ({e})"),
+                })?);
+            } else if let Some(claim) = claim_from(value, &path)? {
+                claims.push(claim);
+            }
             continue;
         }
-        probes.push(serde_json::from_value(value).map_err(|e| Error::Invalid {
-            field: "probe report",
-            value: path.display().to_string(),
-            allowed: format!("a probe's JSON as `perfshape probe` writes it ({e})"),
-        })?);
-    }
-    let mut experiments = Vec::new();
-    let mut tables: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
-        .map_err(|e| Error::Io {
-            what: format!("reading {}", dir.display()),
-            source: e,
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter_map(|p| {
-            let name = p.file_name()?.to_str()?;
-            Some((name.strip_suffix(TABLE_SUFFIX)?.to_string(), p.clone()))
-        })
-        .collect();
-    tables.sort();
-    for (id, path) in tables {
+        let Some(id) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(TABLE_SUFFIX))
+        else {
+            continue;
+        };
         let svg = dir.join(format!("{id}.svg"));
         experiments.push(ExperimentArtifact {
-            id,
+            id: id.to_string(),
             table: read(&path)?,
             timeline: svg.exists().then(|| read(&svg)).transpose()?,
         });
     }
+    sort_claims(&mut claims);
     Ok(Artifacts {
         dir: dir.to_path_buf(),
         claims,

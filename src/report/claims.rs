@@ -138,25 +138,36 @@ impl ClaimRecord {
 /// a claim report that cannot be read is an error naming its file.
 pub fn read_claims(dir: &Path) -> Result<Vec<ClaimRecord>> {
     let mut claims = Vec::new();
-    for path in json_files(dir)? {
-        let text = read(&path)?;
-        let value: serde_json::Value = match serde_json::from_str(&text) {
-            Ok(value) => value,
-            Err(_) => continue, // not JSON of ours
-        };
-        if value.get("verdict").is_none() || value.get("relation").is_none() {
-            continue;
+    for path in files(dir)? {
+        if let Some(value) = json(&path)?
+            && let Some(claim) = claim_from(value, &path)?
+        {
+            claims.push(claim);
         }
-        let mut claim: ClaimRecord = serde_json::from_value(value).map_err(|e| Error::Invalid {
-            field: "claim report",
-            value: path.display().to_string(),
-            allowed: format!("a claim's JSON as perfshape writes it ({e})"),
-        })?;
-        claim.file = path;
-        claims.push(claim);
     }
-    claims.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.name.cmp(&b.name)));
+    sort_claims(&mut claims);
     Ok(claims)
+}
+
+/// The claim report `value` read from `path`, or `None` when it is other JSON (a claim
+/// report has a verdict and a relation); an error naming the file when it is a claim
+/// report that does not read.
+pub(crate) fn claim_from(value: serde_json::Value, path: &Path) -> Result<Option<ClaimRecord>> {
+    if value.get("verdict").is_none() || value.get("relation").is_none() {
+        return Ok(None);
+    }
+    let mut claim: ClaimRecord = serde_json::from_value(value).map_err(|e| Error::Invalid {
+        field: "claim report",
+        value: path.display().to_string(),
+        allowed: format!("a claim's JSON as perfshape writes it ({e})"),
+    })?;
+    claim.file = path.to_path_buf();
+    Ok(Some(claim))
+}
+
+/// Broken first, then inconclusive, then holds; by name within each.
+pub(crate) fn sort_claims(claims: &mut [ClaimRecord]) {
+    claims.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.name.cmp(&b.name)));
 }
 
 /// The summary table's columns, as [`ClaimRecord::summary_cells`] fills them after the
@@ -171,18 +182,26 @@ pub(super) const SUMMARY_COLUMNS: [&str; 7] = [
     "time ÷ limit",
 ];
 
-/// The `.json` files in `dir`, by name.
-pub(crate) fn json_files(dir: &Path) -> Result<Vec<PathBuf>> {
+/// The files in `dir` (not recursive), by name.
+pub(crate) fn files(dir: &Path) -> Result<Vec<PathBuf>> {
     let entries = std::fs::read_dir(dir).map_err(|e| Error::Io {
         what: format!("reading {}", dir.display()),
         source: e,
     })?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.is_file())
         .collect();
     paths.sort();
     Ok(paths)
+}
+
+/// A `.json` file's value; `None` for any other file, or one that is not JSON (of ours).
+pub(crate) fn json(path: &Path) -> Result<Option<serde_json::Value>> {
+    if path.extension().is_none_or(|x| x != "json") {
+        return Ok(None);
+    }
+    Ok(serde_json::from_str(&read(path)?).ok())
 }
 
 /// A file's text, or an error naming it.

@@ -67,43 +67,29 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
             .y_desc("mean latency (ms)")
             .draw()
             .map_err(|e| failed(&e))?;
-        let throughput: Vec<(f64, f64)> = report
-            .steps
-            .iter()
-            .map(|s| (s.concurrency as f64, s.throughput))
-            .collect();
-        chart
-            .draw_series(LineSeries::new(
-                throughput.clone(),
-                THROUGHPUT.stroke_width(2),
-            ))
-            .map_err(|e| failed(&e))?
-            .label("throughput (left axis)")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], THROUGHPUT.stroke_width(2)));
+        // Each curve a line with a ring at every concurrency tried, and its legend entry.
+        let points = |figure: &dyn Fn(&crate::probe::ProbeStep) -> f64| -> Vec<(f64, f64)> {
+            report
+                .steps
+                .iter()
+                .map(|s| (s.concurrency as f64, figure(s)))
+                .collect()
+        };
         chart
             .draw_series(
-                throughput
-                    .iter()
-                    .map(|&p| Circle::new(p, 4, THROUGHPUT.filled())),
+                LineSeries::new(points(&|s| s.throughput), THROUGHPUT.stroke_width(2))
+                    .point_size(4),
             )
-            .map_err(|e| failed(&e))?;
-        let latencies: Vec<(f64, f64)> = report
-            .steps
-            .iter()
-            .map(|s| (s.concurrency as f64, latency(s)))
-            .collect();
-        chart
-            .draw_secondary_series(LineSeries::new(latencies.clone(), LATENCY.stroke_width(2)))
             .map_err(|e| failed(&e))?
-            .label("mean latency (right axis)")
-            .legend(|(x, y)| PathElement::new([(x, y), (x + 16, y)], LATENCY.stroke_width(2)));
+            .label("throughput (left axis)")
+            .legend(legend_line(THROUGHPUT));
         chart
             .draw_secondary_series(
-                latencies
-                    .iter()
-                    .map(|&p| Circle::new(p, 3, LATENCY.filled())),
+                LineSeries::new(points(&latency), LATENCY.stroke_width(2)).point_size(3),
             )
-            .map_err(|e| failed(&e))?;
+            .map_err(|e| failed(&e))?
+            .label("mean latency (right axis)")
+            .legend(legend_line(LATENCY));
         if let Some(knee) = report.stops_growing_at {
             let knee = knee as f64;
             chart
@@ -131,4 +117,9 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
         root.present().map_err(|e| failed(&e))?;
     }
     Ok(svg)
+}
+
+/// A legend entry: a short line in `colour`.
+fn legend_line(colour: RGBColor) -> impl Fn((i32, i32)) -> PathElement<(i32, i32)> {
+    move |(x, y)| PathElement::new([(x, y), (x + 16, y)], colour.stroke_width(2))
 }
