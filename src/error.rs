@@ -77,6 +77,24 @@ pub enum Error {
     /// A claim did not hold (or could not be decided) and the gate is strict.
     #[error("{0}")]
     Gate(String),
+    /// A load engine (Locust, k6) could not be started, or ran and failed: which engine,
+    /// the command or process, and what it said.
+    #[error("{engine}: {what}")]
+    Engine {
+        /// `locust` or `k6`.
+        engine: &'static str,
+        /// What went wrong, with the engine's own words where it gave any.
+        what: String,
+    },
+    /// An engine's statistics lack what a verdict needs — a row, a round, a column — or
+    /// hold failed requests: no verdict is taken from partial data.
+    #[error("{source_name}: {what}")]
+    Statistics {
+        /// The statistics file (or the run) they came from.
+        source_name: String,
+        /// What is missing or wrong.
+        what: String,
+    },
     /// A plot could not be drawn (a report's figure).
     #[error("drawing {what}: {reason}")]
     Plot {

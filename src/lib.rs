@@ -60,6 +60,8 @@ pub mod error;
 mod evidence;
 #[cfg(feature = "experiments")]
 pub mod experiment;
+#[cfg(feature = "experiments")]
+pub mod external;
 mod fd_limit;
 pub mod inproc;
 mod kernel;

@@ -143,6 +143,52 @@ enum Command {
         #[arg(long)]
         only: Option<String>,
     },
+    /// Run a fixture's rows on Locust — a master and local worker processes, headless,
+    /// bounded in time — and judge its claims from Locust's statistics; or, with
+    /// --print-commands, write the locustfile and print the commands to run the master and
+    /// workers on other machines.
+    Locust {
+        /// The fixture, e.g. fixtures/seed-004-jmeter-endpoints.toml.
+        fixture: PathBuf,
+        /// The service to load, http://host:port (only the host you name).
+        #[arg(long)]
+        host: String,
+        /// Local worker processes (0: one Locust process, no master).
+        #[arg(long, default_value_t = 2)]
+        workers: usize,
+        /// Where the locustfile, logs and statistics go.
+        #[arg(long, default_value = "target/perfshape/locust")]
+        dir: PathBuf,
+        /// Write the locustfile and print the master and worker commands; run nothing.
+        #[arg(long)]
+        print_commands: bool,
+        /// Also judge each row against the model (the host is `perfshape serve` on the
+        /// fixture's pool).
+        #[arg(long)]
+        against_model: bool,
+        #[command(flatten)]
+        schedule: ScheduleArgs,
+    },
+    /// Judge a fixture's claims from an engine's statistics produced elsewhere: Locust's
+    /// --json-file output or _stats.csv, or k6's end-of-test summary. Give the same
+    /// schedule flags the engine's script was written with.
+    Judge {
+        /// The fixture.
+        fixture: PathBuf,
+        /// The statistics file.
+        stats: PathBuf,
+        /// Also judge each row against the model (the host was `perfshape serve` on the
+        /// fixture's pool).
+        #[arg(long)]
+        against_model: bool,
+        #[command(flatten)]
+        schedule: ScheduleArgs,
+    },
+    /// Write a fixture's rows as a script for another engine.
+    Export {
+        #[command(subcommand)]
+        engine: ExportEngine,
+    },
     /// Predict with the model, running nothing: a fixture's scenarios, or the what-if the
     /// flags describe (more workers? a bigger blocking pool? a connection cap?).
     Model {
@@ -151,6 +197,53 @@ enum Command {
         #[command(flatten)]
         what_if: WhatIf,
     },
+}
+
+/// The engines `perfshape export` writes for.
+#[derive(Subcommand)]
+enum ExportEngine {
+    /// A k6 script: one scenario per row and round, ready for `k6 run` or k6-operator;
+    /// its summary comes back through `perfshape judge`.
+    K6 {
+        /// The fixture.
+        fixture: PathBuf,
+        /// Where to write the script (default: print it).
+        #[arg(long, short)]
+        out: Option<PathBuf>,
+        #[command(flatten)]
+        schedule: ScheduleArgs,
+    },
+}
+
+/// How a fixture's rows are laid out for an engine: the same flags must be given to the
+/// command that writes the script and to `perfshape judge`.
+#[derive(clap::Args)]
+struct ScheduleArgs {
+    /// Rounds: every row once per round, rounds interleaved.
+    #[arg(long, default_value_t = 3)]
+    rounds: usize,
+    /// Only these rows (comma-separated ids).
+    #[arg(long, value_delimiter = ',')]
+    rows: Vec<String>,
+    /// The fixture at test scale (N ≤ 250, closed loops of ≤ 32 users).
+    #[arg(long)]
+    test_scale: bool,
+    /// Every closed loop's duration, in milliseconds (default: the fixture's).
+    #[arg(long)]
+    loop_ms: Option<u64>,
+}
+
+impl ScheduleArgs {
+    fn schedule(&self, fixture: &Path) -> perfshape::Result<perfshape::external::Schedule> {
+        let mut experiment = Experiment::load(fixture)?;
+        if self.test_scale {
+            experiment = experiment.at_test_scale()?;
+        }
+        if let Some(ms) = self.loop_ms {
+            experiment = experiment.with_loop_duration(std::time::Duration::from_millis(ms))?;
+        }
+        perfshape::external::Schedule::only(&experiment, self.rounds, &self.rows)
+    }
 }
 
 /// One scenario described on the command line.
@@ -337,6 +430,64 @@ fn run(mut cli: Cli) -> perfshape::Result {
             eprintln!("raw figures: {}", path.display());
             Ok(())
         }
+        Command::Locust {
+            fixture,
+            host,
+            workers,
+            dir,
+            print_commands,
+            against_model,
+            schedule,
+        } => {
+            let schedule = schedule.schedule(&fixture)?;
+            let run = perfshape::external::LocustRun::new(&host, workers, &dir)?;
+            if print_commands {
+                write(&run.locustfile(), &perfshape::external::locustfile(&schedule))?;
+                let locust = run.locust().display().to_string();
+                println!("# the locustfile: {}", run.locustfile().display());
+                println!("# on the master (copy the locustfile to each machine first):");
+                println!("{locust} {}", run.master_args(&schedule, 5557).join(" ").replace("127.0.0.1", "0.0.0.0"));
+                println!("# on each worker machine:");
+                println!("{locust} {}", run.worker_args("MASTER_HOST", 5557).join(" "));
+                println!("# then: perfshape judge {} {}", fixture.display(), run.stats_file().display());
+                return Ok(());
+            }
+            eprintln!(
+                "locust: {} rows × {} rounds, {} users, {:.1} s, {workers} workers against {host} …",
+                schedule.rows.len(),
+                schedule.rounds,
+                schedule.users(),
+                schedule.total().as_secs_f64()
+            );
+            let stats = run.run(&schedule)?;
+            judge(&schedule, &stats, against_model)
+        }
+        Command::Judge {
+            fixture,
+            stats,
+            against_model,
+            schedule,
+        } => {
+            let schedule = schedule.schedule(&fixture)?;
+            let stats = perfshape::external::EngineStats::read(&stats)?;
+            judge(&schedule, &stats, against_model)
+        }
+        Command::Export {
+            engine: ExportEngine::K6 {
+                fixture,
+                out,
+                schedule,
+            },
+        } => {
+            let script = perfshape::external::k6_script(&schedule.schedule(&fixture)?);
+            match out {
+                Some(path) => write(&path, &script),
+                None => {
+                    print!("{script}");
+                    Ok(())
+                }
+            }
+        }
         Command::Selftest { claimed, only } => selftest(claimed, only.as_deref()),
         Command::Report { dir, html } => report(&dir.unwrap_or_else(artifact_dir), html),
         Command::Limits { dir, junit } => {
@@ -520,6 +671,42 @@ fn report(dir: &Path, html: Option<PathBuf>) -> perfshape::Result {
 
 /// Runs the catalog's entries (their controls, or as claimed) and prints one line per
 /// claim; fails when any control did not break (or any claim did not hold).
+/// Decides the schedule's claims from an engine's statistics, prints a table, and fails
+/// (strict gate) when any does not hold.
+fn judge(
+    schedule: &perfshape::external::Schedule,
+    stats: &perfshape::external::EngineStats,
+    against_model: bool,
+) -> perfshape::Result {
+    let mut judge = perfshape::external::Judge::new();
+    if against_model {
+        judge = judge.against_model();
+    }
+    let judged = judge.judge(schedule, stats)?;
+    println!("| claim | verdict | median | band | rounds |");
+    println!("|---|---|---:|---|---:|");
+    for j in &judged {
+        let report = j.checked.report();
+        println!(
+            "| {} | {} | {:.3} | {} | {} |",
+            report.name,
+            report.verdict,
+            report.median,
+            report.band,
+            report.rounds.len()
+        );
+    }
+    if let Some(first) = judged.first() {
+        for line in &first.checked.report().explanation {
+            println!("{line}");
+        }
+    }
+    for j in &judged {
+        j.checked.gate()?;
+    }
+    Ok(())
+}
+
 fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result {
     use perfshape::catalog::{Setup, entries};
     let setup = if claimed {

@@ -256,6 +256,31 @@ impl Experiment {
         Ok(scaled)
     }
 
+    /// The same experiment with every closed loop offering load for `duration` (100 ms to
+    /// 10 min): an external engine's stages may want longer loops than a test scale's.
+    pub fn with_loop_duration(&self, duration: Duration) -> Result<Experiment> {
+        crate::error::check_range(
+            "loop duration",
+            duration.as_millis() as u64,
+            100,
+            600_000,
+            " ms",
+        )?;
+        let mut changed = self.clone();
+        for row in &mut changed.rows {
+            if let Workload::Http(scenario) = &mut row.workload {
+                if let ClientStrategy::ClosedLoop {
+                    ramp, duration: d, ..
+                } = &mut scenario.client
+                {
+                    *d = duration;
+                    *ramp = (*ramp).min(duration);
+                }
+            }
+        }
+        Ok(changed)
+    }
+
     /// Loads and validates a fixture.
     pub fn load(path: impl AsRef<Path>) -> Result<Experiment> {
         fixture::load(path.as_ref())

@@ -1,0 +1,278 @@
+//! A fixture's claims decided from an engine's statistics: the same [`Claim`]s, verdicts,
+//! reports and shape summaries as in-process, with each side's rounds replayed from the
+//! engine's stages instead of measured here.
+//!
+//! The claims need no model of the remote service: the rows' ordering by the published
+//! figures (each beats the next by 10 %), and per closed loop Little's law — the engine
+//! kept its users in the system, so its figures are the load it was asked for. Against a
+//! `perfshape serve` on the fixture's own pool, [`Judge::against_model`] adds each row's
+//! figure ÷ the model's.
+
+use std::path::PathBuf;
+
+use super::schedule::{EngineLoad, Schedule};
+use super::stats::{EngineStats, StageStats};
+use crate::claim::{Checked, Claim, Expected, GateMode, Measure};
+use crate::error::{Error, Result};
+use crate::experiment::Metric;
+
+/// The smallest step between neighbours in the published order that an engine's figures
+/// must show: 10 %. Rows published closer than that are not ordered against each other.
+pub const ORDER_STEP: f64 = 1.1;
+
+/// Little's law's band: users in the system ÷ users, as in-process (seed 004's claim).
+pub const LITTLE_BAND: (f64, f64) = (0.9, 1.1);
+
+/// A row's figure ÷ the model's, when the host is `perfshape serve` on the fixture's pool:
+/// wider than in-process, since the engine's own client costs are not calibrated out.
+pub const MODEL_BAND: (f64, f64) = (0.75, 1.25);
+
+/// Decides a schedule's claims from an engine's statistics.
+#[derive(Clone, Debug)]
+pub struct Judge {
+    against_model: bool,
+    artifacts: Option<PathBuf>,
+    gate: Option<GateMode>,
+}
+
+/// One decided claim and the name its shape summary is snapshotted under.
+#[derive(Debug)]
+pub struct Judged {
+    /// A short name, e.g. `ordering` or `little-blocking`.
+    pub name: String,
+    /// The decided claim.
+    pub checked: Checked,
+}
+
+impl Default for Judge {
+    fn default() -> Self {
+        Judge::new()
+    }
+}
+
+impl Judge {
+    /// The ordering and Little's law claims.
+    pub fn new() -> Judge {
+        Judge {
+            against_model: false,
+            artifacts: None,
+            gate: None,
+        }
+    }
+
+    /// Adds each row's figure ÷ the model's prediction for the fixture's pool: only for a
+    /// host that is `perfshape serve` with that pool.
+    pub fn against_model(mut self) -> Judge {
+        self.against_model = true;
+        self
+    }
+
+    /// Writes the claims' reports to `dir` instead of the artifact folder.
+    pub fn artifacts_in(mut self, dir: impl Into<PathBuf>) -> Judge {
+        self.artifacts = Some(dir.into());
+        self
+    }
+
+    /// Fixes the gate mode instead of reading the environment.
+    pub fn gate_mode(mut self, mode: GateMode) -> Judge {
+        self.gate = Some(mode);
+        self
+    }
+
+    /// Every claim, decided from `stats`; refused when the statistics miss a stage or
+    /// hold a failed request.
+    pub fn judge(&self, schedule: &Schedule, stats: &EngineStats) -> Result<Vec<Judged>> {
+        let stages = stats.for_schedule(schedule)?;
+        let rounds = schedule.rounds;
+        // figures[row][round], stats[row][round]
+        let mut per_row: Vec<Vec<Option<StageStats>>> = vec![vec![None; rounds]; schedule.rows.len()];
+        for (stage, stat) in schedule.stages.iter().zip(&stages) {
+            per_row[stage.row][stage.round] = Some(*stat);
+        }
+        let per_row: Vec<Vec<StageStats>> = per_row
+            .into_iter()
+            .map(|rounds| rounds.into_iter().flatten().collect())
+            .collect();
+        let engine = stats.engine.name();
+        let sent: u64 = stages.iter().map(|s| s.requests).sum();
+        let failed: u64 = stages.iter().map(|s| s.failures).sum();
+        let accounting = format!(
+            "{engine}: sent {sent} = ok {} + failed {failed} over {} stages ({} rows × {rounds} rounds)",
+            sent - failed,
+            stages.len(),
+            schedule.rows.len()
+        );
+        let mut judged = Vec::new();
+
+        // The published order, largest first; rows closer than ORDER_STEP to the row
+        // before them are left out of it.
+        let mut order: Vec<usize> = (0..schedule.rows.len()).collect();
+        order.sort_by(|&a, &b| {
+            schedule.rows[b]
+                .published
+                .total_cmp(&schedule.rows[a].published)
+        });
+        let mut chain: Vec<usize> = Vec::new();
+        for row in order {
+            match chain.last() {
+                Some(&last)
+                    if schedule.rows[last].published / schedule.rows[row].published
+                        < ORDER_STEP => {}
+                _ => chain.push(row),
+            }
+        }
+        if chain.len() >= 2 {
+            let sides = chain
+                .iter()
+                .map(|&row| self.side(schedule, row, &per_row[row]))
+                .collect();
+            let what = match schedule.metric {
+                Metric::Throughput => "throughput",
+                Metric::Wall => "wall time",
+            };
+            let claim = Claim::ordering(
+                &format!("{} {what} in the published order, from {engine}", schedule.experiment),
+                sides,
+            )
+            .at_least(ORDER_STEP);
+            let text = accounting.clone();
+            judged.push(Judged {
+                name: "ordering".into(),
+                checked: self.decide(claim, schedule, engine, text)?,
+            });
+        }
+
+        for (row, scheduled) in schedule.rows.iter().enumerate() {
+            let EngineLoad::ClosedLoop {
+                users,
+                think,
+                duration,
+                ..
+            } = scheduled.load
+            else {
+                continue;
+            };
+            // Requests started in [0, D] by U users of cycle c: U × (D ÷ c + ½) on average,
+            // so requests × c ÷ (U × (D + c ÷ 2)) is 1 when the engine kept every user busy.
+            let figures: Vec<f64> = per_row[row]
+                .iter()
+                .map(|s| {
+                    let cycle = s.mean_latency + think.as_secs_f64();
+                    s.requests as f64 * cycle
+                        / (users as f64 * (duration.as_secs_f64() + cycle / 2.0))
+                })
+                .collect();
+            let measure = replayed(
+                Measure::value(&format!("{} users in the system ÷ {users}", scheduled.id), exhausted),
+                figures,
+            );
+            let claim = Claim::figure(
+                &format!(
+                    "{} {}: {engine} kept {users} users in the system (Little's law)",
+                    schedule.experiment, scheduled.id
+                ),
+                measure,
+            )
+            .within(LITTLE_BAND.0, LITTLE_BAND.1);
+            judged.push(Judged {
+                name: format!("little-{}", scheduled.id),
+                checked: self.decide(claim, schedule, engine, accounting.clone())?,
+            });
+        }
+
+        if self.against_model {
+            for (row, scheduled) in schedule.rows.iter().enumerate() {
+                let side = self.side(schedule, row, &per_row[row]);
+                let claim = Claim::bound(
+                    &format!(
+                        "{} {} from {engine} ÷ the model on {}",
+                        schedule.experiment, scheduled.id, scheduled.pool
+                    ),
+                    side,
+                )
+                .within(MODEL_BAND.0, MODEL_BAND.1);
+                judged.push(Judged {
+                    name: format!("model-{}", scheduled.id),
+                    checked: self.decide(claim, schedule, engine, accounting.clone())?,
+                });
+            }
+        }
+        Ok(judged)
+    }
+
+    /// A row's figure in the experiment's metric, one per round, expecting the model's.
+    fn side(&self, schedule: &Schedule, row: usize, stats: &[StageStats]) -> Measure<'static> {
+        let scheduled = &schedule.rows[row];
+        let figures: Vec<f64> = stats
+            .iter()
+            .map(|s| figure(schedule.metric, scheduled.load, s))
+            .collect();
+        let measure = match schedule.metric {
+            Metric::Throughput => Measure::rate(&scheduled.id, exhausted),
+            Metric::Wall => Measure::duration(&scheduled.id, || {
+                exhausted().map(std::time::Duration::from_secs_f64)
+            }),
+        };
+        let expected = Expected::new(
+            scheduled.model_figure,
+            format!("the model on {}", scheduled.pool),
+        );
+        replayed(measure, figures).expecting(expected)
+    }
+
+    fn decide(
+        &self,
+        claim: Claim<'static>,
+        schedule: &Schedule,
+        engine: &str,
+        accounting: String,
+    ) -> Result<Checked> {
+        let mut claim = claim
+            .rounds(3, schedule.rounds)
+            .warmup(0)
+            .context("engine", engine)
+            .explain(move |_| vec![accounting]);
+        if let Some(dir) = &self.artifacts {
+            claim = claim.artifacts_in(dir);
+        }
+        if let Some(mode) = self.gate {
+            claim = claim.gate_mode(mode);
+        }
+        claim.check()
+    }
+}
+
+/// A row's figure in `metric` from one stage: a closed loop's requests ÷ its duration (or
+/// its duration and the slowest request for a wall time); a counted load's slowest
+/// request (a fan-out: all start together) or its mean × requests per user (in turn).
+fn figure(metric: Metric, load: EngineLoad, stats: &StageStats) -> f64 {
+    let wall = match load {
+        EngineLoad::ClosedLoop { duration, .. } => duration.as_secs_f64() + stats.max_latency,
+        EngineLoad::Count { per_user: 1, .. } => stats.max_latency,
+        EngineLoad::Count { per_user, .. } => stats.mean_latency * per_user as f64,
+    };
+    match (metric, load) {
+        (Metric::Wall, _) => wall,
+        (Metric::Throughput, EngineLoad::ClosedLoop { duration, .. }) => {
+            stats.requests as f64 / duration.as_secs_f64()
+        }
+        (Metric::Throughput, EngineLoad::Count { .. }) => {
+            stats.requests as f64 / wall.max(f64::MIN_POSITIVE)
+        }
+    }
+}
+
+/// Figures replayed from an engine's stages; none is measured here.
+fn replayed(measure: Measure<'static>, figures: Vec<f64>) -> Measure<'static> {
+    measure.replaying(figures)
+}
+
+/// A replayed side asked for more rounds than the statistics hold: the claim's rounds are
+/// capped at the schedule's, so this is never reached.
+fn exhausted() -> Result<f64> {
+    Err(Error::invalid(
+        "rounds",
+        "more than the statistics hold",
+        "the schedule's rounds",
+    ))
+}

@@ -1,0 +1,356 @@
+//! Running a [`Schedule`] on Locust: a master and `workers` worker processes, headless,
+//! bounded in time, on this machine — or the exact commands to start them on others.
+//!
+//! Everything that can be checked before load is checked first: the host answers a TCP
+//! connect, the Locust executable exists. A master that exits non-zero or workers that
+//! never connect (`--expect-workers` not met within its wait) end the run with the
+//! master's own last words; statistics missing a stage are refused when read.
+
+use std::io::Read as _;
+use std::net::{TcpListener, TcpStream, ToSocketAddrs};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::locustfile::locustfile;
+use super::schedule::Schedule;
+use super::stats::EngineStats;
+use crate::error::{Error, Result};
+
+/// Where perfshape looks for Locust, in order: this environment variable (a path to the
+/// `locust` executable), `target/locust-venv/bin/locust` (where `.ci/run` installs it),
+/// then `locust` on the `PATH`.
+pub const LOCUST_ENV: &str = "PERFSHAPE_LOCUST";
+
+/// The virtual environment `.ci/run` installs Locust into, relative to the project.
+pub const LOCUST_VENV: &str = "target/locust-venv";
+
+/// How long the master waits for its workers to connect before giving up.
+pub const WORKER_WAIT: Duration = Duration::from_secs(20);
+
+/// The most workers a local run starts.
+pub const MAX_LOCAL_WORKERS: usize = 16;
+
+/// One Locust run: which executable, how many workers, against which host, where its
+/// files go.
+#[derive(Clone, Debug)]
+pub struct LocustRun {
+    locust: PathBuf,
+    workers: usize,
+    host: String,
+    dir: PathBuf,
+}
+
+impl LocustRun {
+    /// A run of `workers` local worker processes (0: one process, no master) against
+    /// `host` (`http://host:port`, only the host the user names), writing the locustfile,
+    /// logs and statistics under `dir`. Refused at once when the host does not accept a
+    /// TCP connection or Locust cannot be found.
+    pub fn new(host: &str, workers: usize, dir: impl Into<PathBuf>) -> Result<LocustRun> {
+        crate::error::check_range("workers", workers, 0, MAX_LOCAL_WORKERS, "")?;
+        let host = check_host(host)?;
+        Ok(LocustRun {
+            locust: find_locust()?,
+            workers,
+            host,
+            dir: dir.into(),
+        })
+    }
+
+    /// The Locust executable this run uses.
+    pub fn locust(&self) -> &Path {
+        &self.locust
+    }
+
+    /// The locustfile's path.
+    pub fn locustfile(&self) -> PathBuf {
+        self.dir.join("locustfile.py")
+    }
+
+    /// The statistics file Locust writes (`--json-file`).
+    pub fn stats_file(&self) -> PathBuf {
+        self.dir.join("stats.json")
+    }
+
+    /// The master's arguments (or the single process's, without workers).
+    pub fn master_args(&self, schedule: &Schedule, port: u16) -> Vec<String> {
+        // The bound: the locustfile ends the run itself a worker report (3 s) after the
+        // last stage.
+        let run_time = schedule.total().as_secs_f64().ceil() as u64 + 6;
+        let users = schedule.users().to_string();
+        let mut args: Vec<String> = [
+            "-f",
+            &path_arg(&self.locustfile()),
+            "--headless",
+            "--host",
+            &self.host,
+            "--users",
+            &users,
+            "--spawn-rate",
+            &users,
+            "--run-time",
+            &format!("{run_time}s"),
+            "--stop-timeout",
+            "5",
+            "--json-file",
+            &path_arg(&self.dir.join("stats")),
+            "--csv",
+            &path_arg(&self.dir.join("stats")),
+            // Failed requests are judged from the statistics (and refused there, named);
+            // a non-zero exit means Locust itself failed.
+            "--exit-code-on-error",
+            "0",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        if self.workers > 0 {
+            args.extend(
+                [
+                    "--master",
+                    "--master-bind-host",
+                    "127.0.0.1",
+                    "--master-bind-port",
+                    &port.to_string(),
+                    "--expect-workers",
+                    &self.workers.to_string(),
+                    "--expect-workers-max-wait",
+                    &WORKER_WAIT.as_secs().to_string(),
+                ]
+                .iter()
+                .map(|s| s.to_string()),
+            );
+        }
+        args
+    }
+
+    /// A worker's arguments.
+    pub fn worker_args(&self, master_host: &str, port: u16) -> Vec<String> {
+        [
+            "-f",
+            &path_arg(&self.locustfile()),
+            "--worker",
+            "--master-host",
+            master_host,
+            "--master-port",
+            &port.to_string(),
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect()
+    }
+
+    /// Writes the locustfile and runs the master and its workers to the end, bounded by
+    /// the schedule's length plus the workers' wait and a minute; returns Locust's
+    /// statistics.
+    pub fn run(&self, schedule: &Schedule) -> Result<EngineStats> {
+        std::fs::create_dir_all(&self.dir)
+            .map_err(|e| Error::io(format!("creating {}", self.dir.display()), e))?;
+        let file = self.locustfile();
+        std::fs::write(&file, locustfile(schedule))
+            .map_err(|e| Error::io(format!("writing {}", file.display()), e))?;
+        let _ = std::fs::remove_file(self.stats_file());
+        let port = free_port()?;
+        let master_log = self.dir.join("master.log");
+        let mut master = self.spawn(&self.master_args(schedule, port), &master_log)?;
+        let mut workers = Vec::new();
+        for i in 0..self.workers {
+            let log = self.dir.join(format!("worker-{i}.log"));
+            match self.spawn(&self.worker_args("127.0.0.1", port), &log) {
+                Ok(child) => workers.push(child),
+                Err(e) => {
+                    kill(&mut master);
+                    workers.iter_mut().for_each(kill);
+                    return Err(e);
+                }
+            }
+        }
+        let bound = schedule.total() + WORKER_WAIT + Duration::from_secs(60);
+        let status = wait_bounded(&mut master, bound);
+        // Workers quit when the master tells them; any left after a few seconds are ended.
+        for worker in &mut workers {
+            if wait_bounded(worker, Duration::from_secs(5)).is_none() {
+                kill(worker);
+            }
+        }
+        let Some(status) = status else {
+            kill(&mut master);
+            return Err(Error::Engine {
+                engine: "locust",
+                what: format!(
+                    "the master did not finish within {} s; its log: {}",
+                    bound.as_secs(),
+                    tail(&master_log)
+                ),
+            });
+        };
+        if !status.success() {
+            return Err(Error::Engine {
+                engine: "locust",
+                what: format!(
+                    "the master exited with {status} ({} {}); its log: {}",
+                    self.locust.display(),
+                    self.master_args(schedule, port).join(" "),
+                    tail(&master_log)
+                ),
+            });
+        }
+        if !self.stats_file().exists() {
+            return Err(Error::Engine {
+                engine: "locust",
+                what: format!(
+                    "the master exited without writing {}; its log: {}",
+                    self.stats_file().display(),
+                    tail(&master_log)
+                ),
+            });
+        }
+        EngineStats::read(&self.stats_file())
+    }
+
+    fn spawn(&self, args: &[String], log: &Path) -> Result<Child> {
+        let out = std::fs::File::create(log)
+            .map_err(|e| Error::io(format!("creating {}", log.display()), e))?;
+        let err = out
+            .try_clone()
+            .map_err(|e| Error::io(format!("opening {}", log.display()), e))?;
+        Command::new(&self.locust)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(out)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| Error::Engine {
+                engine: "locust",
+                what: format!("cannot start {}: {e}", self.locust.display()),
+            })
+    }
+}
+
+/// `http://host:port` checked: a scheme, a host, no path, and a TCP connect that succeeds
+/// within 2 s — a typo or a dead host is named before any process starts.
+fn check_host(host: &str) -> Result<String> {
+    let unreachable = |reason: String| Error::Unreachable {
+        url: host.to_string(),
+        reason,
+    };
+    let url = reqwest::Url::parse(host).map_err(|e| unreachable(format!("not a URL: {e}")))?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(unreachable(format!(
+            "scheme {:?}; expected http or https",
+            url.scheme()
+        )));
+    }
+    if url.path() != "/" || url.query().is_some() {
+        return Err(unreachable(
+            "a host has no path or query (the fixture's rows give them)".into(),
+        ));
+    }
+    let name = url
+        .host_str()
+        .ok_or_else(|| unreachable("no host".into()))?;
+    let port = url
+        .port_or_known_default()
+        .ok_or_else(|| unreachable("no port".into()))?;
+    let addr = (name, port)
+        .to_socket_addrs()
+        .map_err(|e| unreachable(format!("lookup failed: {e}")))?
+        .next()
+        .ok_or_else(|| unreachable("lookup gave no address".into()))?;
+    TcpStream::connect_timeout(&addr, Duration::from_secs(2))
+        .map_err(|e| unreachable(format!("connect to {addr}: {e}")))?;
+    Ok(host.trim_end_matches('/').to_string())
+}
+
+/// The Locust executable: [`LOCUST_ENV`], then [`LOCUST_VENV`] under the working
+/// directory or `CARGO_TARGET_DIR`'s parent, then `locust` on the `PATH`.
+pub fn find_locust() -> Result<PathBuf> {
+    if let Some(path) = std::env::var_os(LOCUST_ENV) {
+        let path = PathBuf::from(path);
+        return if path.is_file() {
+            Ok(path)
+        } else {
+            Err(Error::Engine {
+                engine: "locust",
+                what: format!("{LOCUST_ENV}={} is not a file", path.display()),
+            })
+        };
+    }
+    let mut tried = Vec::new();
+    let venv = PathBuf::from(LOCUST_VENV).join("bin").join("locust");
+    let mut candidates = vec![venv.clone()];
+    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
+        candidates.push(PathBuf::from(target).join("locust-venv/bin/locust"));
+    }
+    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(&venv));
+    for candidate in candidates {
+        if candidate.is_file() {
+            return Ok(candidate);
+        }
+        tried.push(candidate.display().to_string());
+    }
+    if let Some(paths) = std::env::var_os("PATH") {
+        for dir in std::env::split_paths(&paths) {
+            let candidate = dir.join("locust");
+            if candidate.is_file() {
+                return Ok(candidate);
+            }
+        }
+    }
+    tried.push("locust on the PATH".into());
+    Err(Error::Engine {
+        engine: "locust",
+        what: format!(
+            "not found (tried {LOCUST_ENV}, {}); install it with: python3 -m venv \
+             {LOCUST_VENV} && {LOCUST_VENV}/bin/pip install locust",
+            tried.join(", ")
+        ),
+    })
+}
+
+/// A port free on loopback now, for the master to bind.
+fn free_port() -> Result<u16> {
+    let listener = TcpListener::bind("127.0.0.1:0")
+        .map_err(|e| Error::io("finding a free port for the Locust master", e))?;
+    listener
+        .local_addr()
+        .map(|a| a.port())
+        .map_err(|e| Error::io("finding a free port for the Locust master", e))
+}
+
+/// Waits up to `bound` for `child`; its status, or `None` if it is still running.
+fn wait_bounded(child: &mut Child, bound: Duration) -> Option<std::process::ExitStatus> {
+    let started = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if started.elapsed() < bound => std::thread::sleep(Duration::from_millis(50)),
+            _ => return None,
+        }
+    }
+}
+
+fn kill(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A path as one argument (lossy for non-UTF-8, which Locust could not take either).
+fn path_arg(path: &Path) -> String {
+    path.display().to_string()
+}
+
+/// The last lines of a log, for an error message.
+fn tail(log: &Path) -> String {
+    let mut text = String::new();
+    if let Ok(mut file) = std::fs::File::open(log) {
+        let _ = file.read_to_string(&mut text);
+    }
+    let lines: Vec<&str> = text.lines().rev().take(12).collect();
+    if lines.is_empty() {
+        return format!("{} is empty", log.display());
+    }
+    let mut lines = lines;
+    lines.reverse();
+    format!("{}:\n  {}", log.display(), lines.join("\n  "))
+}

@@ -1,0 +1,159 @@
+//! A [`Schedule`] as a locustfile: one `FastHttpUser` class per row with `fixed_count`
+//! users, who run the row's stages by the clock and name each request `row@round`.
+//!
+//! The start time is the master's: at `test_start` it fixes `t0` a short lead ahead and
+//! sends it to every worker with Locust's custom messages, so users on other machines
+//! start each stage together (their clocks need only agree to a few milliseconds, as NTP
+//! keeps them; the stages' drains absorb the rest).
+
+use std::fmt::Write as _;
+
+use super::quoted;
+use super::schedule::{EngineLoad, LEAD, Schedule};
+
+/// The locustfile's Python source for `schedule`.
+pub fn locustfile(schedule: &Schedule) -> String {
+    let mut py = String::new();
+    let _ = writeln!(
+        py,
+        "# Written by perfshape {} for {}: {}.",
+        env!("CARGO_PKG_VERSION"),
+        schedule.experiment,
+        schedule.title
+    );
+    let _ = writeln!(
+        py,
+        "# {} rows in {} interleaved rounds, {:.1} s in all; requests are named row@round.\n\
+         # Every user class has `fixed_count` users, so run it with --users {u} --spawn-rate {u}.",
+        schedule.rows.len(),
+        schedule.rounds,
+        schedule.total().as_secs_f64(),
+        u = schedule.users(),
+    );
+    py.push_str(PRELUDE);
+    let _ = writeln!(py, "LEAD_S = {:.3}", LEAD.as_secs_f64());
+    let _ = writeln!(py, "TOTAL_S = {:.3}", schedule.total().as_secs_f64());
+    py.push_str("ROWS = [\n");
+    for (index, row) in schedule.rows.iter().enumerate() {
+        let stages: Vec<String> = schedule
+            .stages
+            .iter()
+            .filter(|s| s.row == index)
+            .map(|s| format!("({}, {:.3})", s.round, s.start.as_secs_f64()))
+            .collect();
+        let (kind, users, per_user, think, ramp, duration) = match row.load {
+            EngineLoad::ClosedLoop {
+                users,
+                think,
+                ramp,
+                duration,
+            } => ("closed-loop", users, 0, think, ramp, duration),
+            EngineLoad::Count { users, per_user } => (
+                "count",
+                users,
+                per_user,
+                Default::default(),
+                Default::default(),
+                Default::default(),
+            ),
+        };
+        let _ = writeln!(
+            py,
+            "    {{\"id\": {id}, \"path\": {path}, \"kind\": \"{kind}\", \"users\": {users}, \
+             \"per_user\": {per_user}, \"think_s\": {:.3}, \"ramp_s\": {:.3}, \
+             \"duration_s\": {:.3},\n     \"stages\": [{}]}},",
+            think.as_secs_f64(),
+            ramp.as_secs_f64(),
+            duration.as_secs_f64(),
+            stages.join(", "),
+            id = quoted(&row.id),
+            path = quoted(&row.path),
+        );
+    }
+    py.push_str("]\n");
+    py.push_str(USERS);
+    for (index, row) in schedule.rows.iter().enumerate() {
+        let _ = writeln!(
+            py,
+            "\n\nclass Row{index}(_Row):\n    \"\"\"{}\"\"\"\n    fixed_count = {}\n    row = ROWS[{index}]",
+            row.label.replace('\\', "\\\\").replace('"', "'"),
+            row.load.users(),
+        );
+    }
+    py
+}
+
+
+const PRELUDE: &str = r#"
+import random
+import time
+
+import gevent
+import locust.runners
+from locust import FastHttpUser, constant, events, task
+from locust.exception import StopUser
+from locust.runners import MasterRunner, WorkerRunner
+
+"#;
+
+const USERS: &str = r#"START = {"t0": None}
+
+
+@events.init.add_listener
+def _listen_for_t0(environment, **_kwargs):
+    if isinstance(environment.runner, WorkerRunner):
+        def set_t0(environment, msg, **_kwargs):
+            START["t0"] = msg.data
+
+        environment.runner.register_message("perfshape_t0", set_t0)
+
+
+@events.test_start.add_listener
+def _fix_t0(environment, **_kwargs):
+    # The master (or a single local process) fixes the start; workers are told it.
+    if isinstance(environment.runner, WorkerRunner):
+        return
+    START["t0"] = time.time() + LEAD_S
+    if isinstance(environment.runner, MasterRunner):
+        environment.runner.send_message("perfshape_t0", START["t0"])
+    # Every stage has drained by TOTAL_S: end the run then rather than at --run-time,
+    # which stays as the bound — but only after the workers' next regular report. Their
+    # final report, sent on quit, arrives after the master stops listening (Locust 2.47:
+    # a worker took 2.6 s to stop, the master waits 0.5 s; five stages were lost).
+    after = TOTAL_S - LEAD_S + locust.runners.WORKER_REPORT_INTERVAL + 0.5
+    gevent.spawn_later(after, environment.runner.quit)
+
+
+def _sleep_until(when):
+    left = when - time.time()
+    if left > 0:
+        gevent.sleep(left)
+
+
+class _Row(FastHttpUser):
+    abstract = True
+    wait_time = constant(0)
+    network_timeout = 30.0
+    connection_timeout = 10.0
+    row = None
+
+    @task
+    def run_the_schedule(self):
+        while START["t0"] is None:
+            gevent.sleep(0.01)
+        t0, row = START["t0"], self.row
+        for rnd, start in row["stages"]:
+            name = "%s@%d" % (row["id"], rnd)
+            ramp = random.uniform(0.0, row["ramp_s"]) if row["ramp_s"] > 0 else 0.0
+            _sleep_until(t0 + start + ramp)
+            if row["kind"] == "closed-loop":
+                end = t0 + start + row["duration_s"]
+                while time.time() < end:
+                    self.client.get(row["path"], name=name)
+                    if row["think_s"] > 0:
+                        gevent.sleep(row["think_s"])
+            else:
+                for _ in range(row["per_user"]):
+                    self.client.get(row["path"], name=name)
+        raise StopUser()
+"#;

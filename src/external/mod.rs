@@ -1,0 +1,30 @@
+//! Past one machine: a fixture's rows offered by a distributed load engine — Locust (a
+//! master and any number of workers) or k6 (one process, or split by k6-operator) — and
+//! its claims judged from the engine's own statistics.
+//!
+//! An engine distributes load but cannot say whether a *shape* holds: k6's thresholds
+//! compare one metric with an absolute number, Locust has no pass or fail. perfshape lays a
+//! fixture's rows out as a [`Schedule`] of interleaved rounds, writes it for the engine
+//! ([`locustfile`], [`k6_script`]), runs Locust itself when asked ([`LocustRun`]), reads
+//! the engine's statistics ([`EngineStats`]) and decides the claims with the same rule,
+//! reports and shape summaries as in-process ([`Judge`]).
+
+mod judge;
+mod k6;
+mod locust;
+mod locustfile;
+mod schedule;
+mod stats;
+
+pub use judge::{Judge, Judged, LITTLE_BAND, MODEL_BAND, ORDER_STEP};
+pub use k6::k6_script;
+pub use locust::{LOCUST_ENV, LOCUST_VENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_locust};
+pub use locustfile::locustfile;
+pub use schedule::{EngineLoad, LEAD, ROUNDS, Schedule, ScheduledRow, Stage};
+pub use stats::{Engine, EngineStats, StageStats};
+
+/// A string as a literal in a generated script: JSON's escaping is valid in both Python
+/// and JavaScript.
+fn quoted(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}

@@ -1,0 +1,308 @@
+//! A fixture's rows laid out in time for an external engine: every row once per round,
+//! rounds interleaved the way a claim interleaves its sides (A B C, C B A, A B C, …), each
+//! row's stage long enough for its load to finish before the next begins.
+//!
+//! The engine's users run this schedule by the clock rather than by the engine's own
+//! staging: Locust's `LoadTestShape` is polled once a second and does not restart users
+//! when only the user classes change (measured: stages of ≥ 2 s, 24 s for seed 004's 4 rows
+//! × 3 rounds), where a clock-driven stage can be as short as the row's load.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::experiment::{Experiment, Metric, Workload};
+use crate::vocab::{ClientStrategy, Lifecycle, ServerStrategy};
+
+/// How long the users wait after the run starts before the first stage: every user is
+/// spawned and every worker has the start time by then (Locust: 128 users on 2 local
+/// workers were spawned in 0.16 s).
+pub const LEAD: Duration = Duration::from_millis(1000);
+
+/// Rounds a schedule may have: a verdict needs 3; more than 15 the decision rule never
+/// looks at.
+pub const ROUNDS: std::ops::RangeInclusive<usize> = 3..=15;
+
+/// How one row's load is offered by an engine's users.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "kind")]
+pub enum EngineLoad {
+    /// `users` users, each sending, waiting for the answer, thinking `think`, and sending
+    /// again until `duration` has passed since the stage began; user starts spread over
+    /// `ramp`.
+    ClosedLoop {
+        /// Concurrent users.
+        users: usize,
+        /// Pause between an answer and the user's next request.
+        #[serde(with = "crate::vocab::millis")]
+        think: Duration,
+        /// Time over which the users start.
+        #[serde(with = "crate::vocab::millis")]
+        ramp: Duration,
+        /// Time after which no user starts a request.
+        #[serde(with = "crate::vocab::millis")]
+        duration: Duration,
+    },
+    /// `users` users at once, each sending `per_user` requests one after another: a
+    /// fan-out of N is N users of 1, a sequential load of N is 1 user of N.
+    Count {
+        /// Concurrent users.
+        users: usize,
+        /// Requests each user sends in turn.
+        per_user: usize,
+    },
+}
+
+impl EngineLoad {
+    /// The users the row needs.
+    pub fn users(&self) -> usize {
+        match *self {
+            EngineLoad::ClosedLoop { users, .. } | EngineLoad::Count { users, .. } => users,
+        }
+    }
+
+    /// The time the row offers load; a counted load offers it all at its start.
+    pub fn active(&self) -> Duration {
+        match *self {
+            EngineLoad::ClosedLoop { duration, .. } => duration,
+            EngineLoad::Count { .. } => Duration::ZERO,
+        }
+    }
+}
+
+/// One row of the schedule.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScheduledRow {
+    /// The fixture's row id.
+    pub id: String,
+    /// The row's label.
+    pub label: String,
+    /// The request every user sends, e.g. `/blocking?ms=60`.
+    pub path: String,
+    /// How the load is offered.
+    pub load: EngineLoad,
+    /// The published figure, in the experiment's unit.
+    pub published: f64,
+    /// What the model predicts in the experiment's metric for the fixture's server pool.
+    pub model_figure: f64,
+    /// The server pool the model assumes, e.g. `W=8 B=12`.
+    pub pool: String,
+    /// Time left after the load's active part for its last requests to finish.
+    #[serde(with = "crate::vocab::millis")]
+    pub drain: Duration,
+}
+
+/// One stage: one row in one round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Stage {
+    /// Index into [`Schedule::rows`].
+    pub row: usize,
+    /// The round, from 0.
+    pub round: usize,
+    /// When the stage begins, after the schedule's start.
+    #[serde(with = "crate::vocab::millis")]
+    pub start: Duration,
+    /// How long it lasts: the load's active part and its drain.
+    #[serde(with = "crate::vocab::millis")]
+    pub length: Duration,
+}
+
+/// A fixture's HTTP rows in interleaved rounds, for Locust or k6.
+#[derive(Clone, Debug, Serialize)]
+pub struct Schedule {
+    /// The experiment's id, e.g. `seed-004`.
+    pub experiment: String,
+    /// Its title.
+    pub title: String,
+    /// What its figures measure.
+    pub metric: Metric,
+    /// The rows, in the fixture's order.
+    pub rows: Vec<ScheduledRow>,
+    /// Every stage, in time order.
+    pub stages: Vec<Stage>,
+    /// Rounds.
+    pub rounds: usize,
+}
+
+impl Schedule {
+    /// Lays out every row of `experiment` in `rounds` interleaved rounds. A row an engine
+    /// cannot offer as perfshape does (in-process, CPU-bound, sync-over-async, an open
+    /// loop, a client lifecycle other than one shared client) is refused with its id and
+    /// the reason; [`Schedule::only`] picks the rows to run.
+    pub fn new(experiment: &Experiment, rounds: usize) -> Result<Schedule> {
+        Self::only(experiment, rounds, &[])
+    }
+
+    /// As [`Schedule::new`], with only the rows whose ids are in `ids` (all when empty).
+    pub fn only(experiment: &Experiment, rounds: usize, ids: &[String]) -> Result<Schedule> {
+        if !ROUNDS.contains(&rounds) {
+            return Err(Error::invalid(
+                "rounds",
+                rounds,
+                format!("{} to {}", ROUNDS.start(), ROUNDS.end()),
+            ));
+        }
+        for id in ids {
+            if !experiment.rows.iter().any(|r| &r.id == id) {
+                let known: Vec<&str> = experiment.rows.iter().map(|r| r.id.as_str()).collect();
+                return Err(Error::Unknown {
+                    what: "row",
+                    name: id.clone(),
+                    expected: known.join(", "),
+                });
+            }
+        }
+        let mut rows = Vec::new();
+        let mut refused = Vec::new();
+        for row in &experiment.rows {
+            if !ids.is_empty() && !ids.contains(&row.id) {
+                continue;
+            }
+            match scheduled(experiment.metric, row) {
+                Ok(scheduled) => rows.push(scheduled),
+                Err(why) => refused.push(format!("row {:?}: {why}", row.id)),
+            }
+        }
+        if !refused.is_empty() {
+            return Err(Error::invalid(
+                "rows",
+                refused.join("; "),
+                "HTTP rows with a shared client, offered by a closed loop, a fan-out or a \
+                 sequential client (pick rows with --rows)",
+            ));
+        }
+        if rows.len() < 2 {
+            return Err(Error::invalid(
+                "rows",
+                rows.len(),
+                "at least 2: every claim compares rows",
+            ));
+        }
+        let mut stages = Vec::with_capacity(rows.len() * rounds);
+        let mut at = LEAD;
+        for round in 0..rounds {
+            let mut order: Vec<usize> = (0..rows.len()).collect();
+            if round % 2 == 1 {
+                order.reverse();
+            }
+            for row in order {
+                let length = rows[row].load.active() + rows[row].drain;
+                stages.push(Stage {
+                    row,
+                    round,
+                    start: at,
+                    length,
+                });
+                at += length;
+            }
+        }
+        Ok(Schedule {
+            experiment: experiment.id.clone(),
+            title: experiment.title.clone(),
+            metric: experiment.metric,
+            rows,
+            stages,
+            rounds,
+        })
+    }
+
+    /// From the start of the run to the end of the last stage.
+    pub fn total(&self) -> Duration {
+        self.stages
+            .last()
+            .map_or(LEAD, |stage| stage.start + stage.length)
+    }
+
+    /// Users the engine must spawn: every row's own, since each row's users wait for its
+    /// stages (a Locust user class per row, `fixed_count` users each).
+    pub fn users(&self) -> usize {
+        self.rows.iter().map(|r| r.load.users()).sum()
+    }
+
+    /// The name a stage's requests carry in the engine's statistics: `row@round`.
+    pub fn request_name(&self, stage: &Stage) -> String {
+        format!("{}@{}", self.rows[stage.row].id, stage.round)
+    }
+
+    /// The requests a counted row's stage sends, when the row is counted.
+    pub fn planned_requests(&self, row: usize) -> Option<usize> {
+        match self.rows[row].load {
+            EngineLoad::Count { users, per_user } => Some(users * per_user),
+            EngineLoad::ClosedLoop { .. } => None,
+        }
+    }
+}
+
+/// One fixture row as an engine offers it, or why it cannot be.
+fn scheduled(
+    metric: Metric,
+    row: &crate::experiment::ExperimentRow,
+) -> std::result::Result<ScheduledRow, String> {
+    let Workload::Http(scenario) = &row.workload else {
+        return Err("runs in-process, not over HTTP".into());
+    };
+    if scenario.lifecycle != Lifecycle::Shared {
+        return Err(format!(
+            "client lifecycle {} (an engine's user keeps its connection)",
+            scenario.lifecycle
+        ));
+    }
+    if matches!(scenario.server, ServerStrategy::Cpu) {
+        return Err("the CPU handler's figure depends on the server's own cores".into());
+    }
+    let load = match scenario.client {
+        ClientStrategy::ClosedLoop {
+            users,
+            think,
+            ramp,
+            duration,
+        } => EngineLoad::ClosedLoop {
+            users,
+            think,
+            ramp,
+            duration,
+        },
+        ClientStrategy::FanOut => EngineLoad::Count {
+            users: scenario.n,
+            per_user: 1,
+        },
+        ClientStrategy::Sequential => EngineLoad::Count {
+            users: 1,
+            per_user: scenario.n,
+        },
+        other => {
+            return Err(format!(
+                "client {} is the client's own behaviour, which an engine's users do not reproduce",
+                other.name()
+            ));
+        }
+    };
+    let prediction = scenario.model().predict().map_err(|e| e.to_string())?;
+    // An engine's closed-loop throughput is the requests its users sent ÷ the loop's
+    // duration (its statistics have no completion times); the model's is the same count.
+    let model_figure = match (metric, load) {
+        (Metric::Throughput, EngineLoad::ClosedLoop { duration, .. }) => {
+            prediction.sent as f64 / duration.as_secs_f64()
+        }
+        _ => metric.of(&prediction),
+    };
+    // The model's tail past the load's active part (the queue draining after a closed
+    // loop stops starting requests; a counted load's whole wall), with room for jitter.
+    let tail = prediction.wall.saturating_sub(load.active());
+    let drain = tail.mul_f64(1.5) + Duration::from_millis(100);
+    let path = scenario
+        .server
+        .path_and_query(scenario.work)
+        .map_err(|e| e.to_string())?;
+    Ok(ScheduledRow {
+        id: row.id.clone(),
+        label: row.label.clone(),
+        path,
+        load,
+        published: row.published,
+        model_figure,
+        pool: scenario.server_pool.to_string(),
+        drain,
+    })
+}
