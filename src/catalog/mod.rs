@@ -9,6 +9,8 @@
 //! fail. `tests/controls/` and `perfshape selftest` run the controls.
 
 pub mod endpoints;
+#[cfg(feature = "experiments")]
+pub mod locust;
 pub mod loops;
 pub mod pools;
 pub mod scheduler;
@@ -76,7 +78,7 @@ pub fn entries() -> Vec<Entry> {
     ]
     .concat();
     #[cfg(feature = "experiments")]
-    let entries = [entries, tables::ENTRIES.to_vec()].concat();
+    let entries = [entries, tables::ENTRIES.to_vec(), locust::ENTRIES.to_vec()].concat();
     entries
 }
 

@@ -302,7 +302,12 @@ fn scheduled(
         load,
         published: row.published,
         model_figure,
-        pool: scenario.server_pool.to_string(),
+        // Workers and blocking cap only: the model's figure does not depend on tokio's
+        // scheduler, and the service judged may run any.
+        pool: format!(
+            "W={} B={}",
+            scenario.server_pool.workers, scenario.server_pool.max_blocking
+        ),
         drain,
     })
 }

@@ -58,6 +58,7 @@ controls! {
     endpoints::an_async_handler_is_faster_than_a_blocking_one,
     scheduler::eager_handoff_spreads_a_fan_out,
     tables::every_row_agrees_with_the_model,
+    locust::seed004_from_a_distributed_run,
     tables::an_http_aio_fan_out_hides_its_wait,
 }
 
