@@ -39,6 +39,7 @@ pub struct LocustRun {
     workers: usize,
     host: String,
     dir: PathBuf,
+    worker_wait: Duration,
 }
 
 impl LocustRun {
@@ -54,7 +55,21 @@ impl LocustRun {
             workers,
             host,
             dir: dir.into(),
+            worker_wait: WORKER_WAIT,
         })
+    }
+
+    /// Runs this Locust executable instead of the one found by [`find_locust`].
+    pub fn executable(mut self, locust: impl Into<PathBuf>) -> LocustRun {
+        self.locust = locust.into();
+        self
+    }
+
+    /// How long the master waits for its workers (default [`WORKER_WAIT`]; whole seconds,
+    /// at least 1).
+    pub fn worker_wait(mut self, wait: Duration) -> LocustRun {
+        self.worker_wait = wait.max(Duration::from_secs(1));
+        self
     }
 
     /// The Locust executable this run uses.
@@ -115,7 +130,7 @@ impl LocustRun {
                     "--expect-workers",
                     &self.workers.to_string(),
                     "--expect-workers-max-wait",
-                    &WORKER_WAIT.as_secs().to_string(),
+                    &self.worker_wait.as_secs().to_string(),
                 ]
                 .iter()
                 .map(|s| s.to_string()),
@@ -165,7 +180,7 @@ impl LocustRun {
                 }
             }
         }
-        let bound = schedule.total() + WORKER_WAIT + Duration::from_secs(60);
+        let bound = schedule.total() + self.worker_wait + Duration::from_secs(60);
         let status = wait_bounded(&mut master, bound);
         // Workers quit when the master tells them; any left after a few seconds are ended.
         for worker in &mut workers {

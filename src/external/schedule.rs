@@ -267,10 +267,13 @@ fn scheduled(
             users: scenario.n,
             per_user: 1,
         },
-        ClientStrategy::Sequential => EngineLoad::Count {
-            users: 1,
-            per_user: scenario.n,
-        },
+        // One thread blocking on each request in turn is a sequential load to the server.
+        ClientStrategy::Sequential | ClientStrategy::SyncOverAsync { threads: 1 } => {
+            EngineLoad::Count {
+                users: 1,
+                per_user: scenario.n,
+            }
+        }
         other => {
             return Err(format!(
                 "client {} is the client's own behaviour, which an engine's users do not reproduce",
@@ -288,8 +291,10 @@ fn scheduled(
         _ => metric.of(&prediction),
     };
     // The model's tail past the load's active part (the queue draining after a closed
-    // loop stops starting requests; a counted load's whole wall), with room for jitter.
-    let tail = prediction.wall.saturating_sub(load.active());
+    // loop stops starting requests; a counted load's whole wall) — at least its slowest
+    // request, which may start just before the end — with room for jitter.
+    let slowest = prediction.latency.map_or(Duration::ZERO, |l| l.max);
+    let tail = prediction.wall.saturating_sub(load.active()).max(slowest);
     let drain = tail.mul_f64(1.5) + Duration::from_millis(100);
     let path = scenario
         .server

@@ -6,6 +6,7 @@
 mod claims;
 mod cpu;
 mod deterministic;
+mod engines;
 mod errors;
 mod faults;
 mod model;

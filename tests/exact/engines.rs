@@ -1,0 +1,323 @@
+//! Past one machine, without timing: the schedule an engine runs, the scripts written for
+//! Locust and k6 (they parse, they name every row and stage), the statistics readers on
+//! real Locust output and on k6's documented summary formats, the judge's verdicts — and
+//! its refusals of partial data.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use perfshape::claim::GateMode;
+use perfshape::experiment::Experiment;
+use perfshape::external::{
+    EngineLoad, EngineStats, Judge, Judged, LocustRun, Schedule, k6_script, locustfile,
+};
+use perfshape::{Error, Result, Verdict};
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+}
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data/engines")
+        .join(name)
+}
+
+/// Seed 004 as the Locust test runs it: test scale, 600 ms loops, 3 rounds.
+fn seed004() -> Result<Schedule> {
+    let experiment = Experiment::load(fixture("seed-004-jmeter-endpoints.toml"))?
+        .at_test_scale()?
+        .with_loop_duration(Duration::from_millis(600))?;
+    Schedule::new(&experiment, 3)
+}
+
+fn judge(stats: &EngineStats) -> Result<Vec<Judged>> {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    Judge::new()
+        .against_model()
+        .artifacts_in(dir.path())
+        .gate_mode(GateMode::Advisory)
+        .judge(&seed004()?, stats)
+}
+
+#[test]
+fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
+    let schedule = seed004()?;
+    let names: Vec<String> = schedule
+        .stages
+        .iter()
+        .map(|s| schedule.request_name(s))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "blocking@0", "offload@0", "mixed@0", "async@0", // round 0 in order
+            "async@1", "mixed@1", "offload@1", "blocking@1", // round 1 reversed
+            "blocking@2", "offload@2", "mixed@2", "async@2",
+        ]
+    );
+    for pair in schedule.stages.windows(2) {
+        assert_eq!(pair[0].start + pair[0].length, pair[1].start, "stages abut");
+    }
+    for row in &schedule.rows {
+        assert_eq!(
+            row.load,
+            EngineLoad::ClosedLoop {
+                users: 32,
+                think: Duration::from_millis(2),
+                ramp: Duration::ZERO,
+                duration: Duration::from_millis(600),
+            }
+        );
+        // The drain covers a request that starts just before the end: its 60 ms of work
+        // × 1.5, and 100 ms.
+        assert!(row.drain >= Duration::from_millis(190), "{row:?}");
+    }
+    assert_eq!(schedule.users(), 128);
+    Ok(())
+}
+
+#[test]
+fn rows_an_engine_cannot_offer_are_refused_by_name() -> Result {
+    let seed001 = Experiment::load(fixture("seed-001-client-lifecycle.toml"))?;
+    let message = Schedule::new(&seed001, 3).unwrap_err().to_string();
+    assert!(message.contains("row \"core-sync-new\": client lifecycle per-request"), "{message}");
+    assert!(message.contains("connection-cap(2 per host)"), "{message}");
+    assert!(message.contains("--rows"), "{message}");
+    let seed003 = Experiment::load(fixture("seed-003-cpu-bound.toml"))?;
+    let message = Schedule::new(&seed003, 3).unwrap_err().to_string();
+    assert!(message.contains("in-process"), "{message}");
+    let seed004 = Experiment::load(fixture("seed-004-jmeter-endpoints.toml"))?;
+    let message = Schedule::new(&seed004, 2).unwrap_err().to_string();
+    assert!(message.contains("invalid rounds: 2 (allowed: 3 to 15)"), "{message}");
+    let message = Schedule::only(&seed004, 3, &["nope".into()])
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("\"nope\"") && message.contains("blocking, offload, mixed, async"), "{message}");
+    // Seed 000's fan-outs and sequential loads are counted loads.
+    let seed000 = Experiment::load(fixture("seed-000-why-async.toml"))?;
+    let schedule = Schedule::new(&seed000, 3)?;
+    assert!(schedule.rows.iter().any(|r| matches!(r.load, EngineLoad::Count { per_user: 1, .. })));
+    Ok(())
+}
+
+#[test]
+fn the_locustfile_is_python_with_a_class_per_row() -> Result {
+    let schedule = seed004()?;
+    let source = locustfile(&schedule);
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let file = dir.path().join("locustfile.py");
+    std::fs::write(&file, &source).expect("written");
+    let parsed = Command::new("python3")
+        .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
+        .arg(&file)
+        .output()
+        .expect("python3 runs (it is needed for Locust too)");
+    assert!(parsed.status.success(), "{}", String::from_utf8_lossy(&parsed.stderr));
+    assert_eq!(source.matches("fixed_count = 32").count(), 4);
+    for stage in &schedule.stages {
+        let entry = format!("({}, {:.3})", stage.round, stage.start.as_secs_f64());
+        assert!(source.contains(&entry), "stage {entry} missing");
+    }
+    for row in ["blocking", "offload", "mixed", "async"] {
+        assert!(source.contains(&format!("\"id\": \"{row}\"")), "{row}");
+    }
+    Ok(())
+}
+
+#[test]
+fn the_k6_script_parses_and_names_every_stage() -> Result {
+    for (fixture_name, executor) in [
+        ("seed-004-jmeter-endpoints.toml", "constant-vus"),
+        ("seed-000-why-async.toml", "per-vu-iterations"),
+    ] {
+        let experiment = Experiment::load(fixture(fixture_name))?;
+        let schedule = Schedule::new(&experiment, 3)?;
+        let script = k6_script(&schedule);
+        let dir = tempfile::tempdir().expect("a scratch folder");
+        // .mjs: node parses the script's `import`s as an ES module, as k6 does.
+        let file = dir.path().join("script.mjs");
+        std::fs::write(&file, &script).expect("written");
+        let checked = Command::new("node")
+            .arg("--check")
+            .arg(&file)
+            .output()
+            .expect("node runs (to check the k6 script's syntax)");
+        assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
+        assert!(script.contains(executor), "{fixture_name}: {executor}");
+        for stage in &schedule.stages {
+            let name = schedule.request_name(stage);
+            for metric in ["http_reqs", "http_req_failed", "http_req_duration"] {
+                let threshold = format!("\"{metric}{{stage:{name}}}\"");
+                assert!(script.contains(&threshold), "{fixture_name}: {threshold}");
+            }
+            assert!(script.contains(&format!("tags: {{ stage: \"{name}\" }}")), "{name}");
+            assert!(script.contains(&format!("startTime: '{}ms'", stage.start.as_millis())));
+        }
+        for row in &schedule.rows {
+            assert!(script.contains(&format!("\"{}\": {{ path: \"{}\"", row.id, row.path)), "{}", row.id);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_reader_gives_the_same_stages() -> Result {
+    let json = EngineStats::read(&data("locust-seed004.json"))?;
+    let csv = EngineStats::read(&data("locust-seed004_stats.csv"))?;
+    let k6 = EngineStats::read(&data("k6-seed004-summary.json"))?;
+    let k6_export = EngineStats::read(&data("k6-seed004-summary-export.json"))?;
+    let schedule = seed004()?;
+    let reference = json.for_schedule(&schedule)?;
+    assert_eq!(reference.len(), 12);
+    for other in [&csv, &k6, &k6_export] {
+        let stages = other.for_schedule(&schedule)?;
+        for (a, b) in reference.iter().zip(&stages) {
+            assert_eq!(a.requests, b.requests, "{}", other.source);
+            assert_eq!(b.failures, 0);
+            assert!((a.mean_latency - b.mean_latency).abs() < 1e-5, "{}", other.source);
+            assert!((a.max_latency - b.max_latency).abs() < 1e-3, "{}", other.source);
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn the_judge_decides_seed004_from_each_engines_statistics() -> Result {
+    for file in [
+        "locust-seed004.json",
+        "locust-seed004_stats.csv",
+        "k6-seed004-summary.json",
+        "k6-seed004-summary-export.json",
+    ] {
+        let judged = judge(&EngineStats::read(&data(file))?)?;
+        let names: Vec<&str> = judged.iter().map(|j| j.name.as_str()).collect();
+        assert_eq!(
+            names,
+            [
+                "ordering", "little-blocking", "little-offload", "little-mixed", "little-async",
+                "model-blocking", "model-offload", "model-mixed", "model-async",
+            ]
+        );
+        for j in &judged {
+            assert_eq!(j.checked.verdict(), Verdict::Holds, "{file}: {}", j.checked.report());
+        }
+        let ordering = judged[0].checked.report();
+        assert_eq!(ordering.relation, "async > mixed > offload > blocking");
+        assert!(ordering.explanation[0].contains("sent 2217 = ok 2217 + failed 0"), "{:?}", ordering.explanation);
+    }
+    Ok(())
+}
+
+/// The negative control of the judge itself: the same statistics with the blocking and
+/// async rows' figures swapped, and with half of every closed loop's requests gone.
+#[test]
+fn the_judge_breaks_on_a_wrong_order_and_on_idle_users() -> Result {
+    let mut stats = EngineStats::read(&data("locust-seed004.json"))?;
+    for round in 0..3 {
+        let a = stats.stages[&format!("async@{round}")];
+        let b = stats.stages[&format!("blocking@{round}")];
+        stats.stages.insert(format!("async@{round}"), b);
+        stats.stages.insert(format!("blocking@{round}"), a);
+    }
+    let judged = judge(&stats)?;
+    assert_eq!(judged[0].checked.verdict(), Verdict::Broken, "{}", judged[0].checked.report());
+
+    let mut idle = EngineStats::read(&data("locust-seed004.json"))?;
+    for stage in idle.stages.values_mut() {
+        stage.requests /= 2;
+    }
+    for j in judge(&idle)?.iter().filter(|j| j.name.starts_with("little-")) {
+        assert_eq!(j.checked.verdict(), Verdict::Broken, "{}", j.checked.report());
+    }
+    Ok(())
+}
+
+#[test]
+fn partial_statistics_are_refused_by_name() -> Result {
+    let schedule = seed004()?;
+    // A stage missing.
+    let mut stats = EngineStats::read(&data("locust-seed004.json"))?;
+    stats.stages.remove("mixed@1");
+    let message = stats.for_schedule(&schedule).unwrap_err().to_string();
+    assert!(message.contains("no requests for 1 of 12 stages: mixed@1"), "{message}");
+    // Failed requests.
+    let mut stats = EngineStats::read(&data("locust-seed004.json"))?;
+    stats.stages.get_mut("offload@2").expect("a stage").failures = 3;
+    let message = stats.for_schedule(&schedule).unwrap_err().to_string();
+    assert!(message.contains("offload@2: 3 of 140 failed (ok 137)"), "{message}");
+    // A CSV without a column.
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let csv = std::fs::read_to_string(data("locust-seed004_stats.csv")).expect("read");
+    let cut = dir.path().join("cut_stats.csv");
+    std::fs::write(&cut, csv.replace("Failure Count", "Failures")).expect("written");
+    let message = EngineStats::read(&cut).unwrap_err().to_string();
+    assert!(message.contains("no column \"Failure Count\""), "{message}");
+    assert!(message.contains("cut_stats.csv"), "{message}");
+    // A k6 summary whose stage lacks its duration submetric.
+    let k6 = std::fs::read_to_string(data("k6-seed004-summary.json")).expect("read");
+    let mut json: serde_json::Value = serde_json::from_str(&k6).expect("JSON");
+    json["metrics"]
+        .as_object_mut()
+        .expect("metrics")
+        .remove("http_req_duration{stage:async@2}");
+    let broken = dir.path().join("summary.json");
+    std::fs::write(&broken, json.to_string()).expect("written");
+    let message = EngineStats::read(&broken).unwrap_err().to_string();
+    assert!(message.contains("no metric \"http_req_duration{stage:async@2}\""), "{message}");
+    Ok(())
+}
+
+#[test]
+fn a_dead_host_is_refused_before_locust_starts() {
+    // A port nobody listens on: bound, then released.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a port")
+        .port();
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let started = std::time::Instant::now();
+    let error = LocustRun::new(&format!("http://127.0.0.1:{port}"), 2, dir.path()).unwrap_err();
+    assert!(matches!(error, Error::Unreachable { .. }), "{error}");
+    let message = error.to_string();
+    assert!(message.contains(&format!("127.0.0.1:{port}")) && message.contains("connect"), "{message}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+    let message = LocustRun::new("http://127.0.0.1:1/orders", 2, dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("no path"), "{message}");
+}
+
+/// A Locust that exits non-zero, and a master whose workers never connect, end the run
+/// with the master's own words — never a verdict.
+#[test]
+fn a_failing_locust_is_named() -> Result {
+    let server = perfshape::Target::demo(perfshape::PoolSettings::workers(1)?)?;
+    let host = server.url_of("/")?.trim_end_matches('/').to_string();
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let schedule = seed004()?;
+    let failing = LocustRun::new(&host, 2, dir.path())?.executable("/bin/false");
+    let message = failing.run(&schedule).unwrap_err().to_string();
+    assert!(message.contains("the master exited with exit status: 1"), "{message}");
+
+    // Workers that start and exit at once: the master waits 1 s for them, then gives up.
+    let real = perfshape::external::find_locust()?;
+    let fake = dir.path().join("locust-without-workers.sh");
+    std::fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\ncase \"$*\" in *--worker*) exit 0;; esac\nexec {} \"$@\"\n",
+            real.display()
+        ),
+    )
+    .expect("written");
+    Command::new("chmod").arg("+x").arg(&fake).status().expect("chmod");
+    let lonely = LocustRun::new(&host, 2, dir.path())?
+        .executable(&fake)
+        .worker_wait(Duration::from_secs(1));
+    let message = lonely.run(&schedule).unwrap_err().to_string();
+    assert!(message.contains("locust: the master exited"), "{message}");
+    assert!(message.to_lowercase().contains("worker"), "{message}");
+    Ok(())
+}
