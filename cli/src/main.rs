@@ -442,14 +442,21 @@ fn run(mut cli: Cli) -> perfshape::Result {
             let schedule = schedule.schedule(&fixture)?;
             let run = perfshape::external::LocustRun::new(&host, workers, &dir)?;
             if print_commands {
-                write(&run.locustfile(), &perfshape::external::locustfile(&schedule))?;
-                let locust = run.locust().display().to_string();
+                write(
+                    &run.locustfile(),
+                    &perfshape::external::locustfile(&schedule),
+                )?;
+                let (master, worker) = run.remote_commands(&schedule);
                 println!("# the locustfile: {}", run.locustfile().display());
-                println!("# on the master (copy the locustfile to each machine first):");
-                println!("{locust} {}", run.master_args(&schedule, 5557).join(" ").replace("127.0.0.1", "0.0.0.0"));
-                println!("# on each worker machine:");
-                println!("{locust} {}", run.worker_args("MASTER_HOST", 5557).join(" "));
-                println!("# then: perfshape judge {} {}", fixture.display(), run.stats_file().display());
+                println!("# on the master, beside a copy of the locustfile (workers: --workers):");
+                println!("{master}");
+                println!("# on each worker machine, beside a copy of the locustfile:");
+                println!("{worker}");
+                println!(
+                    "# then, with the master's stats.json and this command's schedule flags:\n\
+                     perfshape judge {} stats.json",
+                    fixture.display()
+                );
                 return Ok(());
             }
             eprintln!(
@@ -473,11 +480,12 @@ fn run(mut cli: Cli) -> perfshape::Result {
             judge(&schedule, &stats, against_model)
         }
         Command::Export {
-            engine: ExportEngine::K6 {
-                fixture,
-                out,
-                schedule,
-            },
+            engine:
+                ExportEngine::K6 {
+                    fixture,
+                    out,
+                    schedule,
+                },
         } => {
             let script = perfshape::external::k6_script(&schedule.schedule(&fixture)?);
             match out {

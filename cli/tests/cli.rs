@@ -109,3 +109,145 @@ fn the_report_command_appends_to_the_job_summary() {
     let html = std::fs::read_to_string(dir.join("report.html")).expect("the page");
     assert!(html.contains("a synthetic claim"));
 }
+
+/// Runs the command with `args` in the package's root, its claims' reports written to
+/// `artifacts` (not the suite's folder: these claims are decided on test data); its exit
+/// code, stdout and stderr.
+fn perfshape(args: &[&str], artifacts: &std::path::Path) -> (Option<i32>, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_perfshape"))
+        .args(args)
+        .env("PERFSHAPE_ARTIFACTS", artifacts)
+        .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+        .output()
+        .expect("the perfshape binary runs");
+    (
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+/// `perfshape judge` decides seed 004's claims from a k6 summary and from Locust's CSV,
+/// given the schedule flags the script was written with; with other flags it names the
+/// stages that do not match instead of judging.
+#[test]
+fn the_judge_command_reads_k6_and_locust_statistics() {
+    let dir = fresh_folder("judge");
+    for stats in [
+        "tests/data/engines/k6-seed004-summary.json",
+        "tests/data/engines/locust-seed004_stats.csv",
+    ] {
+        let (code, stdout, stderr) = perfshape(
+            &[
+                "judge",
+                "fixtures/seed-004-jmeter-endpoints.toml",
+                stats,
+                "--test-scale",
+                "--loop-ms",
+                "600",
+            ],
+            &dir,
+        );
+        assert_eq!(code, Some(0), "{stats}: {stderr}");
+        assert!(
+            stdout.contains("| seed-004 throughput in the published order, from ")
+                && stdout.contains(" | holds | "),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("sent 2217 = ok 2217 + failed 0"),
+            "{stdout}"
+        );
+    }
+    let (code, _, stderr) = perfshape(
+        &[
+            "judge",
+            "fixtures/seed-004-jmeter-endpoints.toml",
+            "tests/data/engines/k6-seed004-summary.json",
+            "--test-scale",
+            "--rounds",
+            "5",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains("k6-seed004-summary.json: no requests for 8 of 20 stages: "),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// `perfshape export k6` writes a script naming every stage; `perfshape locust
+/// --print-commands` writes the locustfile and prints the master's and workers' commands,
+/// running nothing — and refuses a dead host at once.
+#[test]
+fn the_export_and_locust_commands_write_their_scripts() {
+    let dir = fresh_folder("export");
+    let script = dir.join("seed004.js");
+    let (code, _, stderr) = perfshape(
+        &[
+            "export",
+            "k6",
+            "fixtures/seed-004-jmeter-endpoints.toml",
+            "--out",
+            script.to_str().expect("UTF-8"),
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    let text = std::fs::read_to_string(&script).expect("the script");
+    assert_eq!(
+        text.matches("executor: 'constant-vus', vus: 100").count(),
+        12
+    );
+
+    let port = closed_port();
+    let (code, _, stderr) = perfshape(
+        &[
+            "locust",
+            "fixtures/seed-004-jmeter-endpoints.toml",
+            "--host",
+            &format!("http://127.0.0.1:{port}"),
+            "--print-commands",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(1));
+    assert!(
+        stderr.contains(&format!(
+            "cannot reach http://127.0.0.1:{port}: connect to 127.0.0.1:{port}"
+        )),
+        "{stderr}"
+    );
+    // A host that accepts connections: the locustfile is written, the commands printed.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let host = format!("http://{}", listener.local_addr().expect("an address"));
+    let locust_dir = dir.join("locust");
+    let (code, stdout, stderr) = perfshape(
+        &[
+            "locust",
+            "fixtures/seed-004-jmeter-endpoints.toml",
+            "--host",
+            &host,
+            "--dir",
+            locust_dir.to_str().expect("UTF-8"),
+            "--print-commands",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(0), "{stderr}");
+    assert!(locust_dir.join("locustfile.py").is_file());
+    assert!(stdout.contains("-f locustfile.py --headless"), "{stdout}");
+    assert!(
+        stdout.contains("--master --master-bind-host 0.0.0.0"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("--expect-workers 2"), "{stdout}");
+    assert!(
+        stdout.contains("--worker --master-host MASTER_HOST --master-port 5557"),
+        "{stdout}"
+    );
+    assert!(stdout.contains(&format!("--host {host}")), "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -35,7 +35,8 @@ const LOOP: Duration = Duration::from_millis(600);
 /// Locust keeping each row's 32 users in the system, and each row within [0.75, 1.25] of
 /// the model, from one Locust run of a master and 2 workers (about 16 s).
 pub fn seed004_from_a_distributed_run(setup: Setup) -> Result<Shapes> {
-    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/seed-004-jmeter-endpoints.toml");
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/seed-004-jmeter-endpoints.toml");
     let claimed = Experiment::load(&fixture)?
         .at_test_scale()?
         .with_loop_duration(LOOP)?;
@@ -50,7 +51,11 @@ pub fn seed004_from_a_distributed_run(setup: Setup) -> Result<Shapes> {
     let stats = {
         // No other timing measurement in this process while Locust offers load.
         let _serialised = shape_lock();
-        let server = Server::serve_on(app(), Pool::new("server", pool)?, "127.0.0.1:0".parse().expect("an address"))?;
+        let server = Server::serve_on(
+            app(),
+            Pool::new("server", pool)?,
+            "127.0.0.1:0".parse().expect("an address"),
+        )?;
         let dir = artifact_dir().join("locust").join(match setup {
             Setup::Claimed => "claimed",
             Setup::Control => "control",

@@ -85,7 +85,8 @@ impl Judge {
         let stages = stats.for_schedule(schedule)?;
         let rounds = schedule.rounds;
         // figures[row][round], stats[row][round]
-        let mut per_row: Vec<Vec<Option<StageStats>>> = vec![vec![None; rounds]; schedule.rows.len()];
+        let mut per_row: Vec<Vec<Option<StageStats>>> =
+            vec![vec![None; rounds]; schedule.rows.len()];
         for (stage, stat) in schedule.stages.iter().zip(&stages) {
             per_row[stage.row][stage.round] = Some(*stat);
         }
@@ -131,7 +132,10 @@ impl Judge {
                 Metric::Wall => "wall time",
             };
             let claim = Claim::ordering(
-                &format!("{} {what} in the published order, from {engine}", schedule.experiment),
+                &format!(
+                    "{} {what} in the published order, from {engine}",
+                    schedule.experiment
+                ),
                 sides,
             )
             .at_least(ORDER_STEP);
@@ -163,7 +167,10 @@ impl Judge {
                 })
                 .collect();
             let measure = replayed(
-                Measure::value(&format!("{} users in the system ÷ {users}", scheduled.id), exhausted),
+                Measure::value(
+                    &format!("{} users in the system ÷ {users}", scheduled.id),
+                    exhausted,
+                ),
                 figures,
             );
             let claim = Claim::figure(

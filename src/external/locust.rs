@@ -87,15 +87,48 @@ impl LocustRun {
         self.dir.join("stats.json")
     }
 
-    /// The master's arguments (or the single process's, without workers).
+    /// The master's arguments for a local run (or the single process's, without workers),
+    /// its bus on 127.0.0.1:`port`.
     pub fn master_args(&self, schedule: &Schedule, port: u16) -> Vec<String> {
+        let file = path_arg(&self.locustfile());
+        let stats = path_arg(&self.dir.join("stats"));
+        self.args(schedule, &file, &stats, "127.0.0.1", port)
+    }
+
+    /// A local worker's arguments.
+    pub fn worker_args(&self, port: u16) -> Vec<String> {
+        worker_args(&path_arg(&self.locustfile()), "127.0.0.1", port)
+    }
+
+    /// The commands to run this schedule with workers on other machines: the master's
+    /// (listening on every interface, port 5557, the locustfile and statistics in its
+    /// working folder) and each worker's (`MASTER_HOST` to be replaced by the master's
+    /// address), each starting with the Locust executable found here.
+    pub fn remote_commands(&self, schedule: &Schedule) -> (String, String) {
+        let locust = path_arg(&self.locust);
+        let master = self.args(schedule, "locustfile.py", "stats", "0.0.0.0", 5557);
+        let worker = worker_args("locustfile.py", "MASTER_HOST", 5557);
+        (
+            format!("{locust} {}", master.join(" ")),
+            format!("{locust} {}", worker.join(" ")),
+        )
+    }
+
+    fn args(
+        &self,
+        schedule: &Schedule,
+        file: &str,
+        stats: &str,
+        bind: &str,
+        port: u16,
+    ) -> Vec<String> {
         // The bound: the locustfile ends the run itself a worker report (3 s) after the
         // last stage.
         let run_time = schedule.total().as_secs_f64().ceil() as u64 + 6;
         let users = schedule.users().to_string();
         let mut args: Vec<String> = [
             "-f",
-            &path_arg(&self.locustfile()),
+            file,
             "--headless",
             "--host",
             &self.host,
@@ -108,9 +141,9 @@ impl LocustRun {
             "--stop-timeout",
             "5",
             "--json-file",
-            &path_arg(&self.dir.join("stats")),
+            stats,
             "--csv",
-            &path_arg(&self.dir.join("stats")),
+            stats,
             // Failed requests are judged from the statistics (and refused there, named);
             // a non-zero exit means Locust itself failed.
             "--exit-code-on-error",
@@ -124,7 +157,7 @@ impl LocustRun {
                 [
                     "--master",
                     "--master-bind-host",
-                    "127.0.0.1",
+                    bind,
                     "--master-bind-port",
                     &port.to_string(),
                     "--expect-workers",
@@ -137,22 +170,6 @@ impl LocustRun {
             );
         }
         args
-    }
-
-    /// A worker's arguments.
-    pub fn worker_args(&self, master_host: &str, port: u16) -> Vec<String> {
-        [
-            "-f",
-            &path_arg(&self.locustfile()),
-            "--worker",
-            "--master-host",
-            master_host,
-            "--master-port",
-            &port.to_string(),
-        ]
-        .iter()
-        .map(|s| s.to_string())
-        .collect()
     }
 
     /// Writes the locustfile and runs the master and its workers to the end, bounded by
@@ -171,7 +188,7 @@ impl LocustRun {
         let mut workers = Vec::new();
         for i in 0..self.workers {
             let log = self.dir.join(format!("worker-{i}.log"));
-            match self.spawn(&self.worker_args("127.0.0.1", port), &log) {
+            match self.spawn(&self.worker_args(port), &log) {
                 Ok(child) => workers.push(child),
                 Err(e) => {
                     kill(&mut master);
@@ -240,6 +257,23 @@ impl LocustRun {
                 what: format!("cannot start {}: {e}", self.locust.display()),
             })
     }
+}
+
+/// A worker's arguments: the locustfile and the master's bus.
+fn worker_args(file: &str, master: &str, port: u16) -> Vec<String> {
+    let port = port.to_string();
+    [
+        "-f",
+        file,
+        "--worker",
+        "--master-host",
+        master,
+        "--master-port",
+        &port,
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 /// `http://host:port` checked: a scheme, a host, no path, and a TCP connect that succeeds

@@ -83,7 +83,6 @@ pub fn locustfile(schedule: &Schedule) -> String {
     py
 }
 
-
 const PRELUDE: &str = r#"
 import random
 import time

@@ -96,7 +96,9 @@ impl EngineStats {
         for (i, entry) in entries.iter().enumerate() {
             let field = |key: &str| -> Result<f64> {
                 entry.get(key).and_then(Value::as_f64).ok_or_else(|| {
-                    missing(format!("entry {i} has no number {key:?} (Locust's --json-file)"))
+                    missing(format!(
+                        "entry {i} has no number {key:?} (Locust's --json-file)"
+                    ))
                 })
             };
             let name = entry
@@ -213,9 +215,10 @@ impl EngineStats {
                     .get(&name)
                     .ok_or_else(|| missing(format!("no metric {name:?}")))?;
                 let values = object.get("values").unwrap_or(object);
-                values.get(field).and_then(Value::as_f64).ok_or_else(|| {
-                    missing(format!("metric {name:?} has no number {field:?}"))
-                })
+                values
+                    .get(field)
+                    .and_then(Value::as_f64)
+                    .ok_or_else(|| missing(format!("metric {name:?} has no number {field:?}")))
             };
             stages.insert(
                 stage.to_string(),
@@ -277,6 +280,24 @@ impl EngineStats {
                 schedule.stages.len(),
                 missing.join(", "),
                 self.engine.name()
+            ));
+        }
+        let planned: std::collections::BTreeSet<String> = schedule
+            .stages
+            .iter()
+            .map(|s| schedule.request_name(s))
+            .collect();
+        let extra: Vec<&str> = self
+            .stages
+            .keys()
+            .filter(|name| !planned.contains(*name))
+            .map(String::as_str)
+            .collect();
+        if !extra.is_empty() {
+            return refuse(format!(
+                "stages the schedule does not have: {} (judge with the schedule flags the \
+                 script was written with: rows, rounds, scale, loop duration)",
+                extra.join(", ")
             ));
         }
         if !short.is_empty() {

@@ -15,7 +15,9 @@ use perfshape::external::{
 use perfshape::{Error, Result, Verdict};
 
 fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("fixtures")
+        .join(name)
 }
 
 fn data(name: &str) -> PathBuf {
@@ -52,9 +54,18 @@ fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
     assert_eq!(
         names,
         [
-            "blocking@0", "offload@0", "mixed@0", "async@0", // round 0 in order
-            "async@1", "mixed@1", "offload@1", "blocking@1", // round 1 reversed
-            "blocking@2", "offload@2", "mixed@2", "async@2",
+            "blocking@0",
+            "offload@0",
+            "mixed@0",
+            "async@0", // round 0 in order
+            "async@1",
+            "mixed@1",
+            "offload@1",
+            "blocking@1", // round 1 reversed
+            "blocking@2",
+            "offload@2",
+            "mixed@2",
+            "async@2",
         ]
     );
     for pair in schedule.stages.windows(2) {
@@ -82,7 +93,10 @@ fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
 fn rows_an_engine_cannot_offer_are_refused_by_name() -> Result {
     let seed001 = Experiment::load(fixture("seed-001-client-lifecycle.toml"))?;
     let message = Schedule::new(&seed001, 3).unwrap_err().to_string();
-    assert!(message.contains("row \"core-sync-new\": client lifecycle per-request"), "{message}");
+    assert!(
+        message.contains("row \"core-sync-new\": client lifecycle per-request"),
+        "{message}"
+    );
     assert!(message.contains("connection-cap(2 per host)"), "{message}");
     assert!(message.contains("--rows"), "{message}");
     let seed003 = Experiment::load(fixture("seed-003-cpu-bound.toml"))?;
@@ -90,15 +104,26 @@ fn rows_an_engine_cannot_offer_are_refused_by_name() -> Result {
     assert!(message.contains("in-process"), "{message}");
     let seed004 = Experiment::load(fixture("seed-004-jmeter-endpoints.toml"))?;
     let message = Schedule::new(&seed004, 2).unwrap_err().to_string();
-    assert!(message.contains("invalid rounds: 2 (allowed: 3 to 15)"), "{message}");
+    assert!(
+        message.contains("invalid rounds: 2 (allowed: 3 to 15)"),
+        "{message}"
+    );
     let message = Schedule::only(&seed004, 3, &["nope".into()])
         .unwrap_err()
         .to_string();
-    assert!(message.contains("\"nope\"") && message.contains("blocking, offload, mixed, async"), "{message}");
+    assert!(
+        message.contains("\"nope\"") && message.contains("blocking, offload, mixed, async"),
+        "{message}"
+    );
     // Seed 000's fan-outs and sequential loads are counted loads.
     let seed000 = Experiment::load(fixture("seed-000-why-async.toml"))?;
     let schedule = Schedule::new(&seed000, 3)?;
-    assert!(schedule.rows.iter().any(|r| matches!(r.load, EngineLoad::Count { per_user: 1, .. })));
+    assert!(
+        schedule
+            .rows
+            .iter()
+            .any(|r| matches!(r.load, EngineLoad::Count { per_user: 1, .. }))
+    );
     Ok(())
 }
 
@@ -114,7 +139,11 @@ fn the_locustfile_is_python_with_a_class_per_row() -> Result {
         .arg(&file)
         .output()
         .expect("python3 runs (it is needed for Locust too)");
-    assert!(parsed.status.success(), "{}", String::from_utf8_lossy(&parsed.stderr));
+    assert!(
+        parsed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
     assert_eq!(source.matches("fixed_count = 32").count(), 4);
     for stage in &schedule.stages {
         let entry = format!("({}, {:.3})", stage.round, stage.start.as_secs_f64());
@@ -144,7 +173,11 @@ fn the_k6_script_parses_and_names_every_stage() -> Result {
             .arg(&file)
             .output()
             .expect("node runs (to check the k6 script's syntax)");
-        assert!(checked.status.success(), "{}", String::from_utf8_lossy(&checked.stderr));
+        assert!(
+            checked.status.success(),
+            "{}",
+            String::from_utf8_lossy(&checked.stderr)
+        );
         assert!(script.contains(executor), "{fixture_name}: {executor}");
         for stage in &schedule.stages {
             let name = schedule.request_name(stage);
@@ -152,11 +185,18 @@ fn the_k6_script_parses_and_names_every_stage() -> Result {
                 let threshold = format!("\"{metric}{{stage:{name}}}\"");
                 assert!(script.contains(&threshold), "{fixture_name}: {threshold}");
             }
-            assert!(script.contains(&format!("tags: {{ stage: \"{name}\" }}")), "{name}");
+            assert!(
+                script.contains(&format!("tags: {{ stage: \"{name}\" }}")),
+                "{name}"
+            );
             assert!(script.contains(&format!("startTime: '{}ms'", stage.start.as_millis())));
         }
         for row in &schedule.rows {
-            assert!(script.contains(&format!("\"{}\": {{ path: \"{}\"", row.id, row.path)), "{}", row.id);
+            assert!(
+                script.contains(&format!("\"{}\": {{ path: \"{}\"", row.id, row.path)),
+                "{}",
+                row.id
+            );
         }
     }
     Ok(())
@@ -176,8 +216,16 @@ fn every_reader_gives_the_same_stages() -> Result {
         for (a, b) in reference.iter().zip(&stages) {
             assert_eq!(a.requests, b.requests, "{}", other.source);
             assert_eq!(b.failures, 0);
-            assert!((a.mean_latency - b.mean_latency).abs() < 1e-5, "{}", other.source);
-            assert!((a.max_latency - b.max_latency).abs() < 1e-3, "{}", other.source);
+            assert!(
+                (a.mean_latency - b.mean_latency).abs() < 1e-5,
+                "{}",
+                other.source
+            );
+            assert!(
+                (a.max_latency - b.max_latency).abs() < 1e-3,
+                "{}",
+                other.source
+            );
         }
     }
     Ok(())
@@ -196,16 +244,32 @@ fn the_judge_decides_seed004_from_each_engines_statistics() -> Result {
         assert_eq!(
             names,
             [
-                "ordering", "little-blocking", "little-offload", "little-mixed", "little-async",
-                "model-blocking", "model-offload", "model-mixed", "model-async",
+                "ordering",
+                "little-blocking",
+                "little-offload",
+                "little-mixed",
+                "little-async",
+                "model-blocking",
+                "model-offload",
+                "model-mixed",
+                "model-async",
             ]
         );
         for j in &judged {
-            assert_eq!(j.checked.verdict(), Verdict::Holds, "{file}: {}", j.checked.report());
+            assert_eq!(
+                j.checked.verdict(),
+                Verdict::Holds,
+                "{file}: {}",
+                j.checked.report()
+            );
         }
         let ordering = judged[0].checked.report();
         assert_eq!(ordering.relation, "async > mixed > offload > blocking");
-        assert!(ordering.explanation[0].contains("sent 2217 = ok 2217 + failed 0"), "{:?}", ordering.explanation);
+        assert!(
+            ordering.explanation[0].contains("sent 2217 = ok 2217 + failed 0"),
+            "{:?}",
+            ordering.explanation
+        );
     }
     Ok(())
 }
@@ -222,14 +286,27 @@ fn the_judge_breaks_on_a_wrong_order_and_on_idle_users() -> Result {
         stats.stages.insert(format!("blocking@{round}"), a);
     }
     let judged = judge(&stats)?;
-    assert_eq!(judged[0].checked.verdict(), Verdict::Broken, "{}", judged[0].checked.report());
+    assert_eq!(
+        judged[0].checked.verdict(),
+        Verdict::Broken,
+        "{}",
+        judged[0].checked.report()
+    );
 
     let mut idle = EngineStats::read(&data("locust-seed004.json"))?;
     for stage in idle.stages.values_mut() {
         stage.requests /= 2;
     }
-    for j in judge(&idle)?.iter().filter(|j| j.name.starts_with("little-")) {
-        assert_eq!(j.checked.verdict(), Verdict::Broken, "{}", j.checked.report());
+    for j in judge(&idle)?
+        .iter()
+        .filter(|j| j.name.starts_with("little-"))
+    {
+        assert_eq!(
+            j.checked.verdict(),
+            Verdict::Broken,
+            "{}",
+            j.checked.report()
+        );
     }
     Ok(())
 }
@@ -241,12 +318,18 @@ fn partial_statistics_are_refused_by_name() -> Result {
     let mut stats = EngineStats::read(&data("locust-seed004.json"))?;
     stats.stages.remove("mixed@1");
     let message = stats.for_schedule(&schedule).unwrap_err().to_string();
-    assert!(message.contains("no requests for 1 of 12 stages: mixed@1"), "{message}");
+    assert!(
+        message.contains("no requests for 1 of 12 stages: mixed@1"),
+        "{message}"
+    );
     // Failed requests.
     let mut stats = EngineStats::read(&data("locust-seed004.json"))?;
     stats.stages.get_mut("offload@2").expect("a stage").failures = 3;
     let message = stats.for_schedule(&schedule).unwrap_err().to_string();
-    assert!(message.contains("offload@2: 3 of 140 failed (ok 137)"), "{message}");
+    assert!(
+        message.contains("offload@2: 3 of 140 failed (ok 137)"),
+        "{message}"
+    );
     // A CSV without a column.
     let dir = tempfile::tempdir().expect("a scratch folder");
     let csv = std::fs::read_to_string(data("locust-seed004_stats.csv")).expect("read");
@@ -265,7 +348,10 @@ fn partial_statistics_are_refused_by_name() -> Result {
     let broken = dir.path().join("summary.json");
     std::fs::write(&broken, json.to_string()).expect("written");
     let message = EngineStats::read(&broken).unwrap_err().to_string();
-    assert!(message.contains("no metric \"http_req_duration{stage:async@2}\""), "{message}");
+    assert!(
+        message.contains("no metric \"http_req_duration{stage:async@2}\""),
+        "{message}"
+    );
     Ok(())
 }
 
@@ -281,7 +367,10 @@ fn a_dead_host_is_refused_before_locust_starts() {
     let error = LocustRun::new(&format!("http://127.0.0.1:{port}"), 2, dir.path()).unwrap_err();
     assert!(matches!(error, Error::Unreachable { .. }), "{error}");
     let message = error.to_string();
-    assert!(message.contains(&format!("127.0.0.1:{port}")) && message.contains("connect"), "{message}");
+    assert!(
+        message.contains(&format!("127.0.0.1:{port}")) && message.contains("connect"),
+        "{message}"
+    );
     assert!(started.elapsed() < Duration::from_secs(3));
     let message = LocustRun::new("http://127.0.0.1:1/orders", 2, dir.path())
         .unwrap_err()
@@ -299,7 +388,10 @@ fn a_failing_locust_is_named() -> Result {
     let schedule = seed004()?;
     let failing = LocustRun::new(&host, 2, dir.path())?.executable("/bin/false");
     let message = failing.run(&schedule).unwrap_err().to_string();
-    assert!(message.contains("the master exited with exit status: 1"), "{message}");
+    assert!(
+        message.contains("the master exited with exit status: 1"),
+        "{message}"
+    );
 
     // Workers that start and exit at once: the master waits 1 s for them, then gives up.
     let real = perfshape::external::find_locust()?;
@@ -312,7 +404,11 @@ fn a_failing_locust_is_named() -> Result {
         ),
     )
     .expect("written");
-    Command::new("chmod").arg("+x").arg(&fake).status().expect("chmod");
+    Command::new("chmod")
+        .arg("+x")
+        .arg(&fake)
+        .status()
+        .expect("chmod");
     let lonely = LocustRun::new(&host, 2, dir.path())?
         .executable(&fake)
         .worker_wait(Duration::from_secs(1));
