@@ -115,12 +115,33 @@ def _fix_t0(environment, **_kwargs):
     START["t0"] = time.time() + LEAD_S
     if isinstance(environment.runner, MasterRunner):
         environment.runner.send_message("perfshape_t0", START["t0"])
+    gevent.spawn(_quit_after_the_last_stage, environment)
+
+
+REPORTED = {}
+
+
+@events.worker_report.add_listener
+def _note_report(client_id, data, **_kwargs):
+    REPORTED[client_id] = time.time()
+
+
+def _quit_after_the_last_stage(environment):
     # Every stage has drained by TOTAL_S: end the run then rather than at --run-time,
-    # which stays as the bound — but only after the workers' next regular report. Their
-    # final report, sent on quit, arrives after the master stops listening (Locust 2.47:
-    # a worker took 2.6 s to stop, the master waits 0.5 s; five stages were lost).
-    after = TOTAL_S - LEAD_S + locust.runners.WORKER_REPORT_INTERVAL + 0.5
-    gevent.spawn_later(after, environment.runner.quit)
+    # which stays as the bound — once every worker has sent its regular report after
+    # the end. (Their final report, sent on quit, arrives after the master stops
+    # listening: in Locust 2.47 a worker took 2.6 s to stop and the master waits 0.5 s;
+    # five stages were lost that way.)
+    end = START["t0"] - LEAD_S + TOTAL_S
+    _sleep_until(end)
+    runner = environment.runner
+    if isinstance(runner, MasterRunner):
+        deadline = end + 2 * locust.runners.WORKER_REPORT_INTERVAL
+        while time.time() < deadline:
+            if sum(1 for at in REPORTED.values() if at > end) >= runner.worker_count:
+                break
+            gevent.sleep(0.05)
+    runner.quit()
 
 
 def _sleep_until(when):
