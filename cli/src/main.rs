@@ -175,8 +175,9 @@ enum Command {
     Judge {
         /// The fixture.
         fixture: PathBuf,
-        /// The statistics file.
-        stats: PathBuf,
+        /// The statistics file; several (k6-operator's runners' summaries) are added up.
+        #[arg(required = true)]
+        stats: Vec<PathBuf>,
         /// Also judge each row against the model (the host was `perfshape serve` on the
         /// fixture's pool).
         #[arg(long)]
@@ -476,7 +477,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
             schedule,
         } => {
             let schedule = schedule.schedule(&fixture)?;
-            let stats = perfshape::external::EngineStats::read(&stats)?;
+            let stats = perfshape::external::EngineStats::read_all(&stats)?;
             judge(&schedule, &stats, against_model)
         }
         Command::Export {

@@ -16,7 +16,7 @@ mod locustfile;
 mod schedule;
 mod stats;
 
-pub use judge::{Judge, Judged, LITTLE_BAND, MODEL_BAND, ORDER_STEP};
+pub use judge::{Judge, Judged, LITTLE_SLACK, MODEL_BAND, ORDER_STEP};
 pub use k6::k6_script;
 pub use locust::{LOCUST_ENV, LOCUST_VENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_locust};
 pub use locustfile::locustfile;

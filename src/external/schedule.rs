@@ -86,6 +86,9 @@ pub struct ScheduledRow {
     pub published: f64,
     /// What the model predicts in the experiment's metric for the fixture's server pool.
     pub model_figure: f64,
+    /// A closed loop's cycle as the model has it: its mean latency and the think time.
+    #[serde(with = "crate::vocab::millis")]
+    pub model_cycle: Duration,
     /// The server pool the model assumes, e.g. `W=8 B=12`.
     pub pool: String,
     /// Time left after the load's active part for its last requests to finish.
@@ -307,6 +310,12 @@ fn scheduled(
         load,
         published: row.published,
         model_figure,
+        model_cycle: match load {
+            EngineLoad::ClosedLoop { think, .. } => {
+                Duration::from_secs_f64(prediction.mean_latency) + think
+            }
+            EngineLoad::Count { .. } => Duration::ZERO,
+        },
         // Workers and blocking cap only: the model's figure does not depend on tokio's
         // scheduler, and the service judged may run any.
         pool: format!(

@@ -82,6 +82,51 @@ impl EngineStats {
         }
     }
 
+    /// Reads several statistics files of one run and adds them up: the summaries of
+    /// k6-operator's runners, each of which offered its share of every stage (requests
+    /// and failures summed, means weighted by their requests, the largest maximum).
+    pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<EngineStats> {
+        let mut parts = paths.iter().map(|p| EngineStats::read(p.as_ref()));
+        let mut total = parts
+            .next()
+            .ok_or_else(|| Error::invalid("statistics files", "none", "at least one file"))??;
+        for part in parts {
+            total = total.merged(part?)?;
+        }
+        Ok(total)
+    }
+
+    /// This run's statistics and `other`'s, of the same engine, added up stage by stage.
+    pub fn merged(mut self, other: EngineStats) -> Result<EngineStats> {
+        if other.engine != self.engine {
+            return Err(Error::Statistics {
+                source_name: other.source,
+                what: format!(
+                    "{} statistics cannot be added to {}'s {}",
+                    other.engine.name(),
+                    self.source,
+                    self.engine.name()
+                ),
+            });
+        }
+        for (name, theirs) in other.stages {
+            self.stages
+                .entry(name)
+                .and_modify(|ours| {
+                    let requests = ours.requests + theirs.requests;
+                    let weighted = ours.mean_latency * ours.requests as f64
+                        + theirs.mean_latency * theirs.requests as f64;
+                    ours.mean_latency = weighted / requests.max(1) as f64;
+                    ours.requests = requests;
+                    ours.failures += theirs.failures;
+                    ours.max_latency = ours.max_latency.max(theirs.max_latency);
+                })
+                .or_insert(theirs);
+        }
+        self.source = format!("{} + {}", self.source, other.source);
+        Ok(self)
+    }
+
     /// Locust's `--json-file` output: a list of entries with `name`, `num_requests`,
     /// `num_failures`, `total_response_time` and `max_response_time` (milliseconds).
     pub fn from_locust_json(source: &str, json: &Value) -> Result<EngineStats> {

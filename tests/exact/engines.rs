@@ -417,3 +417,47 @@ fn a_failing_locust_is_named() -> Result {
     assert!(message.to_lowercase().contains("worker"), "{message}");
     Ok(())
 }
+
+/// k6-operator's runners each write a summary of their share: the judge adds them up.
+/// Two halves of the k6 summary (each stage's requests split, means kept) give the same
+/// stages as the whole; a Locust file cannot be added to k6's.
+#[test]
+fn the_summaries_of_several_runners_add_up() -> Result {
+    let whole = EngineStats::read(&data("k6-seed004-summary.json"))?;
+    let text = std::fs::read_to_string(data("k6-seed004-summary.json")).expect("read");
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let mut halves = Vec::new();
+    for half in 0..2 {
+        let mut json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        for (name, metric) in json["metrics"].as_object_mut().expect("metrics") {
+            if name.starts_with("http_reqs{stage:") {
+                let count = metric["values"]["count"].as_u64().expect("a count");
+                metric["values"]["count"] =
+                    (count / 2 + if half == 0 { count % 2 } else { 0 }).into();
+            }
+        }
+        let path = dir.path().join(format!("runner-{half}.json"));
+        std::fs::write(&path, json.to_string()).expect("written");
+        halves.push(path);
+    }
+    let added = EngineStats::read_all(&halves)?;
+    let schedule = seed004()?;
+    for (a, b) in whole
+        .for_schedule(&schedule)?
+        .iter()
+        .zip(added.for_schedule(&schedule)?)
+    {
+        assert_eq!(a.requests, b.requests);
+        assert!((a.mean_latency - b.mean_latency).abs() < 1e-9);
+        assert_eq!(a.max_latency, b.max_latency);
+    }
+    let message = EngineStats::read_all(&[halves[0].clone(), data("locust-seed004.json")])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("locust statistics cannot be added to")
+            && message.contains("runner-0.json's k6"),
+        "{message}"
+    );
+    Ok(())
+}
