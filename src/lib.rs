@@ -47,7 +47,8 @@
 //! Layers, bottom to top (nothing reaches up): the vocabulary (strategies, lifecycles, pool
 //! settings, phases, the wire format) → [`pool`], [`server`], [`client`], [`inproc`] →
 //! [`run`] and [`summary`] → [`model`] → [`claim`] → [`Target`], [`scenario`], [`load`],
-//! [`endpoint`], [`probe`] → [`experiment`] and [`report`] → the `perfshape` CLI.
+//! [`endpoint`], [`probe`] → [`experiment`], [`report`] and `external` (a fixture's rows
+//! on Locust or k6, judged from their statistics) → the `perfshape` CLI.
 #![warn(missing_docs)]
 
 #[cfg(feature = "insta")]
