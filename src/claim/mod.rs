@@ -181,6 +181,7 @@ pub struct Claim<'a> {
     artifacts: Option<PathBuf>,
     context: BTreeMap<String, String>,
     explain: Option<Explain<'a>>,
+    elsewhere: Option<(Duration, Duration)>,
 }
 
 /// Turns a finished report into sentences a reader needs: what the figure means for the
@@ -201,6 +202,7 @@ impl<'a> Claim<'a> {
             artifacts: None,
             context: BTreeMap::new(),
             explain: None,
+            elsewhere: None,
         }
     }
 
@@ -294,6 +296,15 @@ impl<'a> Claim<'a> {
     /// Only deterministic values belong here: the summary must be byte-stable.
     pub fn context(mut self, key: &str, value: impl ToString) -> Self {
         self.context.insert(key.to_string(), value.to_string());
+        self
+    }
+
+    /// For a claim whose rounds were measured elsewhere and are replayed here (an
+    /// engine's statistics): the time that measurement took and its physical limit, which
+    /// the report then shows instead of the replay's own (nothing) — so that a run's sum
+    /// of measured time against limits counts the engine's run once.
+    pub fn measured_elsewhere(mut self, took: Duration, limit: Duration) -> Self {
+        self.elsewhere = Some((took, limit));
         self
     }
 
@@ -395,8 +406,11 @@ impl<'a> Claim<'a> {
         let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
         // A figure that was not a wait (a synthetic series, say) cannot make the limit
         // exceed the time the rounds actually took.
-        let limit = physical_limit(&self.relation.measures(), &rounds)
-            .map(|limit| limit.min(started.elapsed()));
+        let limit = match self.elsewhere {
+            Some((_, limit)) => Some(limit),
+            None => physical_limit(&self.relation.measures(), &rounds)
+                .map(|limit| limit.min(started.elapsed())),
+        };
         let expected = match &self.relation {
             Relation::Bound(m) => m.expected.clone().map(|e| (e, m.unit)),
             _ => None,
@@ -419,7 +433,7 @@ impl<'a> Claim<'a> {
             context,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             gate,
-            elapsed: started.elapsed(),
+            elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
             limit,
             explanation: Vec::new(),
             evidence: Vec::new(),

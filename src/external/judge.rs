@@ -9,6 +9,7 @@
 //! figure ÷ the model's.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use super::schedule::{EngineLoad, Schedule};
 use super::stats::{EngineStats, StageStats};
@@ -142,7 +143,7 @@ impl Judge {
             let text = accounting.clone();
             judged.push(Judged {
                 name: "ordering".into(),
-                checked: self.decide(claim, schedule, engine, text)?,
+                checked: self.decide(claim, schedule, stats, judged.is_empty(), text)?,
             });
         }
 
@@ -195,7 +196,13 @@ impl Judge {
             .ideal(1.0);
             judged.push(Judged {
                 name: format!("little-{}", scheduled.id),
-                checked: self.decide(claim, schedule, engine, accounting.clone())?,
+                checked: self.decide(
+                    claim,
+                    schedule,
+                    stats,
+                    judged.is_empty(),
+                    accounting.clone(),
+                )?,
             });
         }
 
@@ -212,7 +219,13 @@ impl Judge {
                 .within(MODEL_BAND.0, MODEL_BAND.1);
                 judged.push(Judged {
                     name: format!("model-{}", scheduled.id),
-                    checked: self.decide(claim, schedule, engine, accounting.clone())?,
+                    checked: self.decide(
+                        claim,
+                        schedule,
+                        stats,
+                        judged.is_empty(),
+                        accounting.clone(),
+                    )?,
                 });
             }
         }
@@ -243,14 +256,24 @@ impl Judge {
         &self,
         claim: Claim<'static>,
         schedule: &Schedule,
-        engine: &str,
+        stats: &EngineStats,
+        first: bool,
         accounting: String,
     ) -> Result<Checked> {
+        let engine = stats.engine.name();
         let mut claim = claim
             .rounds(3, schedule.rounds)
             .warmup(0)
             .context("engine", engine)
             .explain(move |_| vec![accounting]);
+        if let Some(took) = stats.took {
+            // The engine's run counts once, with the first claim; the others replay it.
+            claim = if first {
+                claim.measured_elsewhere(took, schedule.physical_limit())
+            } else {
+                claim.measured_elsewhere(Duration::ZERO, Duration::ZERO)
+            };
+        }
         if let Some(dir) = &self.artifacts {
             claim = claim.artifacts_in(dir);
         }

@@ -183,6 +183,7 @@ impl LocustRun {
             .map_err(|e| Error::io(format!("writing {}", file.display()), e))?;
         let _ = std::fs::remove_file(self.stats_file());
         let port = free_port()?;
+        let started = Instant::now();
         let master_log = self.dir.join("master.log");
         let mut master = self.spawn(&self.master_args(schedule, port), &master_log)?;
         let mut workers = Vec::new();
@@ -237,7 +238,11 @@ impl LocustRun {
                 ),
             });
         }
-        EngineStats::read(&self.stats_file())
+        let took = started.elapsed();
+        EngineStats::read(&self.stats_file()).map(|stats| EngineStats {
+            took: Some(took),
+            ..stats
+        })
     }
 
     fn spawn(&self, args: &[String], log: &Path) -> Result<Child> {

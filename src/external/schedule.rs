@@ -91,7 +91,12 @@ pub struct ScheduledRow {
     pub model_cycle: Duration,
     /// The server pool the model assumes, e.g. `W=8 B=12`.
     pub pool: String,
-    /// Time left after the load's active part for its last requests to finish.
+    /// The model's time past the load's active part until its last request ends (at
+    /// least its slowest request): what the stage must wait for however fast the machine.
+    #[serde(with = "crate::vocab::millis")]
+    pub tail: Duration,
+    /// Time left after the load's active part for its last requests to finish: the tail
+    /// × 1.5 and 100 ms, room for jitter.
     #[serde(with = "crate::vocab::millis")]
     pub drain: Duration,
 }
@@ -217,6 +222,15 @@ impl Schedule {
             .map_or(LEAD, |stage| stage.start + stage.length)
     }
 
+    /// What the stages must wait for however fast the machine: each stage's active part
+    /// and the model's tail (not the drain's margin, nor the engine's start).
+    pub fn physical_limit(&self) -> Duration {
+        self.stages
+            .iter()
+            .map(|s| self.rows[s.row].load.active() + self.rows[s.row].tail)
+            .sum()
+    }
+
     /// Users the engine must spawn: every row's own, since each row's users wait for its
     /// stages (a Locust user class per row, `fixed_count` users each).
     pub fn users(&self) -> usize {
@@ -322,6 +336,7 @@ fn scheduled(
             "W={} B={}",
             scenario.server_pool.workers, scenario.server_pool.max_blocking
         ),
+        tail,
         drain,
     })
 }

@@ -56,6 +56,9 @@ pub struct EngineStats {
     pub source: String,
     /// Each stage's figures, by request name (`row@round`).
     pub stages: BTreeMap<String, StageStats>,
+    /// How long the engine ran, when perfshape ran it ([`LocustRun`](super::LocustRun)).
+    #[serde(skip)]
+    pub took: Option<std::time::Duration>,
 }
 
 impl EngineStats {
@@ -168,6 +171,7 @@ impl EngineStats {
             engine: Engine::Locust,
             source: source.to_string(),
             stages,
+            took: None,
         })
     }
 
@@ -229,6 +233,7 @@ impl EngineStats {
             engine: Engine::Locust,
             source: source.to_string(),
             stages,
+            took: None,
         })
     }
 
@@ -279,6 +284,7 @@ impl EngineStats {
             engine: Engine::K6,
             source: source.to_string(),
             stages,
+            took: None,
         })
     }
 
