@@ -162,6 +162,10 @@ enum Command {
         /// Write the locustfile and print the master and worker commands; run nothing.
         #[arg(long)]
         print_commands: bool,
+        /// With --print-commands: the address the master's bus listens on, which the
+        /// workers on other machines connect to (loopback unless you name one).
+        #[arg(long, default_value = "127.0.0.1")]
+        master_bind: String,
         /// Also judge each row against the model (the host is `perfshape serve` on the
         /// fixture's pool).
         #[arg(long)]
@@ -437,6 +441,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
             workers,
             dir,
             print_commands,
+            master_bind,
             against_model,
             schedule,
         } => {
@@ -447,7 +452,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
                     &run.locustfile(),
                     &perfshape::external::locustfile(&schedule),
                 )?;
-                let (master, worker) = run.remote_commands(&schedule);
+                let (master, worker) = run.remote_commands(&schedule, &master_bind);
                 println!("# the locustfile: {}", run.locustfile().display());
                 println!("# on the master, beside a copy of the locustfile (workers: --workers):");
                 println!("{master}");

@@ -233,6 +233,8 @@ fn the_export_and_locust_commands_write_their_scripts() {
             "--dir",
             locust_dir.to_str().expect("UTF-8"),
             "--print-commands",
+            "--master-bind",
+            "0.0.0.0",
         ],
         &dir,
     );

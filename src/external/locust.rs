@@ -101,12 +101,13 @@ impl LocustRun {
     }
 
     /// The commands to run this schedule with workers on other machines: the master's
-    /// (listening on every interface, port 5557, the locustfile and statistics in its
-    /// working folder) and each worker's (`MASTER_HOST` to be replaced by the master's
-    /// address), each starting with the Locust executable found here.
-    pub fn remote_commands(&self, schedule: &Schedule) -> (String, String) {
+    /// (its bus on `bind`:5557 — the address the workers reach it at, which the user
+    /// names; the locustfile and statistics in its working folder) and each worker's
+    /// (`MASTER_HOST` to be replaced by that address), each starting with the Locust
+    /// executable found here.
+    pub fn remote_commands(&self, schedule: &Schedule, bind: &str) -> (String, String) {
         let locust = path_arg(&self.locust);
-        let master = self.args(schedule, "locustfile.py", "stats", "0.0.0.0", 5557);
+        let master = self.args(schedule, "locustfile.py", "stats", bind, 5557);
         let worker = worker_args("locustfile.py", "MASTER_HOST", 5557);
         (
             format!("{locust} {}", master.join(" ")),
