@@ -140,11 +140,14 @@ impl Judge {
                 sides,
             )
             .at_least(ORDER_STEP);
-            let text = accounting.clone();
-            judged.push(Judged {
-                name: "ordering".into(),
-                checked: self.decide(claim, schedule, stats, judged.is_empty(), text)?,
-            });
+            self.add(
+                &mut judged,
+                "ordering".into(),
+                claim,
+                schedule,
+                stats,
+                &accounting,
+            )?;
         }
 
         for (row, scheduled) in schedule.rows.iter().enumerate() {
@@ -194,16 +197,14 @@ impl Judge {
             )
             .within(round3(lo), round3(hi))
             .ideal(1.0);
-            judged.push(Judged {
-                name: format!("little-{}", scheduled.id),
-                checked: self.decide(
-                    claim,
-                    schedule,
-                    stats,
-                    judged.is_empty(),
-                    accounting.clone(),
-                )?,
-            });
+            self.add(
+                &mut judged,
+                format!("little-{}", scheduled.id),
+                claim,
+                schedule,
+                stats,
+                &accounting,
+            )?;
         }
 
         if self.against_model {
@@ -217,16 +218,14 @@ impl Judge {
                     side,
                 )
                 .within(MODEL_BAND.0, MODEL_BAND.1);
-                judged.push(Judged {
-                    name: format!("model-{}", scheduled.id),
-                    checked: self.decide(
-                        claim,
-                        schedule,
-                        stats,
-                        judged.is_empty(),
-                        accounting.clone(),
-                    )?,
-                });
+                self.add(
+                    &mut judged,
+                    format!("model-{}", scheduled.id),
+                    claim,
+                    schedule,
+                    stats,
+                    &accounting,
+                )?;
             }
         }
         Ok(judged)
@@ -252,14 +251,19 @@ impl Judge {
         replayed(measure, figures).expecting(expected)
     }
 
-    fn decide(
+    /// Decides `claim` and adds it to `judged` under `name`; the first claim judged
+    /// carries the engine run's time.
+    fn add(
         &self,
+        judged: &mut Vec<Judged>,
+        name: String,
         claim: Claim<'static>,
         schedule: &Schedule,
         stats: &EngineStats,
-        first: bool,
-        accounting: String,
-    ) -> Result<Checked> {
+        accounting: &str,
+    ) -> Result<()> {
+        let first = judged.is_empty();
+        let accounting = accounting.to_string();
         let engine = stats.engine.name();
         let mut claim = claim
             .rounds(3, schedule.rounds)
@@ -280,7 +284,11 @@ impl Judge {
         if let Some(mode) = self.gate {
             claim = claim.gate_mode(mode);
         }
-        claim.check()
+        judged.push(Judged {
+            name,
+            checked: claim.check()?,
+        });
+        Ok(())
     }
 }
 

@@ -8,6 +8,32 @@
 //! ([`locustfile`], [`k6_script`]), runs Locust itself when asked ([`LocustRun`]), reads
 //! the engine's statistics ([`EngineStats`]) and decides the claims with the same rule,
 //! reports and shape summaries as in-process ([`Judge`]).
+//!
+//! A test that judges a k6 run of seed 004 (the script was [`k6_script`] of this
+//! schedule; its summary came back from the load machines):
+//!
+//! ```
+//! use std::path::Path;
+//! use std::time::Duration;
+//! use perfshape::experiment::Experiment;
+//! use perfshape::external::{EngineStats, Judge, Schedule};
+//!
+//! let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+//! let experiment = Experiment::load(root.join("fixtures/seed-004-jmeter-endpoints.toml"))?
+//!     .at_test_scale()?
+//!     .with_loop_duration(Duration::from_millis(600))?;
+//! let schedule = Schedule::new(&experiment, 3)?;
+//! let stats = EngineStats::read(&root.join("tests/data/engines/k6-seed004-summary.json"))?;
+//! # let scratch = std::env::temp_dir().join("perfshape-doc-judge");
+//! let judged = Judge::new()
+//! #   .artifacts_in(&scratch)
+//!     .judge(&schedule, &stats)?;
+//! assert_eq!(judged[0].checked.report().relation, "async > mixed > offload > blocking");
+//! for claim in &judged {
+//!     claim.checked.gate()?; // or perfshape::assert_shape! to snapshot it first
+//! }
+//! # Ok::<(), perfshape::Error>(())
+//! ```
 
 mod judge;
 mod k6;
