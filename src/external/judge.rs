@@ -85,15 +85,17 @@ impl Judge {
     pub fn judge(&self, schedule: &Schedule, stats: &EngineStats) -> Result<Vec<Judged>> {
         let stages = stats.for_schedule(schedule)?;
         let rounds = schedule.rounds;
-        // figures[row][round], stats[row][round]
-        let mut per_row: Vec<Vec<Option<StageStats>>> =
-            vec![vec![None; rounds]; schedule.rows.len()];
-        for (stage, stat) in schedule.stages.iter().zip(&stages) {
-            per_row[stage.row][stage.round] = Some(*stat);
-        }
-        let per_row: Vec<Vec<StageStats>> = per_row
-            .into_iter()
-            .map(|rounds| rounds.into_iter().flatten().collect())
+        // Each row's stages in round order: the schedule lists stages round by round.
+        let per_row: Vec<Vec<StageStats>> = (0..schedule.rows.len())
+            .map(|row| {
+                schedule
+                    .stages
+                    .iter()
+                    .zip(&stages)
+                    .filter(|(stage, _)| stage.row == row)
+                    .map(|(_, stats)| *stats)
+                    .collect()
+            })
             .collect();
         let engine = stats.engine.name();
         let sent: u64 = stages.iter().map(|s| s.requests).sum();

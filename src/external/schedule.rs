@@ -95,10 +95,14 @@ pub struct ScheduledRow {
     /// least its slowest request): what the stage must wait for however fast the machine.
     #[serde(with = "crate::vocab::millis")]
     pub tail: Duration,
-    /// Time left after the load's active part for its last requests to finish: the tail
-    /// × 1.5 and 100 ms, room for jitter.
-    #[serde(with = "crate::vocab::millis")]
-    pub drain: Duration,
+}
+
+impl ScheduledRow {
+    /// Time left after the load's active part for its last requests to finish: the
+    /// model's tail × 1.5 and 100 ms, room for jitter.
+    pub fn drain(&self) -> Duration {
+        self.tail.mul_f64(1.5) + Duration::from_millis(100)
+    }
 }
 
 /// One stage: one row in one round.
@@ -195,7 +199,7 @@ impl Schedule {
                 order.reverse();
             }
             for row in order {
-                let length = rows[row].load.active() + rows[row].drain;
+                let length = rows[row].load.active() + rows[row].drain();
                 stages.push(Stage {
                     row,
                     round,
@@ -312,7 +316,6 @@ fn scheduled(
     // request, which may start just before the end — with room for jitter.
     let slowest = prediction.latency.map_or(Duration::ZERO, |l| l.max);
     let tail = prediction.wall.saturating_sub(load.active()).max(slowest);
-    let drain = tail.mul_f64(1.5) + Duration::from_millis(100);
     let path = scenario
         .server
         .path_and_query(scenario.work)
@@ -337,6 +340,5 @@ fn scheduled(
             scenario.server_pool.workers, scenario.server_pool.max_blocking
         ),
         tail,
-        drain,
     })
 }

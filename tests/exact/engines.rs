@@ -83,7 +83,7 @@ fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
         );
         // The drain covers a request that starts just before the end: its 60 ms of work
         // × 1.5, and 100 ms.
-        assert!(row.drain >= Duration::from_millis(190), "{row:?}");
+        assert!(row.drain() >= Duration::from_millis(190), "{row:?}");
     }
     assert_eq!(schedule.users(), 128);
     Ok(())
