@@ -236,6 +236,10 @@ struct ScheduleArgs {
     /// Every closed loop's duration, in milliseconds (default: the fixture's).
     #[arg(long)]
     loop_ms: Option<u64>,
+    /// The least time after each stage for its last requests (default: from the model
+    /// of the fixture's pool); give more for a service slower than that.
+    #[arg(long)]
+    drain_ms: Option<u64>,
 }
 
 impl ScheduleArgs {
@@ -247,7 +251,11 @@ impl ScheduleArgs {
         if let Some(ms) = self.loop_ms {
             experiment = experiment.with_loop_duration(std::time::Duration::from_millis(ms))?;
         }
-        perfshape::external::Schedule::only(&experiment, self.rounds, &self.rows)
+        let schedule = perfshape::external::Schedule::only(&experiment, self.rounds, &self.rows)?;
+        Ok(match self.drain_ms {
+            Some(ms) => schedule.with_drain_at_least(std::time::Duration::from_millis(ms)),
+            None => schedule,
+        })
     }
 }
 

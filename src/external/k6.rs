@@ -53,7 +53,7 @@ pub fn k6_script(schedule: &Schedule) -> String {
         let row = &schedule.rows[stage.row];
         let name = schedule.request_name(stage);
         let start = stage.start.as_millis();
-        let grace = row.drain().as_millis().max(1);
+        let grace = schedule.drain(stage.row).as_millis().max(1);
         let executor = match row.load {
             EngineLoad::ClosedLoop {
                 users,

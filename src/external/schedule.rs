@@ -97,14 +97,6 @@ pub struct ScheduledRow {
     pub tail: Duration,
 }
 
-impl ScheduledRow {
-    /// Time left after the load's active part for its last requests to finish: the
-    /// model's tail × 1.5 and 100 ms, room for jitter.
-    pub fn drain(&self) -> Duration {
-        self.tail.mul_f64(1.5) + Duration::from_millis(100)
-    }
-}
-
 /// One stage: one row in one round.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Stage {
@@ -135,6 +127,9 @@ pub struct Schedule {
     pub stages: Vec<Stage>,
     /// Rounds.
     pub rounds: usize,
+    /// The least drain of any stage ([`Schedule::with_drain_at_least`]).
+    #[serde(with = "crate::vocab::millis")]
+    pub drain_floor: Duration,
 }
 
 impl Schedule {
@@ -192,31 +187,59 @@ impl Schedule {
             ));
         }
         let mut stages = Vec::with_capacity(rows.len() * rounds);
-        let mut at = LEAD;
         for round in 0..rounds {
             let mut order: Vec<usize> = (0..rows.len()).collect();
             if round % 2 == 1 {
                 order.reverse();
             }
             for row in order {
-                let length = rows[row].load.active() + rows[row].drain();
                 stages.push(Stage {
                     row,
                     round,
-                    start: at,
-                    length,
+                    start: Duration::ZERO,
+                    length: Duration::ZERO,
                 });
-                at += length;
             }
         }
-        Ok(Schedule {
+        let mut schedule = Schedule {
             experiment: experiment.id.clone(),
             title: experiment.title.clone(),
             metric: experiment.metric,
             rows,
             stages,
             rounds,
-        })
+            drain_floor: Duration::ZERO,
+        };
+        schedule.lay_out();
+        Ok(schedule)
+    }
+
+    /// Every stage's drain at least `floor`: for a service slower than the model of the
+    /// fixture's pool (a staging deployment), so that a stage's last requests end before
+    /// the next stage begins. The judge does not need it: stages keep their names and
+    /// loops.
+    pub fn with_drain_at_least(mut self, floor: Duration) -> Schedule {
+        self.drain_floor = floor;
+        self.lay_out();
+        self
+    }
+
+    /// Time left after `row`'s active part for its last requests to finish: the model's
+    /// tail × 1.5 and 100 ms, room for jitter, or the floor given.
+    pub fn drain(&self, row: usize) -> Duration {
+        (self.rows[row].tail.mul_f64(1.5) + Duration::from_millis(100)).max(self.drain_floor)
+    }
+
+    /// Each stage's start and length, one after another from [`LEAD`].
+    fn lay_out(&mut self) {
+        let mut at = LEAD;
+        for i in 0..self.stages.len() {
+            let row = self.stages[i].row;
+            let length = self.rows[row].load.active() + self.drain(row);
+            self.stages[i].start = at;
+            self.stages[i].length = length;
+            at += length;
+        }
     }
 
     /// From the start of the run to the end of the last stage.
@@ -313,7 +336,7 @@ fn scheduled(
     };
     // The model's tail past the load's active part (the queue draining after a closed
     // loop stops starting requests; a counted load's whole wall) — at least its slowest
-    // request, which may start just before the end — with room for jitter.
+    // request, which may start just before the end. (The drain adds room for jitter.)
     let slowest = prediction.latency.map_or(Duration::ZERO, |l| l.max);
     let tail = prediction.wall.saturating_sub(load.active()).max(slowest);
     let path = scenario

@@ -71,7 +71,7 @@ fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
     for pair in schedule.stages.windows(2) {
         assert_eq!(pair[0].start + pair[0].length, pair[1].start, "stages abut");
     }
-    for row in &schedule.rows {
+    for (index, row) in schedule.rows.iter().enumerate() {
         assert_eq!(
             row.load,
             EngineLoad::ClosedLoop {
@@ -83,9 +83,19 @@ fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
         );
         // The drain covers a request that starts just before the end: its 60 ms of work
         // × 1.5, and 100 ms.
-        assert!(row.drain() >= Duration::from_millis(190), "{row:?}");
+        assert!(
+            schedule.drain(index) >= Duration::from_millis(190),
+            "{row:?}"
+        );
     }
     assert_eq!(schedule.users(), 128);
+    // A slower service: every drain at least 2 s, names and loops unchanged.
+    let slow = schedule.clone().with_drain_at_least(Duration::from_secs(2));
+    assert_eq!(slow.stages.len(), 12);
+    for (stage, before) in slow.stages.iter().zip(&schedule.stages) {
+        assert_eq!(slow.request_name(stage), schedule.request_name(before));
+        assert_eq!(stage.length, Duration::from_millis(2600));
+    }
     Ok(())
 }
 
