@@ -11,7 +11,7 @@ use std::time::Duration;
 use super::{Entry, Setup, Shapes, shape};
 use crate::claim::{artifact_dir, shape_lock};
 use crate::error::Result;
-use crate::experiment::{Experiment, Workload};
+use crate::experiment::Experiment;
 use crate::external::{Judge, LocustRun, Schedule};
 use crate::pool::{Pool, PoolSettings};
 use crate::server::{Server, app};
@@ -73,11 +73,9 @@ pub fn seed004_from_a_distributed_run(setup: Setup) -> Result<Shapes> {
 /// `experiment` with every closed loop's users thinking `think`.
 fn thinking(experiment: &Experiment, think: Duration) -> Experiment {
     let mut changed = experiment.clone();
-    for row in &mut changed.rows {
-        if let Workload::Http(scenario) = &mut row.workload {
-            if let ClientStrategy::ClosedLoop { think: t, .. } = &mut scenario.client {
-                *t = think;
-            }
+    for client in changed.closed_loops_mut() {
+        if let ClientStrategy::ClosedLoop { think: t, .. } = client {
+            *t = think;
         }
     }
     changed

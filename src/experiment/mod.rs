@@ -267,18 +267,30 @@ impl Experiment {
             " ms",
         )?;
         let mut changed = self.clone();
-        for row in &mut changed.rows {
-            if let Workload::Http(scenario) = &mut row.workload {
-                if let ClientStrategy::ClosedLoop {
-                    ramp, duration: d, ..
-                } = &mut scenario.client
-                {
-                    *d = duration;
-                    *ramp = (*ramp).min(duration);
-                }
+        for client in changed.closed_loops_mut() {
+            if let ClientStrategy::ClosedLoop {
+                ramp, duration: d, ..
+            } = client
+            {
+                *d = duration;
+                *ramp = (*ramp).min(duration);
             }
         }
         Ok(changed)
+    }
+
+    /// Every HTTP row's client that is a closed loop, to change in place.
+    pub fn closed_loops_mut(&mut self) -> impl Iterator<Item = &mut ClientStrategy> {
+        self.rows
+            .iter_mut()
+            .filter_map(|row| match &mut row.workload {
+                Workload::Http(scenario)
+                    if matches!(scenario.client, ClientStrategy::ClosedLoop { .. }) =>
+                {
+                    Some(&mut scenario.client)
+                }
+                _ => None,
+            })
     }
 
     /// Loads and validates a fixture.

@@ -183,13 +183,12 @@ impl Judge {
                 k / (k + 0.5) * (1.0 - LITTLE_SLACK),
                 (k + 1.0) / (k + 0.5) * (1.0 + LITTLE_SLACK),
             );
-            let measure = replayed(
-                Measure::value(
-                    &format!("{} users in the system ÷ {users}", scheduled.id),
-                    exhausted,
-                ),
-                figures,
-            );
+            // Replayed from the engine's stages; none is measured here.
+            let measure = Measure::value(
+                &format!("{} users in the system ÷ {users}", scheduled.id),
+                exhausted,
+            )
+            .replaying(figures);
             let claim = Claim::figure(
                 &format!(
                     "{} {}: {engine} kept {users} users in the system (Little's law)",
@@ -250,7 +249,7 @@ impl Judge {
             scheduled.model_figure,
             format!("the model on {}", scheduled.pool),
         );
-        replayed(measure, figures).expecting(expected)
+        measure.replaying(figures).expecting(expected)
     }
 
     /// Decides `claim` and adds it to `judged` under `name`; the first claim judged
@@ -317,11 +316,6 @@ fn figure(metric: Metric, load: EngineLoad, stats: &StageStats) -> f64 {
 /// A band edge to three places, so that the snapshot shows it as the report does.
 fn round3(x: f64) -> f64 {
     (x * 1000.0).round() / 1000.0
-}
-
-/// Figures replayed from an engine's stages; none is measured here.
-fn replayed(measure: Measure<'static>, figures: Vec<f64>) -> Measure<'static> {
-    measure.replaying(figures)
 }
 
 /// A replayed side asked for more rounds than the statistics hold: the claim's rounds are

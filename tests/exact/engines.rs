@@ -43,6 +43,24 @@ fn judge(stats: &EngineStats) -> Result<Vec<Judged>> {
         .judge(&seed004()?, stats)
 }
 
+/// Writes `source` to a scratch `file_name` and checks its syntax with `checker` (a
+/// command whose last argument is the file), failing with the checker's own words.
+fn parses(file_name: &str, source: &str, checker: &[&str]) {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let file = dir.path().join(file_name);
+    std::fs::write(&file, source).expect("written");
+    let output = Command::new(checker[0])
+        .args(&checker[1..])
+        .arg(&file)
+        .output()
+        .unwrap_or_else(|e| panic!("{} runs: {e}", checker[0]));
+    assert!(
+        output.status.success(),
+        "{file_name}: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
 #[test]
 fn a_schedule_interleaves_the_rows_in_rounds() -> Result {
     let schedule = seed004()?;
@@ -141,18 +159,15 @@ fn rows_an_engine_cannot_offer_are_refused_by_name() -> Result {
 fn the_locustfile_is_python_with_a_class_per_row() -> Result {
     let schedule = seed004()?;
     let source = locustfile(&schedule);
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let file = dir.path().join("locustfile.py");
-    std::fs::write(&file, &source).expect("written");
-    let parsed = Command::new("python3")
-        .args(["-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())"])
-        .arg(&file)
-        .output()
-        .expect("python3 runs (it is needed for Locust too)");
-    assert!(
-        parsed.status.success(),
-        "{}",
-        String::from_utf8_lossy(&parsed.stderr)
+    // python3 is needed for Locust too.
+    parses(
+        "locustfile.py",
+        &source,
+        &[
+            "python3",
+            "-c",
+            "import ast, sys; ast.parse(open(sys.argv[1]).read())",
+        ],
     );
     assert_eq!(source.matches("fixed_count = 32").count(), 4);
     for stage in &schedule.stages {
@@ -174,20 +189,8 @@ fn the_k6_script_parses_and_names_every_stage() -> Result {
         let experiment = Experiment::load(fixture(fixture_name))?;
         let schedule = Schedule::new(&experiment, 3)?;
         let script = k6_script(&schedule);
-        let dir = tempfile::tempdir().expect("a scratch folder");
         // .mjs: node parses the script's `import`s as an ES module, as k6 does.
-        let file = dir.path().join("script.mjs");
-        std::fs::write(&file, &script).expect("written");
-        let checked = Command::new("node")
-            .arg("--check")
-            .arg(&file)
-            .output()
-            .expect("node runs (to check the k6 script's syntax)");
-        assert!(
-            checked.status.success(),
-            "{}",
-            String::from_utf8_lossy(&checked.stderr)
-        );
+        parses("script.mjs", &script, &["node", "--check"]);
         assert!(script.contains(executor), "{fixture_name}: {executor}");
         for stage in &schedule.stages {
             let name = schedule.request_name(stage);
