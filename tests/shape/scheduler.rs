@@ -6,7 +6,9 @@ use perfshape::catalog::scheduler;
 use perfshape::{Result, assert_shapes};
 
 #[test]
-fn eager_handoff_spreads_a_fan_out_of_blocking_requests() -> Result {
-    assert_shapes!(scheduler::eager_handoff_spreads_a_fan_out(Claimed)?);
+fn eager_handoff_serves_a_later_blocking_request_at_once() -> Result {
+    assert_shapes!(scheduler::eager_handoff_serves_a_later_request_at_once(
+        Claimed
+    )?);
     Ok(())
 }
