@@ -103,7 +103,9 @@ fn the_report_command_appends_to_the_job_summary() {
         "{text}"
     );
     assert!(
-        text.contains("| ✅ holds | a synthetic claim | 1 | [0.9, 1.1] | 3 |"),
+        text.contains(
+            "| ✅ holds | a synthetic claim | 1 | [0.9, 1.1] | 9% inside (90.9 floors) | 3 |"
+        ),
         "{text}"
     );
     let html = std::fs::read_to_string(dir.join("report.html")).expect("the page");

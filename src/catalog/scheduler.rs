@@ -102,5 +102,8 @@ pub fn eager_handoff_serves_a_later_request_at_once(setup: Setup) -> Result<Shap
     .context("work", format!("{WORK_MS} ms"))
     .context("stagger", format!("{STAGGER_MS} ms"))
     .check()?;
-    Ok(vec![shape("eager_handoff_serves_a_later_request_at_once", checked)])
+    Ok(vec![shape(
+        "eager_handoff_serves_a_later_request_at_once",
+        checked,
+    )])
 }

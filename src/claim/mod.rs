@@ -9,6 +9,7 @@ mod band;
 mod checked;
 mod expected;
 mod gate;
+mod margin;
 mod measure;
 mod report;
 mod rule;
@@ -22,11 +23,12 @@ pub use band::Band;
 pub use checked::Checked;
 pub use expected::Expected;
 pub use gate::{GATE_ENV, GateMode, shape_lock};
+pub use margin::Margin;
 pub use measure::{Measure, Unit};
 #[cfg(feature = "experiments")]
 pub(crate) use report::short;
 pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
-pub use rule::{Decision, DecisionRule};
+pub use rule::{Decision, DecisionRule, median_interval};
 pub use verdict::{Verdict, median, noise_floor};
 
 use crate::error::{Error, Result};
@@ -404,6 +406,7 @@ impl<'a> Claim<'a> {
             .map(|(label, s)| (label, s.unit))
             .collect();
         let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
+        let (median, noise_floor) = (median(&values), side_noise(&rounds));
         // A figure that was not a wait (a synthetic series, say) cannot make the limit
         // exceed the time the rounds actually took.
         let limit = match self.elsewhere {
@@ -426,8 +429,10 @@ impl<'a> Claim<'a> {
             expected,
             verdict: decision.verdict.unwrap_or(Verdict::Inconclusive),
             reason: decision.reason,
-            median: median(&values),
-            noise_floor: side_noise(&rounds),
+            median,
+            noise_floor,
+            interval: median_interval(&values),
+            margin: Margin::of(&band, median, noise_floor),
             sides: units,
             rounds,
             context,

@@ -11,6 +11,7 @@ use serde::Serialize;
 use super::band::Band;
 use super::expected::Expected;
 use super::gate::{GATE_ENV, GateMode};
+use super::margin::Margin;
 use super::measure::Unit;
 use super::verdict::{Verdict, median};
 
@@ -48,6 +49,11 @@ pub struct ClaimReport {
     pub median: f64,
     /// The noisiest side's A/A noise floor (relative).
     pub noise_floor: f64,
+    /// The median's confidence interval at ≥ 75 %
+    /// ([`median_interval`](super::median_interval)).
+    pub interval: Option<(f64, f64)>,
+    /// How far the median sits from the band's nearest edge ([`Margin`]).
+    pub margin: Option<Margin>,
     /// Each side's label and unit.
     pub sides: Vec<(String, Unit)>,
     /// Every round.
@@ -166,6 +172,9 @@ impl std::fmt::Display for ClaimReport {
             let _ = writeln!(s, "  evidence: {line}");
         }
         let _ = writeln!(s, "  relation ({}): {}", self.kind, self.relation);
+        if let Some(margin) = self.margin {
+            let _ = writeln!(s, "  margin: {margin} of the band's nearest edge");
+        }
         if let Some((e, unit)) = &self.expected {
             let _ = writeln!(s, "  expected: {} = {}", unit.show(e.value), e.how);
         }

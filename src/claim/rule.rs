@@ -121,8 +121,7 @@ impl DecisionRule {
                 ),
             };
         }
-        let k = order_for_median(n, BROKEN_CONFIDENCE);
-        let (lo, hi) = (sorted[k - 1], sorted[n - k]);
+        let (lo, hi) = interval_of_sorted(&sorted);
         if hi < band.lo || lo > band.hi {
             return Decision {
                 verdict: Some(Verdict::Broken),
@@ -166,6 +165,32 @@ impl DecisionRule {
         }
         (Verdict::Inconclusive, values.len())
     }
+}
+
+/// The median's distribution-free confidence interval at ≥ 75 % over `values`,
+/// `[x(k), x(n+1−k)]`: the interval a broken verdict needs wholly outside the band, and
+/// what a report draws around the median. `None` without a finite value.
+///
+/// ```
+/// use perfshape::claim::median_interval;
+///
+/// assert_eq!(median_interval(&[1.0, 3.0, 2.0]), Some((1.0, 3.0)));
+/// assert_eq!(median_interval(&[5.0, 1.0, 2.0, 4.0, 3.0, 6.0, 7.0, 9.0, 8.0]), Some((3.0, 7.0)));
+/// ```
+pub fn median_interval(values: &[f64]) -> Option<(f64, f64)> {
+    let mut sorted: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    if sorted.is_empty() {
+        return None;
+    }
+    sorted.sort_by(f64::total_cmp);
+    Some(interval_of_sorted(&sorted))
+}
+
+/// [`median_interval`] of values already sorted (at least one).
+fn interval_of_sorted(sorted: &[f64]) -> (f64, f64) {
+    let n = sorted.len();
+    let k = order_for_median(n, BROKEN_CONFIDENCE);
+    (sorted[k - 1], sorted[n - k])
 }
 
 /// How far outside the band `x` is, in log space (0 inside): the rule's distances are

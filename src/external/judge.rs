@@ -31,6 +31,8 @@ pub const MODEL_BAND: (f64, f64) = (0.75, 1.25);
 /// Decides a schedule's claims from an engine's statistics.
 #[derive(Clone, Debug)]
 pub struct Judge {
+    ordering: bool,
+    littles_law: bool,
     against_model: bool,
     artifacts: Option<PathBuf>,
     gate: Option<GateMode>,
@@ -55,10 +57,26 @@ impl Judge {
     /// The ordering and Little's law claims.
     pub fn new() -> Judge {
         Judge {
+            ordering: true,
+            littles_law: true,
             against_model: false,
             artifacts: None,
             gate: None,
         }
+    }
+
+    /// Leaves out the ordering claim: for a run whose setup is wrong for Little's law only
+    /// (a negative control), so that a claim it does not test writes no report.
+    pub fn without_ordering(mut self) -> Judge {
+        self.ordering = false;
+        self
+    }
+
+    /// Leaves out the Little's law claims, as [`Judge::without_ordering`] does the
+    /// ordering.
+    pub fn without_littles_law(mut self) -> Judge {
+        self.littles_law = false;
+        self
     }
 
     /// Adds each row's figure ÷ the model's prediction for the fixture's pool: only for a
@@ -125,7 +143,7 @@ impl Judge {
                 _ => chain.push(row),
             }
         }
-        if chain.len() >= 2 {
+        if self.ordering && chain.len() >= 2 {
             let sides = chain
                 .iter()
                 .map(|&row| self.side(schedule, row, &per_row[row]))
@@ -152,7 +170,8 @@ impl Judge {
             )?;
         }
 
-        for (row, scheduled) in schedule.rows.iter().enumerate() {
+        let closed_loops = schedule.rows.iter().enumerate();
+        for (row, scheduled) in closed_loops.filter(|_| self.littles_law) {
             let EngineLoad::ClosedLoop {
                 users,
                 think,

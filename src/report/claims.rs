@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-use crate::claim::{Band, Verdict, short};
+use crate::claim::{Band, Margin, Verdict, median_interval, short};
 use crate::error::{Error, Result};
 
 /// One claim as its artifact recorded it.
@@ -103,18 +103,34 @@ impl ClaimRecord {
         self.rounds.iter().filter_map(|r| r.value).collect()
     }
 
+    /// How far the median sits from the band's nearest edge, in noise floors: computed
+    /// here from the median, band and noise floor, so an artifact of any version reads.
+    pub fn margin(&self) -> Option<Margin> {
+        Margin::of(
+            &self.band.band(),
+            self.median?,
+            self.noise_floor.unwrap_or(0.0),
+        )
+    }
+
+    /// The median's confidence interval over the rounds, as the rule computes it.
+    pub fn interval(&self) -> Option<(f64, f64)> {
+        median_interval(&self.values())
+    }
+
     /// Measured time ÷ physical limit, when the limit is known.
     pub fn time_over_limit(&self) -> Option<f64> {
         self.limit.filter(|l| *l > 0.0).map(|l| self.elapsed / l)
     }
 
     /// The summary row's figures as text, in the order of the summary table's columns after the
-    /// verdict and the name: median, band, rounds, noise floor, time ÷ limit ("—" where
-    /// unknown). One source for the Markdown and the HTML tables.
-    pub fn summary_cells(&self) -> [String; 5] {
+    /// verdict and the name: median, band, margin, rounds, noise floor, time ÷ limit ("—"
+    /// where unknown). One source for the Markdown and the HTML tables.
+    pub fn summary_cells(&self) -> [String; 6] {
         [
             self.median.map_or("—".into(), short),
             self.band.band().to_string(),
+            self.margin().map_or("—".into(), |m| m.to_string()),
             self.rounds.len().to_string(),
             self.noise_floor
                 .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),
@@ -134,7 +150,7 @@ impl ClaimRecord {
 }
 
 /// Every claim report in `dir` (not recursive), broken first, then inconclusive, then
-/// holds, each by name. Other JSON there (experiments' raw figures, probes) is left out;
+/// holds, each with the nearest band edge first. Other JSON there (experiments' raw figures, probes) is left out;
 /// a claim report that cannot be read is an error naming its file.
 pub fn read_claims(dir: &Path) -> Result<Vec<ClaimRecord>> {
     let mut claims = Vec::new();
@@ -165,18 +181,26 @@ pub(crate) fn claim_from(value: serde_json::Value, path: &Path) -> Result<Option
     Ok(Some(claim))
 }
 
-/// Broken first, then inconclusive, then holds; by name within each.
+/// Broken first, then inconclusive, then holds; within each, the nearest edge first (the
+/// smallest margin in noise floors, on either side of the edge), then by name.
 pub(crate) fn sort_claims(claims: &mut [ClaimRecord]) {
-    claims.sort_by(|a, b| a.rank().cmp(&b.rank()).then_with(|| a.name.cmp(&b.name)));
+    let nearness = |c: &ClaimRecord| c.margin().map_or(f64::INFINITY, |m| m.floors.abs());
+    claims.sort_by(|a, b| {
+        a.rank()
+            .cmp(&b.rank())
+            .then_with(|| nearness(a).total_cmp(&nearness(b)))
+            .then_with(|| a.name.cmp(&b.name))
+    });
 }
 
 /// The summary table's columns, as [`ClaimRecord::summary_cells`] fills them after the
 /// verdict and the claim's name.
-pub(super) const SUMMARY_COLUMNS: [&str; 7] = [
+pub(super) const SUMMARY_COLUMNS: [&str; 8] = [
     "verdict",
     "claim",
     "median",
     "band",
+    "margin",
     "rounds",
     "noise floor",
     "time ÷ limit",

@@ -9,6 +9,7 @@ use pulldown_cmark::{Options, Parser, html::push_html};
 
 use super::artifacts::Artifacts;
 use super::claims::{ClaimRecord, SUMMARY_COLUMNS};
+use super::margin_plot::margin_plot;
 use super::probe_plot::probe_plot;
 use super::strip::strip_plot;
 use super::svg::escape;
@@ -60,6 +61,11 @@ pub fn html_report(artifacts: &Artifacts) -> Result<String> {
             out.push_str("</tr>\n");
         }
         out.push_str("</table>\n");
+        out.push_str(
+            "<h3>Margins</h3>\n<p>Each claim's median (dot), its confidence interval (line) \
+             and its band (shaded), in the table's order: the nearest edges first.</p>\n",
+        );
+        out.push_str(svg_body(&margin_plot(claims)?));
         for (i, claim) in claims.iter().enumerate() {
             claim_section(&mut out, i, claim)?;
         }
@@ -100,7 +106,7 @@ fn claim_section(out: &mut String, i: usize, claim: &ClaimRecord) -> Result<()> 
     }
     let _ = writeln!(
         out,
-        "<p>{} <b>{}</b>; band {}{}; median {}; noise floor {}; measured for {:.2} s{}.</p>",
+        "<p>{} <b>{}</b>; band {}{}; median {}; margin {}; noise floor {}; measured for {:.2} s{}.</p>",
         escape(&claim.kind),
         escape(&claim.relation),
         escape(&claim.band.band().to_string()),
@@ -109,6 +115,7 @@ fn claim_section(out: &mut String, i: usize, claim: &ClaimRecord) -> Result<()> 
             .map(|i| format!(" (ideal {})", short(i)))
             .unwrap_or_default(),
         claim.median.map_or("—".into(), short),
+        claim.margin().map_or("—".into(), |m| m.to_string()),
         claim
             .noise_floor
             .map_or("—".into(), |n| format!("{:.1}%", 100.0 * n)),

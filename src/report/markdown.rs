@@ -6,7 +6,7 @@ use super::artifacts::plural;
 use super::claims::{ClaimRecord, SUMMARY_COLUMNS};
 use crate::claim::Verdict;
 
-/// One line per claim — verdict, name, median, band, rounds, noise floor, and measured
+/// One line per claim — verdict, name, median, band, margin, rounds, noise floor, and measured
 /// time against the physical limit where it is known — after a count of each verdict.
 /// `claims` keep their order ([`read_claims`](super::read_claims) puts broken and
 /// inconclusive first).
@@ -35,7 +35,7 @@ pub fn claims_markdown(claims: &[ClaimRecord]) -> String {
         );
     }
     let _ = writeln!(out, "| {} |", SUMMARY_COLUMNS.join(" | "));
-    out.push_str("|---|---|---:|---|---:|---:|---:|\n");
+    out.push_str("|---|---|---:|---|---:|---:|---:|---:|\n");
     for claim in claims {
         let mark = match claim.verdict {
             Verdict::Holds => "✅ holds",

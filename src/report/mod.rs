@@ -6,6 +6,7 @@
 mod artifacts;
 mod claims;
 mod html;
+mod margin_plot;
 mod markdown;
 mod probe_plot;
 mod strip;
@@ -16,6 +17,7 @@ mod timeline;
 pub use artifacts::{Artifacts, ExperimentArtifact, TABLE_SUFFIX, read_artifacts};
 pub use claims::{BandRecord, ClaimRecord, RoundRecord, read_claims};
 pub use html::html_report;
+pub use margin_plot::margin_plot;
 pub use markdown::claims_markdown;
 pub use probe_plot::probe_plot;
 pub use strip::strip_plot;

@@ -7,7 +7,8 @@ use std::time::Duration;
 
 use perfshape::probe::{ProbeReport, ProbeStep};
 use perfshape::report::{
-    Artifacts, claims_markdown, html_report, probe_plot, read_artifacts, read_claims, strip_plot,
+    Artifacts, claims_markdown, html_report, margin_plot, probe_plot, read_artifacts, read_claims,
+    strip_plot,
 };
 use perfshape::{Checked, Claim, Measure, Result, Verdict};
 
@@ -86,6 +87,45 @@ fn claims_are_read_back_broken_first() -> Result {
 }
 
 #[test]
+fn within_a_verdict_the_nearest_edge_comes_first() -> Result {
+    let far = decided("far inside", &[1.0, 1.01, 0.99], 0.5, 2.0)?;
+    let near = decided("near the edge", &[1.0, 1.01, 0.99], 0.9, 1.1)?;
+    let just = decided("just inside", &[1.05, 1.06, 1.04], 0.9, 1.1)?;
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    write_reports(dir.path(), &[&far, &near, &just]);
+    let claims = read_claims(dir.path())?;
+    let names: Vec<&str> = claims.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(names, ["just inside", "near the edge", "far inside"]);
+    let floors: Vec<f64> = claims
+        .iter()
+        .map(|c| c.margin().expect("a margin").floors)
+        .collect();
+    assert!(floors.windows(2).all(|w| w[0] <= w[1]), "{floors:?}");
+    Ok(())
+}
+
+#[test]
+fn the_margin_plot_has_a_row_per_claim_on_one_axis() -> Result {
+    let (_dir, artifacts) = a_run()?;
+    let svg = margin_plot(&artifacts.claims)?;
+    let texts = svg_texts(&svg);
+    for claim in &artifacts.claims {
+        assert!(
+            texts.contains(&claim.name),
+            "{} missing: {texts:?}",
+            claim.name
+        );
+    }
+    let doc = roxmltree::Document::parse(&svg).expect("XML");
+    let dots = doc
+        .descendants()
+        .filter(|n| n.has_tag_name("circle"))
+        .count();
+    assert_eq!(dots, artifacts.claims.len(), "one median per claim");
+    Ok(())
+}
+
+#[test]
 fn the_markdown_summary_holds_every_claim_with_its_figures() -> Result {
     let (_dir, artifacts) = a_run()?;
     let md = claims_markdown(&artifacts.claims);
@@ -96,7 +136,11 @@ fn the_markdown_summary_holds_every_claim_with_its_figures() -> Result {
     let rows: Vec<&str> = md.lines().filter(|l| l.starts_with("| ")).collect();
     assert_eq!(rows.len(), 4, "a header and one row per claim:\n{md}");
     assert!(rows[1].contains("broken") && rows[1].contains("a claim that broke"));
-    assert!(rows[1].contains("| 2 | [0.9, 1.1] | 3 |"), "{}", rows[1]);
+    assert!(
+        rows[1].contains("| 2 | [0.9, 1.1] | 82% outside (11.3 floors) | 3 |"),
+        "{}",
+        rows[1]
+    );
     assert!(rows[3].contains("holds") && rows[3].contains("a claim that holds"));
     Ok(())
 }
