@@ -1,14 +1,21 @@
 #!/usr/bin/env python3
-"""The gate's false-alarm rate on this machine, measured: run the shape suite K times
-(optionally with one core kept busy by `yes > /dev/null`) and tally, per claim, how often
-it held, broke or was inconclusive, and per test how often it failed.
+"""The gate's error rates and margins on this machine, measured: run the shape suite (or
+the negative controls) K times, optionally with one core kept busy by `yes > /dev/null`,
+and tally per claim how often it held, broke or was inconclusive, and how far its median
+sat from its band's nearest edge (the margin, in noise floors and per cent); per test how
+often it failed.
 
-    python3 scripts/error-rates.py --runs 20            # quiet machine
-    python3 scripts/error-rates.py --runs 20 --busy     # one core kept busy
-    python3 scripts/error-rates.py --runs 20 --tables   # the five tables' claims too
+    python3 scripts/error-rates.py --runs 20                  # the suite, quiet machine
+    python3 scripts/error-rates.py --runs 10 --busy           # one core kept busy
+    python3 scripts/error-rates.py --runs 20 --tables         # the five tables' claims too
+    python3 scripts/error-rates.py --runs 20 --controls       # the negative controls
+    python3 scripts/error-rates.py --runs 10 --controls --busy
+    python3 scripts/error-rates.py --margins > docs/margins.md  # the page, from the four above
 
-Each run's claim reports go to target/error-rates/<label>/run-<i>/ (PERFSHAPE_ARTIFACTS);
-the tally is printed as a Markdown table, failures first. Standard library only.
+Each run's claim reports go to target/error-rates/<series>/run-<i>/ (PERFSHAPE_ARTIFACTS)
+and each series' tally to target/error-rates/<series>/tally.json; the tally is printed as
+a Markdown table, failures first. `--margins` reads the tallies of the suite and the
+controls, quiet and busy, and prints docs/margins.md. Standard library only.
 """
 
 import argparse
@@ -16,19 +23,20 @@ import collections
 import json
 import os
 import pathlib
+import statistics
 import subprocess
 import sys
 import time
 
+ROOT = pathlib.Path("target/error-rates")
+# What a control must clear in every series, as the project's standard: its median this
+# many noise floors, and this share, outside its band.
+FLOORS, RELATIVE = 3.0, 0.15
 
-def run_suite(artifacts: pathlib.Path, tables: bool) -> tuple[int, float, str]:
-    """Runs the shape binary (and the tables' binary) once; returns nextest's exit code,
-    the wall time, its log."""
+
+def run_once(artifacts: pathlib.Path, which: list[str]) -> tuple[int, float, str]:
+    """Runs nextest once; returns its exit code, the wall time, its log."""
     env = dict(os.environ, PERFSHAPE_ARTIFACTS=str(artifacts), PERFSHAPE_GATE="strict")
-    which = ["--ignore-default-filter", "-E", "binary(shape) | binary(tables)"] if tables else [
-        "-E",
-        "binary(shape)",
-    ]
     start = time.monotonic()
     done = subprocess.run(
         ["cargo", "nextest", "run", "--no-fail-fast", *which],
@@ -49,21 +57,29 @@ def failed_tests(log: str) -> list[str]:
     return sorted(names)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=20)
-    parser.add_argument("--busy", action="store_true", help="keep one core busy")
-    parser.add_argument("--tables", action="store_true", help="run the tables' claims too")
-    args = parser.parse_args()
+def series(args) -> tuple[str, list[str]]:
+    """The series' folder name and nextest's filter arguments."""
     label = "busy" if args.busy else "quiet"
-    root = pathlib.Path("target/error-rates") / label
+    if args.controls:
+        return f"controls-{label}", [
+            "--profile", "selftest", "--ignore-default-filter", "-E", "binary(controls)",
+        ]
+    if args.tables:
+        return f"suite-tables-{label}", [
+            "--ignore-default-filter", "-E", "binary(shape) | binary(tables)",
+        ]
+    return f"suite-{label}", ["-E", "binary(shape)"]
+
+
+def measure(args) -> int:
+    name, which = series(args)
+    root = ROOT / name
     subprocess.run(
         ["cargo", "nextest", "run", "--no-run", "--ignore-default-filter"],
         check=True,
         capture_output=True,
     )
-
-    verdicts = collections.defaultdict(collections.Counter)
+    claims = collections.defaultdict(lambda: {"verdicts": collections.Counter(), "runs": []})
     failures = collections.Counter()
     walls = []
     for i in range(1, args.runs + 1):
@@ -73,31 +89,189 @@ def main() -> int:
                 old.unlink()
         busy = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if args.busy else None
         try:
-            code, wall, log = run_suite(artifacts, args.tables)
+            code, wall, log = run_once(artifacts, which)
         finally:
             if busy:
                 busy.kill()
                 busy.wait()
         walls.append(wall)
-        for name in failed_tests(log):
-            failures[name] += 1
-        for report in artifacts.glob("*.json"):
+        for test in failed_tests(log):
+            failures[test] += 1
+        for report in sorted(artifacts.glob("*.json")):
             claim = json.loads(report.read_text())
-            if "verdict" in claim:
-                verdicts[claim["name"]][claim["verdict"]] += 1
-        print(f"run {i}/{args.runs} ({label}): exit {code}, {wall:.1f} s", file=sys.stderr)
-
-    print(f"{args.runs} runs ({label}): suite wall {min(walls):.1f}–{max(walls):.1f} s")
+            if "verdict" not in claim or "relation" not in claim:
+                continue
+            entry = claims[claim["name"]]
+            entry["verdicts"][claim["verdict"]] += 1
+            margin = claim.get("margin") or {}
+            entry["runs"].append(
+                {
+                    "verdict": claim["verdict"],
+                    "median": claim.get("median"),
+                    "band": claim.get("band"),
+                    "floors": margin.get("floors"),
+                    "distance": margin.get("distance"),
+                }
+            )
+        print(f"run {i}/{args.runs} ({name}): exit {code}, {wall:.1f} s", file=sys.stderr)
+        # Written after every run, so a long series can be read while it goes on.
+        tally = {
+            "series": name,
+            "runs": i,
+            "wall": [min(walls), max(walls)],
+            "failures": dict(failures),
+            "claims": {
+                k: {"verdicts": dict(v["verdicts"]), "runs": v["runs"]} for k, v in claims.items()
+            },
+        }
+        (root / "tally.json").write_text(json.dumps(tally, indent=1))
+    print(f"{args.runs} runs ({name}): wall {min(walls):.1f}–{max(walls):.1f} s")
     print(f"tests that failed: {sum(failures.values())} in all")
-    for name, count in failures.most_common():
-        print(f"  {name}: {count} of {args.runs}")
+    for test, count in failures.most_common():
+        print(f"  {test}: {count} of {args.runs}")
     print()
-    print("| claim | holds | broken | inconclusive |")
-    print("|---|---:|---:|---:|")
-    rows = sorted(verdicts.items(), key=lambda kv: (kv[1]["holds"] - sum(kv[1].values()), kv[0]))
-    for name, counts in rows:
-        print(f"| {name} | {counts['holds']} | {counts['broken']} | {counts['inconclusive']} |")
+    print(table([tally], want="broken" if args.controls else "holds"))
     return 0 if not failures else 1
+
+
+def summarise(runs: list[dict]) -> dict:
+    """A claim's margins over its runs: the median and the least, in floors and per cent."""
+    floors = [abs(r["floors"]) for r in runs if r.get("floors") is not None]
+    relative = [2.718281828459045 ** abs(r["distance"]) - 1 for r in runs if r.get("distance") is not None]
+    medians = [r["median"] for r in runs if r.get("median") is not None]
+    return {
+        "floors_median": statistics.median(floors) if floors else None,
+        "floors_least": min(floors) if floors else None,
+        "relative_median": statistics.median(relative) if relative else None,
+        "relative_least": min(relative) if relative else None,
+        "median_range": (min(medians), max(medians)) if medians else None,
+    }
+
+
+def band_text(band: dict) -> str:
+    lo, hi = band.get("lo"), band.get("hi")
+    if lo is not None and hi is not None:
+        return f"[{lo:g}, {hi:g}]"
+    if lo is not None:
+        return f"≥ {lo:g}"
+    if hi is not None:
+        return f"≤ {hi:g}"
+    return "any"
+
+
+def table(tallies: list[dict], want: str) -> str:
+    """One row per claim over the series given (quiet, busy): its verdicts, the range of
+    its medians, and its margin (the median over runs and the least, in noise floors and
+    per cent); the claims nearest their edge first. A control `clears` when it came out
+    broken in every run with its median margin at least FLOORS floors and RELATIVE out."""
+    names = sorted({n for t in tallies for n in t["claims"]})
+    rows = []
+    for name in names:
+        cells, clears, nearest = [], True, float("inf")
+        band = "—"
+        for t in tallies:
+            entry = t["claims"].get(name)
+            if not entry:
+                cells.append("— | — | —")
+                clears = False
+                continue
+            runs = entry["runs"]
+            band = band_text(runs[0]["band"]) if runs and runs[0].get("band") else band
+            s = summarise(runs)
+            v = entry["verdicts"]
+            wanted = v.get(want, 0)
+            verdicts = f"{wanted}/{len(runs)}" + (
+                "" if wanted == len(runs) else
+                " (" + ", ".join(f"{k} {c}" for k, c in sorted(v.items()) if k != want) + ")"
+            )
+            lo, hi = s["median_range"] or (float("nan"), float("nan"))
+            fm, fl = s["floors_median"], s["floors_least"]
+            rm, rl = s["relative_median"], s["relative_least"]
+            margin = "—" if fm is None else f"{fm:.1f} ({fl:.1f}); {100 * rm:.0f}% ({100 * rl:.0f}%)"
+            cells.append(f"{verdicts} | {lo:.3g}–{hi:.3g} | {margin}")
+            if fm is not None:
+                nearest = min(nearest, fm)
+            if wanted != len(runs) or fm is None or fm < FLOORS or rm < RELATIVE:
+                clears = False
+        mark = "✅" if clears else "❌"
+        rows.append((nearest, name, f"| {mark} | {name} | {band} | " + " | ".join(cells) + " |"))
+    rows.sort(key=lambda r: (r[0], r[1]))
+    labels = [t["series"].rsplit("-", 1)[-1] + f" ({t['runs']} runs)" for t in tallies]
+    head = "| clears | claim | band | " + " | ".join(
+        f"{l}: {want} | {l}: medians | {l}: margin, floors (least); % (least)" for l in labels
+    ) + " |"
+    rule = "|---|---|---|" + "---:|---|---|" * len(tallies)
+    return "\n".join([head, rule] + [r[2] for r in rows])
+
+
+def margins_page() -> int:
+    """docs/margins.md from the four tallies."""
+    def load(name):
+        path = ROOT / name / "tally.json"
+        if not path.exists():
+            sys.exit(f"error: {path} is missing: run the series first (see --help)")
+        return json.loads(path.read_text())
+
+    controls = [load("controls-quiet"), load("controls-busy")]
+    suite = [load("suite-quiet"), load("suite-busy")]
+    out = []
+    out.append("# Margins: how far each claim and each negative control sits from its band's edge\n")
+    out.append(
+        "Generated by `python3 scripts/error-rates.py --margins > docs/margins.md` from four series\n"
+        "on a 2-core machine, each made by the same script:\n\n"
+        "```sh\n"
+        f"python3 scripts/error-rates.py --runs {controls[0]['runs']} --controls\n"
+        f"python3 scripts/error-rates.py --runs {controls[1]['runs']} --controls --busy   # one core kept busy by yes\n"
+        f"python3 scripts/error-rates.py --runs {suite[0]['runs']}\n"
+        f"python3 scripts/error-rates.py --runs {suite[1]['runs']} --busy\n"
+        "```\n"
+    )
+    out.append(
+        "A claim's **margin** is the distance of its median from the band's nearest edge: in\n"
+        "noise floors (the median change between consecutive rounds of its noisiest side, as a\n"
+        "log step) and in per cent (the factor between median and edge, less one). `perfshape\n"
+        "report` gives it per claim and draws every claim on one log axis. Each cell gives the\n"
+        "median over the runs and, in brackets, the least.\n"
+    )
+    out.append("## The negative controls\n")
+    out.append(
+        f"A control must come out broken in every run with its median at least {FLOORS:g} noise\n"
+        f"floors and {100 * RELATIVE:.0f} % outside its band (✅ when the median over runs clears\n"
+        "both, quiet and busy). Nearest the edge first.\n"
+    )
+    for t in controls:
+        out.append(f"- {t['series']}: {t['runs']} runs, wall {t['wall'][0]:.0f}–{t['wall'][1]:.0f} s, "
+                   f"tests failed: {sum(t['failures'].values())}"
+                   + ("".join(f"; {k} {v}×" for k, v in t["failures"].items())))
+    out.append("")
+    out.append(table(controls, want="broken"))
+    out.append("\n## The gated claims\n")
+    out.append(
+        "The same for the suite's claims, inside their bands (✅ when every run held with the\n"
+        f"median margin at least {FLOORS:g} floors and {100 * RELATIVE:.0f} %: a claim without it holds today, but\n"
+        "sits where a slower or noisier machine could move it). Nearest the edge first.\n"
+    )
+    for t in suite:
+        out.append(f"- {t['series']}: {t['runs']} runs, wall {t['wall'][0]:.0f}–{t['wall'][1]:.0f} s, "
+                   f"tests failed: {sum(t['failures'].values())}"
+                   + ("".join(f"; {k} {v}×" for k, v in t["failures"].items())))
+    out.append("")
+    out.append(table(suite, want="holds"))
+    print("\n".join(out))
+    return 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--busy", action="store_true", help="keep one core busy")
+    parser.add_argument("--tables", action="store_true", help="run the tables' claims too")
+    parser.add_argument("--controls", action="store_true", help="run the negative controls")
+    parser.add_argument("--margins", action="store_true", help="print docs/margins.md from the tallies")
+    args = parser.parse_args()
+    if args.margins:
+        return margins_page()
+    return measure(args)
 
 
 if __name__ == "__main__":
