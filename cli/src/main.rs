@@ -724,16 +724,17 @@ fn judge(
         judge = judge.against_model();
     }
     let judged = judge.judge(schedule, stats)?;
-    println!("| claim | verdict | median | band | rounds |");
-    println!("|---|---|---:|---|---:|");
+    println!("| claim | verdict | median | band | margin | rounds |");
+    println!("|---|---|---:|---|---:|---:|");
     for j in &judged {
         let report = j.checked.report();
         println!(
-            "| {} | {} | {:.3} | {} | {} |",
+            "| {} | {} | {:.3} | {} | {} | {} |",
             report.name,
             report.verdict,
             report.median,
             report.band,
+            margin(report),
             report.rounds.len()
         );
     }
@@ -773,8 +774,8 @@ fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result<Exit> {
             "on their negative controls"
         }
     );
-    println!("| entry | control | claim | verdict | median | band | time |");
-    println!("|---|---|---|---|---:|---|---:|");
+    println!("| entry | control | claim | verdict | median | band | margin | time |");
+    println!("|---|---|---|---|---:|---|---:|---:|");
     let started = std::time::Instant::now();
     let mut wrong = Vec::new();
     let mut exit = Exit::Holds;
@@ -783,12 +784,13 @@ fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result<Exit> {
         for (_, checked) in (entry.run)(setup)? {
             let report = checked.report();
             println!(
-                "| {} | {control} | {} | {} | {:.3} | {} | {:.2} s |",
+                "| {} | {control} | {} | {} | {:.3} | {} | {} | {:.2} s |",
                 entry.name,
                 report.name,
                 report.verdict,
                 report.median,
                 report.band,
+                margin(report),
                 report.elapsed.as_secs_f64()
             );
             if report.verdict != wanted {
@@ -812,6 +814,11 @@ fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result<Exit> {
         );
     }
     Ok(exit)
+}
+
+/// A claim's margin from its band's nearest edge, for a table cell ("—" without one).
+fn margin(report: &perfshape::claim::ClaimReport) -> String {
+    report.margin.map_or("—".into(), |m| m.to_string())
 }
 
 fn reproduce(experiment: &Experiment, cli: &Cli) -> perfshape::Result {
