@@ -7,15 +7,19 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use exit::{EXIT_STATUS, Exit};
 use perfshape::claim::artifact_dir;
 use perfshape::experiment::{Experiment, Measured};
 use perfshape::limits::DEFAULT_MAX_BLOCKING;
 use perfshape::report::{TABLE_SUFFIX, TimeAxis, experiment_svg, experiment_table, timeline};
 
+mod exit;
+
 #[derive(Parser)]
 #[command(
     version,
-    about = "Reproduce the async-vs-blocking experiments as performance shapes"
+    about = "Reproduce the async-vs-blocking experiments as performance shapes",
+    after_help = EXIT_STATUS
 )]
 struct Cli {
     #[command(subcommand)]
@@ -325,17 +329,30 @@ impl WhatIf {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            // --help and --version are not errors. A bad flag is bad input: 3, not clap's
+            // own 2, which here means inconclusive.
+            return if e.use_stderr() {
+                Exit::CouldNotRun.code()
+            } else {
+                ExitCode::SUCCESS
+            };
+        }
+    };
     match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(exit) => exit.code(),
         Err(e) => {
             eprintln!("perfshape: error: {e}");
-            ExitCode::FAILURE
+            Exit::CouldNotRun.code()
         }
     }
 }
 
-fn run(mut cli: Cli) -> perfshape::Result {
+/// Runs the command; what it decided, or why it could not run.
+fn run(mut cli: Cli) -> perfshape::Result<Exit> {
     let dir = cli.fixtures.clone().unwrap_or_else(default_fixtures);
     match cli.command.take().unwrap_or(Command::All) {
         Command::List => {
@@ -350,7 +367,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
                     println!("    {:<6} {}", row.id, row.label);
                 }
             }
-            Ok(())
+            Ok(Exit::Holds)
         }
         Command::Model { fixture, what_if } => {
             let models: Vec<(String, perfshape::Model)> = match fixture {
@@ -379,7 +396,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
                     p.latency.map(|l| ms(l.p99)).unwrap_or_default(),
                 );
             }
-            Ok(())
+            Ok(Exit::Holds)
         }
         Command::Serve {
             workers,
@@ -409,7 +426,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
             }
             std::thread::sleep(std::time::Duration::from_secs(seconds));
             println!("accepted {} connections", server.accepted_connections());
-            Ok(())
+            Ok(Exit::Holds)
         }
         Command::Probe {
             url,
@@ -441,7 +458,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
                 &serde_json::to_string_pretty(&report).unwrap_or_default(),
             )?;
             eprintln!("raw figures: {}", path.display());
-            Ok(())
+            Ok(Exit::Holds)
         }
         Command::Locust {
             fixture,
@@ -471,7 +488,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
                      perfshape judge {} stats.json",
                     fixture.display()
                 );
-                return Ok(());
+                return Ok(Exit::Holds);
             }
             eprintln!(
                 "locust: {} rows × {} rounds, {} users, {:.1} s, {workers} workers against {host} …",
@@ -503,17 +520,19 @@ fn run(mut cli: Cli) -> perfshape::Result {
         } => {
             let script = perfshape::external::k6_script(&schedule.schedule(&fixture)?);
             match out {
-                Some(path) => write(&path, &script),
+                Some(path) => write(&path, &script).map(|()| Exit::Holds),
                 None => {
                     print!("{script}");
-                    Ok(())
+                    Ok(Exit::Holds)
                 }
             }
         }
         Command::Selftest { claimed, only } => selftest(claimed, only.as_deref()),
-        Command::Report { dir, html } => report(&dir.unwrap_or_else(artifact_dir), html),
+        Command::Report { dir, html } => {
+            report(&dir.unwrap_or_else(artifact_dir), html).map(|()| Exit::Holds)
+        }
         Command::Limits { dir, junit } => {
-            limits(&dir.unwrap_or_else(artifact_dir), junit.as_deref())
+            limits(&dir.unwrap_or_else(artifact_dir), junit.as_deref()).map(|()| Exit::Holds)
         }
         Command::Load {
             url,
@@ -559,11 +578,11 @@ fn run(mut cli: Cli) -> perfshape::Result {
                     perfshape::limits::MAX_REQUESTS
                 );
             }
-            Ok(())
+            Ok(Exit::Holds)
         }
         Command::Run { fixture } => {
             let experiment = Experiment::load(&fixture)?;
-            reproduce(&experiment, &cli)
+            reproduce(&experiment, &cli).map(|()| Exit::Holds)
         }
         Command::All => {
             let experiments = load_all(&dir)?;
@@ -571,7 +590,7 @@ fn run(mut cli: Cli) -> perfshape::Result {
                 let json = cli.json.as_ref().map(|p| numbered(p, i, experiments.len()));
                 reproduce_into(experiment, &cli, json.as_deref())?;
             }
-            Ok(())
+            Ok(Exit::Holds)
         }
     }
 }
@@ -699,22 +718,23 @@ fn judge(
     schedule: &perfshape::external::Schedule,
     stats: &perfshape::external::EngineStats,
     against_model: bool,
-) -> perfshape::Result {
+) -> perfshape::Result<Exit> {
     let mut judge = perfshape::external::Judge::new();
     if against_model {
         judge = judge.against_model();
     }
     let judged = judge.judge(schedule, stats)?;
-    println!("| claim | verdict | median | band | rounds |");
-    println!("|---|---|---:|---|---:|");
+    println!("| claim | verdict | median | band | margin | rounds |");
+    println!("|---|---|---:|---|---:|---:|");
     for j in &judged {
         let report = j.checked.report();
         println!(
-            "| {} | {} | {:.3} | {} | {} |",
+            "| {} | {} | {:.3} | {} | {} | {} |",
             report.name,
             report.verdict,
             report.median,
             report.band,
+            margin(report),
             report.rounds.len()
         );
     }
@@ -723,13 +743,13 @@ fn judge(
             println!("{line}");
         }
     }
-    for j in &judged {
-        j.checked.gate()?;
-    }
-    Ok(())
+    Ok(Exit::of(judged.iter().map(|j| j.checked.report())))
 }
 
-fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result {
+/// The catalog's claims as claimed or on their controls: 0 when every claim came out as
+/// it must (held, or broken on its control), 2 when one was inconclusive, 1 when one came
+/// out the other way.
+fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result<Exit> {
     use perfshape::catalog::{Setup, entries};
     let setup = if claimed {
         Setup::Claimed
@@ -754,24 +774,30 @@ fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result {
             "on their negative controls"
         }
     );
-    println!("| entry | control | claim | verdict | median | band | time |");
-    println!("|---|---|---|---|---:|---|---:|");
+    println!("| entry | control | claim | verdict | median | band | margin | time |");
+    println!("|---|---|---|---|---:|---|---:|---:|");
     let started = std::time::Instant::now();
     let mut wrong = Vec::new();
+    let mut exit = Exit::Holds;
     for entry in &entries {
         let control = if claimed { "—" } else { entry.control };
         for (_, checked) in (entry.run)(setup)? {
             let report = checked.report();
             println!(
-                "| {} | {control} | {} | {} | {:.3} | {} | {:.2} s |",
+                "| {} | {control} | {} | {} | {:.3} | {} | {} | {:.2} s |",
                 entry.name,
                 report.name,
                 report.verdict,
                 report.median,
                 report.band,
+                margin(report),
                 report.elapsed.as_secs_f64()
             );
             if report.verdict != wanted {
+                exit = exit.max(match report.verdict {
+                    perfshape::Verdict::Inconclusive => Exit::Inconclusive,
+                    _ => Exit::Broken,
+                });
                 wrong.push(format!(
                     "{}: {} ({})",
                     entry.name, report.name, report.verdict
@@ -780,15 +806,19 @@ fn selftest(claimed: bool, only: Option<&str>) -> perfshape::Result {
         }
     }
     eprintln!("selftest took {:.1} s", started.elapsed().as_secs_f64());
-    if wrong.is_empty() {
-        Ok(())
-    } else {
-        Err(perfshape::Error::Gate(format!(
-            "{} claim(s) did not come out {wanted}:\n  {}",
+    if !wrong.is_empty() {
+        eprintln!(
+            "perfshape: {} claim(s) did not come out {wanted}:\n  {}",
             wrong.len(),
             wrong.join("\n  ")
-        )))
+        );
     }
+    Ok(exit)
+}
+
+/// A claim's margin from its band's nearest edge, for a table cell ("—" without one).
+fn margin(report: &perfshape::claim::ClaimReport) -> String {
+    report.margin.map_or("—".into(), |m| m.to_string())
 }
 
 fn reproduce(experiment: &Experiment, cli: &Cli) -> perfshape::Result {

@@ -23,14 +23,14 @@ fn the_probe_command_refuses_a_bad_url_at_once() {
         )
     };
     let (code, stderr) = probe("not a url");
-    assert_eq!(code, Some(1));
+    assert_eq!(code, Some(3), "could not run");
     assert_eq!(
         stderr.trim(),
         "perfshape: error: cannot reach not a url: not a URL (relative URL without a base)"
     );
     let port = closed_port();
     let (code, stderr) = probe(&format!("http://127.0.0.1:{port}/blocking?ms=20"));
-    assert_eq!(code, Some(1));
+    assert_eq!(code, Some(3), "could not run");
     assert!(
         stderr.starts_with(&format!(
             "perfshape: error: cannot reach http://127.0.0.1:{port}/blocking?ms=20: connecting to 127.0.0.1:{port}"
@@ -57,7 +57,7 @@ fn the_report_command_refuses_a_folder_without_a_run() {
         .arg(&dir)
         .output()
         .expect("the perfshape binary runs");
-    assert_eq!(output.status.code(), Some(1));
+    assert_eq!(output.status.code(), Some(3), "could not run");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         stderr.starts_with(&format!(
@@ -172,7 +172,7 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
         ],
         &dir,
     );
-    assert_eq!(code, Some(1));
+    assert_eq!(code, Some(3), "could not run");
     assert!(
         stderr.contains("k6-seed004-summary.json: no requests for 8 of 20 stages: "),
         "{stderr}"
@@ -215,7 +215,7 @@ fn the_export_and_locust_commands_write_their_scripts() {
         ],
         &dir,
     );
-    assert_eq!(code, Some(1));
+    assert_eq!(code, Some(3), "could not run");
     assert!(
         stderr.contains(&format!(
             "cannot reach http://127.0.0.1:{port}: connect to 127.0.0.1:{port}"
@@ -253,5 +253,80 @@ fn the_export_and_locust_commands_write_their_scripts() {
         "{stdout}"
     );
     assert!(stdout.contains(&format!("--host {host}")), "{stdout}");
+    let _ = std::fs::remove_dir_all(dir);
+}
+
+/// Locust's statistics of seed 004 (tests/data/engines/) with `row`'s request count in
+/// `round` set to `count`, written into `dir`: the same run, made to say something else.
+fn stats_with(dir: &std::path::Path, name: &str, edits: &[(&str, u32)]) -> String {
+    let original = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/engines/locust-seed004_stats.csv"
+    ))
+    .expect("the captured statistics");
+    let edited: Vec<String> = original
+        .lines()
+        .map(|line| {
+            let mut cells: Vec<String> = line.split(',').map(str::to_string).collect();
+            if let Some(&(_, count)) = edits.iter().find(|(stage, _)| cells[1] == *stage) {
+                cells[2] = count.to_string();
+            }
+            cells.join(",")
+        })
+        .collect();
+    let path = dir.join(name);
+    std::fs::write(&path, edited.join("\n") + "\n").expect("written");
+    path.to_str().expect("UTF-8").to_string()
+}
+
+/// Every deciding command's exit status: 0 every claim holds, 1 a claim is broken, 2 none
+/// broken but one inconclusive, 3 could not run — a bad flag included, which clap alone
+/// would end with 2. An advisory gate names what does not hold and exits 0.
+#[test]
+fn the_exit_status_tells_holds_broken_inconclusive_and_could_not_run_apart() {
+    let dir = fresh_folder("exit");
+    let judge = |stats: &str, gate: &str| {
+        let output = Command::new(env!("CARGO_BIN_EXE_perfshape"))
+            .args(["judge", "fixtures/seed-004-jmeter-endpoints.toml", stats])
+            .args(["--test-scale", "--loop-ms", "600"])
+            .env("PERFSHAPE_ARTIFACTS", &dir)
+            .env("PERFSHAPE_GATE", gate)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .output()
+            .expect("the perfshape binary runs");
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+    let (code, _, stderr) = judge("tests/data/engines/locust-seed004_stats.csv", "strict");
+    assert_eq!(code, Some(0), "every claim holds: {stderr}");
+
+    // The async row as slow as the blocking one in every round: the order is broken.
+    let slow = [("async@0", 97), ("async@1", 97), ("async@2", 97)];
+    let broken = stats_with(&dir, "broken.csv", &slow);
+    let (code, stdout, stderr) = judge(&broken, "strict");
+    assert_eq!(code, Some(1), "{stdout}\n{stderr}");
+    assert!(stdout.contains(" | broken | "), "{stdout}");
+    let (code, _, stderr) = judge(&broken, "advisory");
+    assert_eq!(code, Some(0), "advisory: {stderr}");
+    assert!(stderr.contains("advisory gate"), "{stderr}");
+
+    // One round of three slow: the rounds disagree, and three are all there are.
+    let straddling = stats_with(&dir, "straddling.csv", &[("async@1", 150)]);
+    let (code, stdout, stderr) = judge(&straddling, "strict");
+    assert_eq!(code, Some(2), "{stdout}\n{stderr}");
+    assert!(stdout.contains(" | inconclusive | "), "{stdout}");
+    assert!(!stdout.contains(" | broken | "), "{stdout}");
+
+    // Statistics that are not there, and a flag that does not exist.
+    let (code, _, stderr) = judge("no-such-stats.csv", "strict");
+    assert_eq!(code, Some(3), "{stderr}");
+    let (code, _, stderr) = perfshape(&["judge", "--no-such-flag"], &dir);
+    assert_eq!(code, Some(3), "{stderr}");
+    let (code, stdout, _) = perfshape(&["--help"], &dir);
+    assert_eq!(code, Some(0));
+    assert!(stdout.contains("3  could not run"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
 }
