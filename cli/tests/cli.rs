@@ -104,7 +104,7 @@ fn the_report_command_appends_to_the_job_summary() {
     );
     assert!(
         text.contains(
-            "| ✅ holds | a synthetic claim | 1 | [0.9, 1.1] | 9% inside (90.9 floors) | 3 |"
+            "| ✅ holds | a synthetic claim | 1 | [0.9, 1.1] | 10% inside (95.4 floors) | 3 |"
         ),
         "{text}"
     );

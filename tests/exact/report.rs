@@ -137,7 +137,7 @@ fn the_markdown_summary_holds_every_claim_with_its_figures() -> Result {
     assert_eq!(rows.len(), 4, "a header and one row per claim:\n{md}");
     assert!(rows[1].contains("broken") && rows[1].contains("a claim that broke"));
     assert!(
-        rows[1].contains("| 2 | [0.9, 1.1] | 82% outside (11.3 floors) | 3 |"),
+        rows[1].contains("| 2 | [0.9, 1.1] | 82% outside (8.5 floors) | 3 |"),
         "{}",
         rows[1]
     );
