@@ -10,7 +10,8 @@ often it failed.
     python3 scripts/error-rates.py --runs 20 --tables         # the five tables' claims too
     python3 scripts/error-rates.py --runs 20 --controls       # the negative controls
     python3 scripts/error-rates.py --runs 10 --controls --busy
-    python3 scripts/error-rates.py --margins > docs/margins.md  # the page, from the four above
+    python3 scripts/error-rates.py --runs 20 --controls --filter 'test(c3)'  # a part only
+    python3 scripts/error-rates.py --margins > docs/margins.md  # the page, from the series
 
 Each run's claim reports go to target/error-rates/<series>/run-<i>/ (PERFSHAPE_ARTIFACTS)
 and each series' tally to target/error-rates/<series>/tally.json; the tally is printed as
@@ -61,14 +62,18 @@ def series(args) -> tuple[str, list[str]]:
     """The series' folder name and nextest's filter arguments."""
     label = "busy" if args.busy else "quiet"
     if args.controls:
-        return f"controls-{label}", [
-            "--profile", "selftest", "--ignore-default-filter", "-E", "binary(controls)",
-        ]
-    if args.tables:
-        return f"suite-tables-{label}", [
-            "--ignore-default-filter", "-E", "binary(shape) | binary(tables)",
-        ]
-    return f"suite-{label}", ["-E", "binary(shape)"]
+        name, which = f"controls-{label}", "binary(controls)"
+        profile = ["--profile", "selftest", "--ignore-default-filter"]
+    elif args.tables:
+        name, which = f"suite-tables-{label}", "(binary(shape) | binary(tables))"
+        profile = ["--ignore-default-filter"]
+    else:
+        name, which, profile = f"suite-{label}", "binary(shape)", []
+    if args.filter:
+        # A part of the series, in a folder of its own: `test(c3)` → `…-test-c3`.
+        slug = "".join(c if c.isalnum() else "-" for c in args.filter).strip("-")
+        name, which = f"{name}-{slug}", f"{which} & ({args.filter})"
+    return name, [*profile, "-E", which]
 
 
 def measure(args) -> int:
@@ -117,6 +122,7 @@ def measure(args) -> int:
         # Written after every run, so a long series can be read while it goes on.
         tally = {
             "series": name,
+            "filter": args.filter,
             "runs": i,
             "wall": [min(walls), max(walls)],
             "failures": dict(failures),
@@ -197,7 +203,9 @@ def table(tallies: list[dict], want: str, relative: float = RELATIVE) -> str:
         mark = "✅" if clears else "❌"
         rows.append((nearest, name, f"| {mark} | {name} | {band} | " + " | ".join(cells) + " |"))
     rows.sort(key=lambda r: (r[0], r[1]))
-    labels = [t["series"].rsplit("-", 1)[-1] + f" ({t['runs']} runs)" for t in tallies]
+    labels = [
+        ("busy" if "-busy" in t["series"] else "quiet") + f" ({t['runs']} runs)" for t in tallies
+    ]
     head = "| clears | claim | band | " + " | ".join(
         f"{l}: {want} | {l}: medians | {l}: margin, floors (least); % (least)" for l in labels
     ) + " |"
@@ -259,6 +267,22 @@ def margins_page() -> int:
                    + ("".join(f"; {k} {v}×" for k, v in t["failures"].items())))
     out.append("")
     out.append(table(suite, "holds", 0.0))
+    parts = sorted(p.parent.name for p in ROOT.glob("*/tally.json") if p.parent.name.count("-") > 1)
+    for kind in ("controls", "suite"):
+        chosen = [load(name) for name in parts if name.startswith(kind + "-")]
+        chosen.sort(key=lambda t: "-busy" in t["series"])
+        if not chosen:
+            continue
+        filters = sorted({t.get("filter") or "" for t in chosen})
+        out.append(f"\n## Later series of a part of the {'controls' if kind == 'controls' else 'suite'}: {', '.join(f'`{f}`' for f in filters)}\n")
+        out.append(
+            "Run after a change to these claims, with `--filter`; where a claim's name here\n"
+            "differs from the tables above, this is its current form.\n"
+        )
+        for t in chosen:
+            out.append(f"- {t['series']}: {t['runs']} runs, tests failed: {sum(t['failures'].values())}")
+        out.append("")
+        out.append(table(chosen, "broken" if kind == "controls" else "holds", RELATIVE if kind == "controls" else 0.0))
     print("\n".join(out))
     return 0
 
@@ -269,6 +293,7 @@ def main() -> int:
     parser.add_argument("--busy", action="store_true", help="keep one core busy")
     parser.add_argument("--tables", action="store_true", help="run the tables' claims too")
     parser.add_argument("--controls", action="store_true", help="run the negative controls")
+    parser.add_argument("--filter", help="only the tests of this nextest filter, e.g. 'test(c3)'")
     parser.add_argument("--margins", action="store_true", help="print docs/margins.md from the tallies")
     args = parser.parse_args()
     if args.margins:
