@@ -213,6 +213,15 @@ def table(tallies: list[dict], want: str, relative: float = RELATIVE) -> str:
     return "\n".join([head, rule] + [r[2] for r in rows])
 
 
+def series_line(t: dict) -> str:
+    """A series in one line: its runs, wall and failed tests."""
+    failed = "".join(f"; {k} {v}×" for k, v in t["failures"].items())
+    return (
+        f"- {t['series']}: {t['runs']} runs, wall {t['wall'][0]:.0f}–{t['wall'][1]:.0f} s, "
+        f"tests failed: {sum(t['failures'].values())}{failed}"
+    )
+
+
 def margins_page() -> int:
     """docs/margins.md from the four tallies."""
     def load(name):
@@ -248,10 +257,7 @@ def margins_page() -> int:
         f"floors and {100 * RELATIVE:.0f} % outside its band (✅ when the median over runs clears\n"
         "both, quiet and busy). Nearest the edge first.\n"
     )
-    for t in controls:
-        out.append(f"- {t['series']}: {t['runs']} runs, wall {t['wall'][0]:.0f}–{t['wall'][1]:.0f} s, "
-                   f"tests failed: {sum(t['failures'].values())}"
-                   + ("".join(f"; {k} {v}×" for k, v in t["failures"].items())))
+    out.extend(series_line(t) for t in controls)
     out.append("")
     out.append(table(controls, "broken", RELATIVE))
     out.append("\n## The gated claims\n")
@@ -261,10 +267,7 @@ def margins_page() -> int:
         "against its model sits a few per cent above a band's lower edge of 0.95 by design, many\n"
         "noise floors inside; the per cent column shows how near.) Nearest the edge first.\n"
     )
-    for t in suite:
-        out.append(f"- {t['series']}: {t['runs']} runs, wall {t['wall'][0]:.0f}–{t['wall'][1]:.0f} s, "
-                   f"tests failed: {sum(t['failures'].values())}"
-                   + ("".join(f"; {k} {v}×" for k, v in t["failures"].items())))
+    out.extend(series_line(t) for t in suite)
     out.append("")
     out.append(table(suite, "holds", 0.0))
     parts = sorted(p.parent.name for p in ROOT.glob("*/tally.json") if p.parent.name.count("-") > 1)
@@ -279,8 +282,7 @@ def margins_page() -> int:
             "Run after a change to these claims, with `--filter`; where a claim's name here\n"
             "differs from the tables above, this is its current form.\n"
         )
-        for t in chosen:
-            out.append(f"- {t['series']}: {t['runs']} runs, tests failed: {sum(t['failures'].values())}")
+        out.extend(series_line(t) for t in chosen)
         out.append("")
         out.append(table(chosen, "broken" if kind == "controls" else "holds", RELATIVE if kind == "controls" else 0.0))
     print("\n".join(out))

@@ -116,9 +116,19 @@ fn the_report_command_appends_to_the_job_summary() {
 /// `artifacts` (not the suite's folder: these claims are decided on test data); its exit
 /// code, stdout and stderr.
 fn perfshape(args: &[&str], artifacts: &std::path::Path) -> (Option<i32>, String, String) {
+    perfshape_gated(args, artifacts, "strict")
+}
+
+/// [`perfshape`] under the gate mode `gate` (`PERFSHAPE_GATE`).
+fn perfshape_gated(
+    args: &[&str],
+    artifacts: &std::path::Path,
+    gate: &str,
+) -> (Option<i32>, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_perfshape"))
         .args(args)
         .env("PERFSHAPE_ARTIFACTS", artifacts)
+        .env("PERFSHAPE_GATE", gate)
         .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
         .output()
         .expect("the perfshape binary runs");
@@ -286,19 +296,9 @@ fn stats_with(dir: &std::path::Path, name: &str, edits: &[(&str, u32)]) -> Strin
 fn the_exit_status_tells_holds_broken_inconclusive_and_could_not_run_apart() {
     let dir = fresh_folder("exit");
     let judge = |stats: &str, gate: &str| {
-        let output = Command::new(env!("CARGO_BIN_EXE_perfshape"))
-            .args(["judge", "fixtures/seed-004-jmeter-endpoints.toml", stats])
-            .args(["--test-scale", "--loop-ms", "600"])
-            .env("PERFSHAPE_ARTIFACTS", &dir)
-            .env("PERFSHAPE_GATE", gate)
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .output()
-            .expect("the perfshape binary runs");
-        (
-            output.status.code(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
+        let fixture = "fixtures/seed-004-jmeter-endpoints.toml";
+        let args = ["judge", fixture, stats, "--test-scale", "--loop-ms", "600"];
+        perfshape_gated(&args, &dir, gate)
     };
     let (code, _, stderr) = judge("tests/data/engines/locust-seed004_stats.csv", "strict");
     assert_eq!(code, Some(0), "every claim holds: {stderr}");
