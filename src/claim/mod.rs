@@ -431,7 +431,6 @@ impl<'a> Claim<'a> {
             reason: decision.reason,
             median,
             noise_floor,
-            interval: median_interval(&values),
             margin: Margin::of(&band, median, noise_floor),
             sides: units,
             rounds,

@@ -49,9 +49,6 @@ pub struct ClaimReport {
     pub median: f64,
     /// The noisiest side's A/A noise floor (relative).
     pub noise_floor: f64,
-    /// The median's confidence interval at ≥ 75 %
-    /// ([`median_interval`](super::median_interval)).
-    pub interval: Option<(f64, f64)>,
     /// How far the median sits from the band's nearest edge ([`Margin`]).
     pub margin: Option<Margin>,
     /// Each side's label and unit.
