@@ -2,106 +2,240 @@
 //! whose expectation comes from the model and whose baseline is measured in the same
 //! rounds as the figure it divides.
 
-use std::cell::{Cell, RefCell};
-use std::rc::Rc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::claim::{Claim, ClaimReport, Measure};
+use crate::client::{Plan, Request, Vary};
 use crate::error::{Result, check_range};
 use crate::evidence::Evidence;
 use crate::limits::MAX_REQUESTS;
-use crate::model::Model;
 use crate::pool::Pool;
-use crate::probe::{ProbeSettings, probe};
+use crate::probe::{ProbeSettings, probe_plan};
 use crate::run::Run;
 use crate::target::Target;
-use crate::vocab::{ClientStrategy, PoolSettings, ServerStrategy};
+use crate::vocab::{ClientStrategy, Held, PoolSettings, ServerStrategy};
 
 /// Requests of the baseline "one request alone", in a row (their mean): one keeps the
 /// baseline cheap for a slow endpoint, and the claim's median over rounds and its noise
 /// floor already absorb one slow request.
 const ALONE: usize = 1;
-/// The default fan-out of a claim: enough that a handler holding its worker stands out
-/// by far (N× on one worker) while a healthy one costs one request's time.
-const DEFAULT_FAN_OUT: usize = 10;
+/// Concurrent requests per server worker in the blocking claim's fan-out (and at least
+/// this many in all): a handler that holds its worker for a share b of a request makes
+/// N concurrent requests take 1 + b·(N/W − 1) request times, so at 20 per worker a 10 %
+/// hold reads 2.9× where a free handler reads ≈1.1× — a share the claim can bound.
+const FAN_OUT_PER_WORKER: usize = 20;
+/// The blocking claim's band: the share of each request a handler may hold its worker.
+/// 5 % sits halfway (on a log scale) between what a healthy async handler reads on this
+/// fan-out (≈1 %) and the 10 % of a 2 ms block in a 20 ms request.
+const HELD_SHARE_AT_MOST: f64 = 0.05;
+/// A held share is a positive figure: an estimate at or below zero (the fan-out as quick
+/// as one request alone) is read as this, "under 0.1 %".
+const LEAST_SHARE: f64 = 0.001;
 
 impl Target {
-    /// An endpoint of this target: `path` (with its query, if any) must start with `/`.
+    /// An endpoint of this target: `GET path` (with its query, if any; it must start with
+    /// `/`).
     ///
     /// Sends one GET at once and fails, before any claim is measured, when the endpoint
     /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
-    /// error.
-    pub fn endpoint(&self, path: &str) -> Result<Endpoint<'_>> {
-        let endpoint = Endpoint::new(self, path)?;
+    /// error. ([`get`](Self::get) makes the same endpoint without sending anything; its
+    /// claims send the first request before any load.)
+    pub fn endpoint(&self, path: &str) -> Result<Endpoint> {
+        let endpoint = self.get(path);
         endpoint.preflight()?;
         Ok(endpoint)
     }
 
+    /// `GET path` on this target; nothing is sent until a claim is checked.
+    pub fn get(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::get(path))
+    }
+
+    /// `POST path` on this target: add a body with [`json`](Endpoint::json) or
+    /// [`body`](Endpoint::body), headers with [`header`](Endpoint::header).
+    pub fn post(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::post(path))
+    }
+
+    /// `PUT path` on this target.
+    pub fn put(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::put(path))
+    }
+
+    /// `PATCH path` on this target.
+    pub fn patch(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::patch(path))
+    }
+
+    /// `DELETE path` on this target.
+    pub fn delete(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::delete(path))
+    }
+
+    /// Any [`Request`] on this target, sent as it is (or varied per request with
+    /// [`Endpoint::vary`]).
+    pub fn request(&self, request: Request) -> Endpoint {
+        Endpoint {
+            target: self.clone(),
+            request,
+            vary: None,
+            concurrency: None,
+        }
+    }
+
     /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
-    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint<'_>> {
+    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint> {
         self.endpoint(&strategy.path_and_query(work)?)
     }
 }
 
-/// One path (with its query) of a [`Target`], GET.
+/// A request template on a [`Target`] — method, path and query, headers, body, and
+/// optionally a generator that varies it per request — and the ready-made shape claims
+/// about it.
+///
+/// An endpoint owns a clone of its target (a cheap handle), so it is `'static` and
+/// `Send`: a helper can return one, and its claims can be awaited in an async test.
 ///
 /// ```
-/// use axum::{Router, routing::get};
+/// use axum::{Json, Router, routing::post};
 /// use perfshape::{PoolSettings, Target, Verdict};
 ///
 /// // A handler that waits asynchronously: it gives its worker back while it waits.
-/// let router = Router::new().route("/report", get(|| async {
+/// let router = Router::new().route("/orders", post(|Json(order): Json<serde_json::Value>| async move {
 ///     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-///     "done"
+///     Json(order)
 /// }));
 /// let target = Target::serve(router, PoolSettings::workers(1)?)?;
-/// let checked = target.endpoint("/report")?.does_not_block_its_worker().check()?;
+/// let order = serde_json::json!({ "item": "tea" });
+/// let checked = target
+///     .post("/orders")
+///     .json(&order)
+///     .bearer_auth("secret")
+///     .does_not_block_its_worker()
+///     .check()?;
 /// assert_eq!(checked.verdict(), Verdict::Holds);
 /// # Ok::<(), perfshape::Error>(())
 /// ```
-#[derive(Clone, Debug)]
-pub struct Endpoint<'t> {
-    target: &'t Target,
-    path: String,
+#[derive(Clone)]
+pub struct Endpoint {
+    target: Target,
+    request: Request,
+    vary: Option<Vary>,
     concurrency: Option<usize>,
 }
 
-impl<'t> Endpoint<'t> {
-    pub(crate) fn new(target: &'t Target, path: &str) -> Result<Self> {
-        target.url_of(path)?;
-        Ok(Endpoint {
-            target,
-            path: path.to_string(),
-            concurrency: None,
-        })
+impl std::fmt::Debug for Endpoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Endpoint")
+            .field("target", &self.target.describe())
+            .field("request", &self.request.to_string())
+            .field("varied", &self.vary.is_some())
+            .field("concurrency", &self.concurrency)
+            .finish()
+    }
+}
+
+impl Endpoint {
+    /// Adds a header to every request (as reqwest's `RequestBuilder::header`).
+    pub fn header<K, V>(self, name: K, value: V) -> Self
+    where
+        K: TryInto<reqwest::header::HeaderName>,
+        K::Error: std::fmt::Display,
+        V: TryInto<reqwest::header::HeaderValue>,
+        V::Error: std::fmt::Display,
+    {
+        self.map(|r| r.header(name, value))
     }
 
-    /// One GET, refusing anything but a 2xx: a broken endpoint fails here, with its
-    /// status or connect error, before any load is offered.
-    pub(crate) fn preflight(&self) -> Result<()> {
+    /// `Authorization: Bearer <token>` on every request.
+    pub fn bearer_auth(self, token: impl std::fmt::Display) -> Self {
+        self.map(|r| r.bearer_auth(token))
+    }
+
+    /// The same body on every request (bytes or text).
+    pub fn body(self, body: impl Into<bytes::Bytes>) -> Self {
+        self.map(|r| r.body(body))
+    }
+
+    /// The same JSON body on every request, serialised once by serde (a value that cannot
+    /// be serialised is named before any load).
+    pub fn json<T: serde::Serialize + ?Sized>(self, value: &T) -> Self {
+        self.map(|r| r.json(value))
+    }
+
+    /// Varies the request per request: `vary(index, template)` returns request `index` of
+    /// each load (0, 1, …) — ids, cursors, bodies that differ. It runs on the load
+    /// client's workers as each request is sent; one that panics or returns a request that
+    /// cannot be built is named with its index, and its request counted as failed.
+    ///
+    /// ```
+    /// use perfshape::{Request, Target};
+    /// # let target = Target::serve(axum::Router::new(), perfshape::PoolSettings::workers(1)?)?;
+    /// let orders = target.post("/orders").bearer_auth("secret").vary(|i, request: Request| {
+    ///     request.json(&serde_json::json!({ "id": i, "item": "tea" }))
+    /// });
+    /// # let _ = orders;
+    /// # Ok::<(), perfshape::Error>(())
+    /// ```
+    pub fn vary(mut self, vary: impl Fn(usize, Request) -> Request + Send + Sync + 'static) -> Self {
+        self.vary = Some(Arc::new(vary));
+        self
+    }
+
+    fn map(mut self, f: impl FnOnce(Request) -> Request) -> Self {
+        self.request = f(self.request);
+        self
+    }
+
+    /// What this endpoint's load is made of, checked: refused before anything is sent
+    /// when the template (or the generator's first request) cannot be built.
+    pub(crate) fn plan(&self) -> Result<Plan> {
+        Plan::new(self.target.base(), &self.request, self.vary.clone())
+    }
+
+    /// Sends the first request once, refusing anything but a 2xx: a broken endpoint
+    /// fails here, with its status or connect error (`POST /orders answered 401 in 1 of 1
+    /// requests`), before any load is offered. Every ready-made claim does this first.
+    pub fn preflight(&self) -> Result<()> {
         self.run(ClientStrategy::Sequential, 1).map(drop)
     }
 
     /// The target this endpoint belongs to.
-    pub fn target(&self) -> &'t Target {
-        self.target
+    pub fn target(&self) -> &Target {
+        &self.target
+    }
+
+    /// The request template.
+    pub fn request(&self) -> &Request {
+        &self.request
     }
 
     /// The path and query, e.g. `/orders?limit=10`.
     pub fn path(&self) -> &str {
-        &self.path
+        self.request.path()
+    }
+
+    /// How claims name this endpoint: its path for a GET (`/report`), else method and path
+    /// (`POST /orders`).
+    pub fn name(&self) -> String {
+        if self.request.method() == reqwest::Method::GET {
+            self.request.path().to_string()
+        } else {
+            self.request.to_string()
+        }
     }
 
     /// The full URL.
     pub fn url(&self) -> String {
-        self.target
-            .url_of(&self.path)
-            .expect("the path was checked when the endpoint was made")
+        format!("{}{}", self.target.base(), self.request.path())
     }
 
     /// The number of concurrent requests a claim fans out to this endpoint (1..=100,000).
-    /// Default: 10, or 4 per worker on a larger pool; for
-    /// [`keeps_answering_during`](Self::keeps_answering_during), the server's workers.
+    /// Default: 20 per server worker for
+    /// [`does_not_block_its_worker`](Self::does_not_block_its_worker), 10 or 4 per worker
+    /// for [`faster_than`](Self::faster_than), the server's workers for
+    /// [`keeps_answering_during`](Self::keeps_answering_during).
     pub fn concurrency(mut self, n: usize) -> Result<Self> {
         check_range("concurrency", n, 1, MAX_REQUESTS, "")?;
         self.concurrency = Some(n);
@@ -111,81 +245,124 @@ impl<'t> Endpoint<'t> {
     /// Sends `n` requests the way `strategy` says and returns the run, refusing one with
     /// failed requests (`GET /orders answered 500 in 3 of 20 requests`).
     pub fn run(&self, strategy: ClientStrategy, n: usize) -> Result<Run> {
-        let run = self.target.client().run(strategy, &self.url(), n)?;
+        let (run, _) = self
+            .target
+            .client()
+            .run_plan(strategy, &self.plan()?, n, None)?;
         run.require_ok()?;
         Ok(run)
     }
 
-    /// The mean time of one request alone (of a few in a row).
-    fn alone(&self) -> Result<Duration> {
-        Ok(self.run(ClientStrategy::Sequential, ALONE)?.wall / ALONE as u32)
+    /// One request alone (of a few in a row): its mean time, and how long it held its
+    /// worker when the server says.
+    fn alone(&self) -> Result<(Duration, Option<Held>)> {
+        let run = self.run(ClientStrategy::Sequential, ALONE)?;
+        Ok((run.wall / ALONE as u32, median_held(&run)))
     }
 
     fn workers(&self) -> Option<PoolSettings> {
         self.target.pool_settings()
     }
 
-    /// The fan-out of a claim: as set, else enough to stand out on the pool.
+    /// The fan-out of a comparison: as set, else enough to stand out on the pool.
     fn fan_out(&self) -> usize {
         self.concurrency.unwrap_or_else(|| {
             let workers = self.workers().map_or(1, |p| p.workers);
-            DEFAULT_FAN_OUT.max(4 * workers)
+            10.max(4 * workers)
         })
     }
 
-    fn server_pool(&self) -> Option<&'t Pool> {
+    fn server_pool(&self) -> Option<&Pool> {
         self.target.served().map(|s| s.pool())
     }
 
-    /// **Does not block its worker**: N concurrent requests take about one request's time
-    /// (at most 2×), as they do for a handler that gives its worker back while it waits;
-    /// a handler that holds its worker — `std::thread::sleep`, `std::fs`, a std mutex held
-    /// across a wait, a blocking HTTP call, heavy CPU — takes ≈ ceil(N/W)× (the model),
-    /// and the verdict says so in words.
+    /// **Does not block its worker**: the share of each request for which the handler
+    /// holds its worker — estimated from N concurrent requests against one alone, in the
+    /// same rounds — is at most 5 %.
     ///
-    /// Seed 000's C3 on your endpoint; the baseline, one request alone, is measured in the
-    /// same rounds. Sharpest on a 1-worker pool; on W workers the default N is 4 W, so a
-    /// handler that holds its worker still takes ≥ 4×.
-    pub fn does_not_block_its_worker(&self) -> Claim<'t> {
-        let n = self.fan_out();
-        let fan_out = self.concurrent(n);
-        let this = self.clone();
-        let alone = Measure::duration(&format!("{} alone", self.path), move || this.alone());
-        let holding = self.workers().map(|pool| holding_ratio(pool, n));
-        Claim::ratio(
-            &format!("{} does not block its worker", self.path),
-            fan_out,
-            alone,
+    /// The model's arithmetic: on W workers, N concurrent requests whose handler holds its
+    /// worker for a share b of its time d take ≈ (N/W)·b·d + (1 − b)·d, so the fan-out ÷
+    /// one request alone = 1 + b·(N/W − 1), and b = (ratio − 1) ÷ (N/W − 1). A handler
+    /// that gives its worker back while it waits reads ≈1 %; one that blocks 2 ms of a
+    /// 20 ms request (`std::fs`, a std mutex, a blocking DNS lookup, serde on a big body)
+    /// reads 10 %, and one that blocks throughout reads 100 %. N defaults to 20 per
+    /// server worker (on a running service, 20), which makes 10 % stand twice the band
+    /// out; the report says the share in milliseconds, and — on a router perfshape serves
+    /// — what timing the handler's polls found (exact, per request).
+    ///
+    /// Seed 000's C3 on your endpoint. Sharpest on a 1-worker pool.
+    pub fn does_not_block_its_worker(&self) -> Claim<'static> {
+        let workers = self.workers().map_or(1, |p| p.workers);
+        let n = self
+            .concurrency
+            .unwrap_or(FAN_OUT_PER_WORKER * workers)
+            .max(2);
+        let waves = n.div_ceil(workers) as f64;
+        let shares: Arc<Mutex<Vec<HeldRound>>> = Arc::default();
+        let evidence = Evidence::default();
+        let (this, seen, noted) = (self.clone(), evidence.clone(), Arc::clone(&shares));
+        let label = format!("held share of {n} concurrent {}", self.name());
+        let what = format!("{n} concurrent {}", self.name());
+        let mut rounds = 0usize;
+        let held_share = Measure::value(&label, move || {
+            // Alternate which goes first, as a claim's sides would be.
+            rounds += 1;
+            let fan_out = || seen.observe(this.server_pool(), || this.run(ClientStrategy::FanOut, n));
+            let ((alone, held), run) = if rounds % 2 == 1 {
+                let alone = this.alone()?;
+                (alone, fan_out()?)
+            } else {
+                let run = fan_out()?;
+                (this.alone()?, run)
+            };
+            let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
+            let share = ((ratio - 1.0) / (waves - 1.0)).max(LEAST_SHARE);
+            noted.lock().unwrap_or_else(|p| p.into_inner()).push(HeldRound {
+                alone,
+                ratio,
+                polls: held.or_else(|| median_held(&run)),
+            });
+            Ok(share)
+        })
+        .warm_with({
+            let this = self.clone();
+            move || {
+                this.preflight()?;
+                this.run(ClientStrategy::FanOut, n).map(drop)
+            }
+        })
+        .evidence(move || evidence.describe(&what));
+        Claim::figure(
+            &format!("{} does not block its worker", self.name()),
+            held_share,
         )
-        .at_most(2.0)
-        .ideal(1.0)
+        .at_most(HELD_SHARE_AT_MOST)
+        .ideal(0.0)
         .context("target", self.target.describe())
         .context("n", n)
+        .context("held share", "(N concurrent ÷ one alone − 1) ÷ (N/W − 1)")
+        .observed({
+            let shares = Arc::clone(&shares);
+            move || {
+                let rounds = shares.lock().unwrap_or_else(|p| p.into_inner()).clone();
+                HeldFigures::of(&rounds).named()
+            }
+        })
         .explain(move |report: &ClaimReport| {
-            let verb = if report.verdict.holds() {
-                "does not hold"
-            } else {
-                "holds"
-            };
-            let model = holding
-                .map(|r| format!(" (one that held it would take ≈{r:.0}×, the model's ceil(N/W))"))
-                .unwrap_or_default();
-            vec![format!(
-                "N = {n} concurrent took {:.1}× one request: the handler {verb} its worker{model}",
-                report.median
-            )]
+            let rounds = shares.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            held_sentences(report, &rounds, n)
         })
     }
 
     /// The wall time of `n` concurrent requests, with what the server pool's workers did
     /// meanwhile as evidence.
-    fn concurrent(&self, n: usize) -> Measure<'t> {
+    fn concurrent(&self, n: usize) -> Measure<'static> {
         let evidence = Evidence::default();
-        let (this, pool, seen) = (self.clone(), self.server_pool(), evidence.clone());
-        let label = format!("{n} concurrent {}", self.path);
+        let (this, seen) = (self.clone(), evidence.clone());
+        let label = format!("{n} concurrent {}", self.name());
         let what = label.clone();
         Measure::duration(&label, move || {
-            seen.observe(pool, || this.run(ClientStrategy::FanOut, n))
+            seen.observe(this.server_pool(), || this.run(ClientStrategy::FanOut, n))
                 .map(|run| run.wall)
         })
         .evidence(move || evidence.describe(&what))
@@ -201,33 +378,36 @@ impl<'t> Endpoint<'t> {
     /// the server's workers, which a handler holding its worker fills exactly), and this
     /// endpoint a fifth of a `slow` request's time later. The unit is measured in the same
     /// run: the quickest of those `slow` requests, one served without queueing.
-    pub fn keeps_answering_during(&self, slow: &Endpoint<'t>) -> Claim<'t> {
+    pub fn keeps_answering_during(&self, slow: &Endpoint) -> Claim<'static> {
         let n = slow
             .concurrency
-            .unwrap_or_else(|| slow.workers().map_or(DEFAULT_FAN_OUT, |p| p.workers));
-        let quickest: Rc<Cell<Option<Duration>>> = Rc::default();
-        let waits: Rc<RefCell<Vec<Duration>>> = Rc::default();
+            .unwrap_or_else(|| slow.workers().map_or(10, |p| p.workers));
+        let waits: Arc<Mutex<Vec<Duration>>> = Arc::default();
         let evidence = Evidence::default();
-        let (cheap, busy, pool) = (self.clone(), slow.clone(), self.server_pool());
-        let (last, waited, seen) = (Rc::clone(&quickest), Rc::clone(&waits), evidence.clone());
+        let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());
+        let waited = Arc::clone(&waits);
+        let mut quickest: Option<Duration> = None;
         let during = Measure::value(
             &format!(
                 "{} wait during {n} × {} ÷ one {}",
-                self.path, slow.path, slow.path
+                self.name(),
+                slow.name(),
+                slow.name()
             ),
             move || {
                 // A fifth of a slow request in: the slow ones hold what they hold by then.
-                let after = match last.get() {
+                let after = match quickest {
                     Some(unit) => unit / 5,
-                    None => busy.alone()? / 5,
+                    None => busy.alone()?.0 / 5,
                 };
+                let (slow_plan, cheap_plan) = (busy.plan()?, cheap.plan()?);
                 let mut answered = None;
-                let run = seen.observe(pool, || {
-                    let (run, probe) = busy.target.client().run_with_probe(
+                let run = seen.observe(busy.server_pool(), || {
+                    let (run, probe) = busy.target.client().run_plan(
                         ClientStrategy::FanOut,
-                        &busy.url(),
+                        &slow_plan,
                         n,
-                        Some((&cheap.url(), after)),
+                        Some((&cheap_plan, after)),
                     )?;
                     run.require_ok()?;
                     answered = probe;
@@ -236,23 +416,31 @@ impl<'t> Endpoint<'t> {
                 let record = answered.expect("a probe was asked for");
                 let wait = record.latency();
                 // A cheap request that failed gives no figure: say which and why.
-                Run::new(&cheap.url(), vec![record], wait).require_ok()?;
+                Run::new(cheap_plan.label.clone(), vec![record], wait).require_ok()?;
                 let unit = run
                     .records
                     .iter()
                     .map(|r| r.latency())
                     .min()
                     .unwrap_or_default();
-                last.set(Some(unit));
-                waited.borrow_mut().push(wait);
+                quickest = Some(unit);
+                waited.lock().unwrap_or_else(|p| p.into_inner()).push(wait);
                 Ok(wait.as_secs_f64() / unit.as_secs_f64().max(f64::MIN_POSITIVE))
             },
-        );
-        let (path, slow_path) = (self.path.clone(), slow.path.clone());
-        let what = format!("{n} × {slow_path}");
+        )
+        .warm_with({
+            let (cheap, busy) = (self.clone(), slow.clone());
+            move || {
+                cheap.preflight()?;
+                busy.preflight()?;
+                busy.run(ClientStrategy::FanOut, n).map(drop)
+            }
+        });
+        let (name, slow_name) = (self.name(), slow.name());
+        let what = format!("{n} × {slow_name}");
         let during = during.evidence(move || evidence.describe(&what));
         Claim::figure(
-            &format!("{} keeps answering while {} runs", self.path, slow.path),
+            &format!("{name} keeps answering while {slow_name} runs"),
             during,
         )
         .at_most(0.25)
@@ -260,7 +448,7 @@ impl<'t> Endpoint<'t> {
         .context("n", n)
         .context("sent after", "a fifth of one slow request")
         .explain(move |report: &ClaimReport| {
-            let mut waits = waits.borrow().clone();
+            let mut waits = waits.lock().unwrap_or_else(|p| p.into_inner()).clone();
             waits.sort();
             let wait = waits.get(waits.len() / 2).copied().unwrap_or_default();
             let why = if report.verdict.holds() {
@@ -269,7 +457,7 @@ impl<'t> Endpoint<'t> {
                 "every worker was held"
             };
             vec![format!(
-                "{path} waited {:.1} ms while {n} × {slow_path} ran ({:.2} of one {slow_path}): {why}",
+                "{name} waited {:.1} ms while {n} × {slow_name} ran ({:.2} of one {slow_name}): {why}",
                 wait.as_secs_f64() * 1e3,
                 report.median
             )]
@@ -279,7 +467,7 @@ impl<'t> Endpoint<'t> {
     /// **Concurrency limit**: the probe as a claim — raise a closed loop of callers 1, 2,
     /// 4, … and see where throughput stops growing; by Little's law the best throughput ×
     /// one request's latency is the pool the endpoint behaves like.
-    pub fn concurrency_limit(&self) -> ConcurrencyLimit<'t> {
+    pub fn concurrency_limit(&self) -> ConcurrencyLimit {
         ConcurrencyLimit {
             endpoint: self.clone(),
             settings: ProbeSettings {
@@ -292,11 +480,20 @@ impl<'t> Endpoint<'t> {
 
     /// **Faster than**: `other`'s fan-out of N ÷ this endpoint's, both measured in the
     /// same interleaved rounds (old vs new implementation, on one target or two). Give
-    /// the band: `.at_least(3.0)` for "at least 3× faster".
-    pub fn faster_than(&self, other: &Endpoint<'t>) -> Claim<'t> {
+    /// the band: `.at_least(3.0)` for "at least 3× faster". On two targets the sentence
+    /// names both (name them with [`Target::named`]).
+    pub fn faster_than(&self, other: &Endpoint) -> Claim<'static> {
         let n = self.fan_out();
+        let (this, that) = if self.target.same_service(&other.target) {
+            (self.name(), other.name())
+        } else {
+            (
+                format!("{} on {}", self.name(), self.target.describe()),
+                format!("{} on {}", other.name(), other.target.describe()),
+            )
+        };
         Claim::ratio(
-            &format!("{} is faster than {}", self.path, other.path),
+            &format!("{this} is faster than {that}"),
             other.concurrent(n),
             self.concurrent(n),
         )
@@ -304,15 +501,106 @@ impl<'t> Endpoint<'t> {
     }
 }
 
+/// What one round of the blocking claim saw besides its figure.
+#[derive(Clone, Copy, Debug)]
+struct HeldRound {
+    alone: Duration,
+    ratio: f64,
+    /// The handler's polls per request (their median), when perfshape serves the target.
+    polls: Option<Held>,
+}
+
+/// The median request's [`Held`] in `run`, when the server reported it.
+fn median_held(run: &Run) -> Option<Held> {
+    let mut held: Vec<Held> = run.records.iter().filter_map(|r| r.held).collect();
+    held.sort_by_key(|h| h.total);
+    held.get(held.len() / 2).copied()
+}
+
+/// The medians over a blocking claim's rounds.
+struct HeldFigures {
+    /// One request alone, in seconds.
+    alone: f64,
+    /// N concurrent ÷ one alone.
+    ratio: f64,
+    /// The handler's polls per request, in seconds (total, longest), when timed.
+    polls: Option<(f64, f64)>,
+}
+
+impl HeldFigures {
+    fn of(rounds: &[HeldRound]) -> HeldFigures {
+        let polls: Vec<Held> = rounds.iter().filter_map(|r| r.polls).collect();
+        HeldFigures {
+            alone: middle(rounds.iter().map(|r| r.alone.as_secs_f64()).collect()),
+            ratio: middle(rounds.iter().map(|r| r.ratio).collect()),
+            polls: (!polls.is_empty()).then(|| {
+                (
+                    middle(polls.iter().map(|p| p.total.as_secs_f64()).collect()),
+                    middle(polls.iter().map(|p| p.longest.as_secs_f64()).collect()),
+                )
+            }),
+        }
+    }
+
+    fn named(&self) -> Vec<(String, f64)> {
+        let mut figures = vec![
+            ("alone ms".to_string(), self.alone * 1e3),
+            ("fan-out ÷ alone".to_string(), self.ratio),
+        ];
+        if let Some((total, longest)) = self.polls {
+            figures.push(("polled share".to_string(), total / self.alone));
+            figures.push(("longest poll ms".to_string(), longest * 1e3));
+        }
+        figures
+    }
+}
+
+/// The middle value (the upper of the two middles for an even count).
+fn middle(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
+}
+
+/// "holds its worker ≈2.0 ms of each 20 ms request (10 %)", from the estimate, and what
+/// the handler's timed polls say when there are any.
+fn held_sentences(report: &ClaimReport, rounds: &[HeldRound], n: usize) -> Vec<String> {
+    let HeldFigures {
+        alone,
+        ratio,
+        polls,
+    } = HeldFigures::of(rounds);
+    let share = report.median;
+    let verb = if report.verdict.holds() {
+        "gives its worker back"
+    } else {
+        "holds its worker"
+    };
+    let mut lines = vec![format!(
+        "{verb}: ≈{:.1} ms of each {:.0} ms request ({:.0} %), from N = {n} concurrent taking {ratio:.1}× one request",
+        share * alone * 1e3,
+        alone * 1e3,
+        share * 100.0
+    )];
+    if let Some((total, longest)) = polls {
+        lines.push(format!(
+            "the handler's polls, timed: {:.2} ms of each request ({:.1} %), the longest {:.2} ms",
+            total * 1e3,
+            100.0 * total / alone,
+            longest * 1e3
+        ));
+    }
+    lines
+}
+
 /// The probe as a claim on an endpoint; see [`Endpoint::concurrency_limit`].
 #[derive(Clone, Debug)]
 #[must_use]
-pub struct ConcurrencyLimit<'t> {
-    endpoint: Endpoint<'t>,
+pub struct ConcurrencyLimit {
+    endpoint: Endpoint,
     settings: ProbeSettings,
 }
 
-impl<'t> ConcurrencyLimit<'t> {
+impl ConcurrencyLimit {
     /// The highest concurrency tried (default 16; the steps double from 1).
     pub fn up_to(mut self, max_concurrency: usize) -> Self {
         self.settings.max_concurrency = max_concurrency;
@@ -326,37 +614,41 @@ impl<'t> ConcurrencyLimit<'t> {
     }
 
     /// Behaves like a pool of ≈`k`: the estimate ÷ `k` in [0.8, 1.25].
-    pub fn about(self, k: f64) -> Claim<'t> {
+    pub fn about(self, k: f64) -> Claim<'static> {
         self.claim(&format!("behaves like a pool of ≈{k}"), k)
             .within(0.8, 1.25)
             .ideal(1.0)
     }
 
     /// Behaves like a pool of at least `k`: the estimate ÷ `k` at least 0.8.
-    pub fn at_least(self, k: f64) -> Claim<'t> {
+    pub fn at_least(self, k: f64) -> Claim<'static> {
         self.claim(&format!("behaves like a pool of at least {k}"), k)
             .at_least(0.8)
     }
 
     /// Shows no limit up to the highest concurrency tried: the estimate ÷ that
     /// concurrency at least 0.5 (a pool of c/2 or less would have stopped the growth).
-    pub fn none(self) -> Claim<'t> {
+    pub fn none(self) -> Claim<'static> {
         let c = self.settings.max_concurrency;
         self.claim(&format!("has no concurrency limit up to {c}"), c as f64)
             .at_least(0.5)
     }
 
-    fn claim(self, sentence: &str, k: f64) -> Claim<'t> {
+    fn claim(self, sentence: &str, k: f64) -> Claim<'static> {
         let ConcurrencyLimit { endpoint, settings } = self;
-        let stopped: Rc<RefCell<Vec<Option<usize>>>> = Rc::default();
-        let (seen, evidence) = (Rc::clone(&stopped), Evidence::default());
-        let (url, target, pool) = (endpoint.url(), endpoint.target, endpoint.server_pool());
-        let observed = evidence.clone();
+        let stopped: Arc<Mutex<Vec<Option<usize>>>> = Arc::default();
+        let (seen, evidence) = (Arc::clone(&stopped), Evidence::default());
+        let (observed, this) = (evidence.clone(), endpoint.clone());
         Claim::bound(
-            &format!("{} {sentence}", endpoint.path),
+            &format!("{} {sentence}", endpoint.name()),
             Measure::value("pool estimate", move || {
-                let report = observed.observe(pool, || probe(target.client(), &url, settings))?;
-                seen.borrow_mut().push(report.stops_growing_at);
+                let plan = this.plan()?;
+                let report = observed.observe(this.server_pool(), || {
+                    probe_plan(this.target.client(), &plan, settings)
+                })?;
+                seen.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(report.stops_growing_at);
                 Ok(report.pool_estimate)
             })
             .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))
@@ -365,7 +657,7 @@ impl<'t> ConcurrencyLimit<'t> {
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
-        .context("target", target.describe())
+        .context("target", endpoint.target.describe())
         .context(
             "steps",
             format!(
@@ -376,7 +668,8 @@ impl<'t> ConcurrencyLimit<'t> {
         )
         .explain(move |report: &ClaimReport| {
             let stops = stopped
-                .borrow()
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
                 .iter()
                 .map(|s| s.map_or("still growing".to_string(), |c| format!("stops at {c}")))
                 .collect::<Vec<_>>()
@@ -387,15 +680,4 @@ impl<'t> ConcurrencyLimit<'t> {
             )]
         })
     }
-}
-
-/// The model's fan-out ÷ one request for a handler that holds its worker: ceil(N/W).
-fn holding_ratio(pool: PoolSettings, n: usize) -> f64 {
-    let work = Duration::from_millis(20);
-    let wall = |client, n| {
-        Model::of(ServerStrategy::Blocking, pool, work, client, n)
-            .predict()
-            .map_or(f64::NAN, |p| p.wall.as_secs_f64())
-    };
-    wall(ClientStrategy::FanOut, n) / wall(ClientStrategy::Sequential, 1)
 }

@@ -82,7 +82,7 @@ mod target;
 mod vocab;
 
 pub use claim::{Checked, Claim, Expected, Measure, Verdict};
-pub use client::LoadClient;
+pub use client::{LoadClient, Request};
 pub use endpoint::Endpoint;
 pub use error::{Error, Result};
 pub use load::Load;

@@ -5,10 +5,11 @@
 //! the scenario's settings as its context, so a claim written on loads takes its ideal,
 //! its expectation and its context from the scenario and no test restates a setting.
 
-use std::cell::RefCell;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::claim::{Expected, Measure};
+use crate::client::Plan;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -34,18 +35,21 @@ use crate::vocab::{ClientStrategy, InProcess, PoolSettings, ServerStrategy};
 /// checked.gate()?;
 /// # Ok::<(), perfshape::Error>(())
 /// ```
-#[derive(Debug)]
-pub struct Load<'t> {
-    target: &'t Target,
+///
+/// A load is a cheap handle (clones share its runs' summaries), and its measures own a
+/// clone: they are `'static` and `Send`, like the claims made of them.
+#[derive(Clone, Debug)]
+pub struct Load {
+    target: Target,
     /// What runs.
     actual: Scenario,
     /// What the measures state: the label, the context and the model's expectations.
     /// What runs, except in a negative control ([`Target::load_claiming`]).
     scenario: Scenario,
-    url: String,
+    plan: Plan,
     model: Model,
     prediction: Prediction,
-    summaries: RefCell<Vec<Summary>>,
+    summaries: Arc<Mutex<Vec<Summary>>>,
     evidence: Evidence,
 }
 
@@ -53,7 +57,7 @@ impl Target {
     /// `scenario` (built with [`Target::scenario`]) on this target, which must be the demo
     /// service with the scenario's pool and lifecycle: the request goes to the route of
     /// the scenario's server strategy.
-    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'_>> {
+    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
         let scenario = scenario.into().0?;
         self.load_claiming(scenario.clone(), scenario)
     }
@@ -66,7 +70,7 @@ impl Target {
         &self,
         actual: impl Into<ScenarioInput>,
         claimed: impl Into<ScenarioInput>,
-    ) -> Result<Load<'_>> {
+    ) -> Result<Load> {
         if !self.is_demo() {
             return Err(Error::invalid(
                 "target",
@@ -77,17 +81,18 @@ impl Target {
         }
         let actual = actual.into().0?;
         let url = self.url_of(&actual.server.path_and_query(actual.work)?)?;
-        Load::new(self, url, actual, claimed.into().0?)
+        let plan = Plan::get(&crate::client::check_url(&url)?);
+        Load::new(self, plan, actual, claimed.into().0?)
     }
 }
 
-impl<'t> Endpoint<'t> {
+impl Endpoint {
     /// This endpoint, claimed to behave like `scenario`'s server strategy with its work
     /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
     /// measures expect what the model predicts for that strategy.
-    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load<'t>> {
+    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
         let scenario = scenario.into().0?;
-        Load::new(self.target(), self.url(), scenario.clone(), scenario)
+        Load::new(self.target(), self.plan()?, scenario.clone(), scenario)
     }
 
     /// Offers `actual`'s load to this endpoint while the measures state `claimed`: a
@@ -96,10 +101,10 @@ impl<'t> Endpoint<'t> {
         &self,
         actual: impl Into<ScenarioInput>,
         claimed: impl Into<ScenarioInput>,
-    ) -> Result<Load<'t>> {
+    ) -> Result<Load> {
         Load::new(
             self.target(),
-            self.url(),
+            self.plan()?,
             actual.into().0?,
             claimed.into().0?,
         )
@@ -123,24 +128,24 @@ impl From<crate::scenario::ScenarioBuilder> for ScenarioInput {
     }
 }
 
-impl<'t> Load<'t> {
+impl Load {
     fn new(
-        target: &'t Target,
-        url: String,
+        target: &Target,
+        plan: Plan,
         actual: Scenario,
         scenario: Scenario,
-    ) -> Result<Load<'t>> {
+    ) -> Result<Load> {
         target.check_matches(&actual)?;
         let model = scenario.model();
         let prediction = model.predict()?;
         Ok(Load {
-            target,
+            target: target.clone(),
             actual,
             scenario,
-            url,
+            plan,
             model,
             prediction,
-            summaries: RefCell::new(Vec::new()),
+            summaries: Arc::default(),
             evidence: Evidence::default(),
         })
     }
@@ -174,7 +179,7 @@ impl<'t> Load<'t> {
     /// The summaries of every run so far, in order: the shape facts a claim reports
     /// beside its figure (waves, failures).
     pub fn summaries(&self) -> Vec<Summary> {
-        self.summaries.borrow().clone()
+        self.summaries.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     /// Warms up what the load will use (one request per connection it will hold, so
@@ -190,7 +195,8 @@ impl<'t> Load<'t> {
             &self.brief_url()?,
             concurrency.max(1),
         )?;
-        client.run(self.actual.client, &self.url, self.actual.n)
+        let (run, _) = client.run_plan(self.actual.client, &self.plan, self.actual.n, None)?;
+        Ok(run)
     }
 
     /// The demo endpoint of the run's strategy with 1 ms of work: a warm-up there opens the
@@ -210,19 +216,20 @@ impl<'t> Load<'t> {
     }
 
     fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
-        let health = self.target.url_of("/health")?;
+        let health = Plan::get(&crate::client::check_url(&self.target.url_of("/health")?)?);
         let pool = self.target.served().map(|s| s.pool());
         let (run, probe) = self.evidence.observe(pool, || {
-            self.target.client().run_with_probe(
+            self.target.client().run_plan(
                 self.actual.client,
-                &self.url,
+                &self.plan,
                 self.actual.n,
-                probe.map(|after| (health.as_str(), after)),
+                probe.map(|after| (&health, after)),
             )
         })?;
         run.require_ok()?;
         self.summaries
-            .borrow_mut()
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
             .push(run.summary(self.actual.work / 2));
         let probe = match probe {
             None => None,
@@ -243,19 +250,20 @@ impl<'t> Load<'t> {
     /// suite 1.3 s, to spare it an occasional first-round outlier the rule outvotes.)
     fn warm(&self) -> Result<()> {
         let concurrency = self.actual.client.concurrency(self.actual.n).max(1);
-        let run = self
-            .target
-            .client()
-            .run(ClientStrategy::FanOut, &self.url, concurrency)?;
+        let (run, _) =
+            self.target
+                .client()
+                .run_plan(ClientStrategy::FanOut, &self.plan, concurrency, None)?;
         run.require_ok().map(drop)
     }
 
-    fn described<'m>(&'m self, measure: Measure<'m>) -> Measure<'m> {
+    fn described(&self, measure: Measure<'static>) -> Measure<'static> {
         let served = self.target.served().is_some();
+        let (warm, label, evidence) = (self.clone(), self.label(), self.evidence.clone());
         let measure = measure
-            .warm_with(move || self.warm())
+            .warm_with(move || warm.warm())
             .floor(self.prediction.wall)
-            .evidence(move || self.evidence.describe(&self.label()));
+            .evidence(move || evidence.describe(&label));
         self.scenario
             .context()
             .into_iter()
@@ -275,36 +283,37 @@ impl<'t> Load<'t> {
     }
 
     /// The wall time of one run; expects the model's wall.
-    pub fn wall(&self) -> Measure<'_> {
+    pub fn wall(&self) -> Measure<'static> {
         let expected = self.expected_wall();
+        let this = self.clone();
         self.described(Measure::duration(&self.label(), move || {
-            Ok(self.run()?.wall)
+            Ok(this.run()?.wall)
         }))
         .expecting(expected)
     }
 
     /// Successful requests per second of one run; expects the model's throughput.
-    pub fn throughput(&self) -> Measure<'_> {
+    pub fn throughput(&self) -> Measure<'static> {
         let expected = Expected::new(
             self.prediction.throughput,
             format!("throughput of {}", self.model.describe()),
         );
-        let work = self.actual.work;
+        let (work, this) = (self.actual.work, self.clone());
         self.described(Measure::rate(&self.label(), move || {
-            Ok(self.run()?.summary(work / 2).throughput)
+            Ok(this.run()?.summary(work / 2).throughput)
         }))
         .expecting(expected)
     }
 
     /// The mean latency (from intended start) of one run; expects the model's mean.
-    pub fn mean_latency(&self) -> Measure<'_> {
+    pub fn mean_latency(&self) -> Measure<'static> {
         let predicted = Duration::from_secs_f64(self.prediction.mean_latency);
         self.latency("mean", predicted, |l| l.mean)
     }
 
     /// The 99th-percentile latency (from intended start) of one run; expects the model's:
     /// the tail a user sees, where the mean hides it.
-    pub fn p99(&self) -> Measure<'_> {
+    pub fn p99(&self) -> Measure<'static> {
         let predicted = self.prediction.latency.map(|l| l.p99).unwrap_or_default();
         self.latency("p99", predicted, |l| l.p99)
     }
@@ -315,16 +324,16 @@ impl<'t> Load<'t> {
         which: &str,
         predicted: Duration,
         pick: fn(&Latency) -> Duration,
-    ) -> Measure<'_> {
+    ) -> Measure<'static> {
         let expected = Expected::duration(
             predicted,
             format!("{which} latency of {}", self.model.describe()),
         );
-        let work = self.actual.work;
+        let (work, this) = (self.actual.work, self.clone());
         self.described(Measure::duration(
             &format!("{which} latency of {}", self.label()),
             move || {
-                let summary = self.run()?.summary(work / 2);
+                let summary = this.run()?.summary(work / 2);
                 Ok(summary.latency.as_ref().map(pick).unwrap_or_default())
             },
         ))
@@ -334,7 +343,7 @@ impl<'t> Load<'t> {
     /// Little's law for a closed loop: throughput × (mean latency + think time), the
     /// users in the system; expects what the model counts for the same finite run (its
     /// tail, requests still in flight when users stop, lowers it below the user count).
-    pub fn users_in_system(&self) -> Measure<'_> {
+    pub fn users_in_system(&self) -> Measure<'static> {
         let think = match self.scenario.client {
             ClientStrategy::ClosedLoop { think, .. } => think.as_secs_f64(),
             _ => 0.0,
@@ -347,11 +356,11 @@ impl<'t> Load<'t> {
                 self.model.describe()
             ),
         );
-        let work = self.actual.work;
+        let (work, this) = (self.actual.work, self.clone());
         self.described(Measure::value(
             &format!("users in the system, {}", self.label()),
             move || {
-                let summary = self.run()?.summary(work / 2);
+                let summary = this.run()?.summary(work / 2);
                 let mean = summary.latency.map_or(0.0, |l| l.mean.as_secs_f64());
                 Ok(littles(summary.throughput, mean))
             },
@@ -362,18 +371,19 @@ impl<'t> Load<'t> {
     /// How long the demo's `/health` waits when sent `after` the load starts, while the
     /// load is in flight; expects the model's probe latency when that is above zero (a
     /// free worker answers at once, which no bound can divide by: compare with a ratio).
-    pub fn health_during(&self, after: Duration) -> Measure<'_> {
+    pub fn health_during(&self, after: Duration) -> Measure<'static> {
         let probe = self.model.clone().with_probe(after);
         let predicted = probe
             .predict()
             .ok()
             .and_then(|p| p.probe_latency)
             .filter(|latency| !latency.is_zero());
+        let this = self.clone();
         let measure = self
             .described(Measure::duration(
                 &format!("/health during {}", self.label()),
                 move || {
-                    let (_, probe) = self.run_with_probe(Some(after))?;
+                    let (_, probe) = this.run_with_probe(Some(after))?;
                     Ok(probe.unwrap_or_default())
                 },
             ))

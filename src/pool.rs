@@ -84,8 +84,27 @@ impl Pool {
 
     /// Runs `future` to completion, driving it from the calling thread while everything it
     /// spawns runs on the pool's workers.
-    pub fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.runtime().block_on(future)
+    ///
+    /// Called from inside another runtime — a `#[tokio::test] async fn`, of either flavour
+    /// — it drives the future from a thread of its own instead: tokio refuses to block a
+    /// thread that is driving a runtime ("Cannot start a runtime from within a runtime").
+    pub fn block_on<F>(&self, future: F) -> F::Output
+    where
+        F: Future + Send,
+        F::Output: Send,
+    {
+        if inside_a_runtime() {
+            std::thread::scope(|scope| {
+                std::thread::Builder::new()
+                    .name(format!("{}-block-on", self.name))
+                    .spawn_scoped(scope, || self.runtime().block_on(future))
+                    .map(|thread| thread.join())
+                    .unwrap_or_else(|e| panic!("perfshape: cannot start a thread: {e}"))
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            })
+        } else {
+            self.runtime().block_on(future)
+        }
     }
 
     /// What the pool's workers have done so far, from tokio's stable runtime metrics.
@@ -124,6 +143,13 @@ impl Pool {
             .as_ref()
             .expect("the runtime is only taken out in Drop")
     }
+}
+
+/// Whether this thread is inside a tokio runtime's context, where blocking on another
+/// runtime panics. A conservative test: a `spawn_blocking` thread has the context too,
+/// and would not panic, but costs only a thread hop.
+pub(crate) fn inside_a_runtime() -> bool {
+    tokio::runtime::Handle::try_current().is_ok()
 }
 
 /// Applies `scheduler`'s switch to `builder` (tokio's unstable options, with

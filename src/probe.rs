@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::client::LoadClient;
+use crate::client::{LoadClient, Plan};
 use crate::error::{Result, check_range};
 use crate::limits::MAX_REQUESTS;
 use crate::vocab::ClientStrategy;
@@ -108,14 +108,26 @@ impl std::fmt::Display for ProbeReport {
 /// probe with an error: a throughput of failures says nothing about the endpoint's shape,
 /// and a URL that fails at once must not be sent hundreds of requests.
 pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<ProbeReport> {
+    let plan = Plan::get(&crate::client::check_url(url)?);
+    let mut report = probe_plan(client, &plan, settings)?;
+    report.url = url.to_string();
+    Ok(report)
+}
+
+/// [`probe`] of any request (an endpoint's template): its `url` in the report is the
+/// request, `POST /orders`.
+pub(crate) fn probe_plan(
+    client: &LoadClient,
+    plan: &Plan,
+    settings: ProbeSettings,
+) -> Result<ProbeReport> {
+    let run = |strategy, n| client.run_plan(strategy, plan, n, None).map(|(run, _)| run);
     check_range("max_concurrency", settings.max_concurrency, 1, 4096, "")?;
     check_range("step_ms", settings.step.as_millis(), 10, 60_000, " ms")?;
     check_range("growth_percent", settings.growth_percent, 1, 1000, " %")?;
     // Two descriptors per connection when the server is in this process, plus slack.
     crate::fd_limit::ensure_fd_limit(2 * settings.max_concurrency as u64 + 256)?;
-    client
-        .run(ClientStrategy::Sequential, url, 1)?
-        .require_ok()?;
+    run(ClientStrategy::Sequential, 1)?.require_ok()?;
     let growth = 1.0 + f64::from(settings.growth_percent) / 100.0;
     let mut steps: Vec<ProbeStep> = Vec::new();
     let mut concurrency = 1;
@@ -128,10 +140,10 @@ pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<
             duration: settings.step,
         };
         // Warm the connections this step will use, then measure.
-        client.run(ClientStrategy::FanOut, url, concurrency)?;
-        let run = client.run(strategy, url, MAX_REQUESTS)?;
-        run.require_ok()?;
-        let summary = run.summary(Duration::from_millis(1));
+        run(ClientStrategy::FanOut, concurrency)?;
+        let step = run(strategy, MAX_REQUESTS)?;
+        step.require_ok()?;
+        let summary = step.summary(Duration::from_millis(1));
         let best = steps.iter().map(|s| s.throughput).fold(0.0, f64::max);
         stalls = if steps.is_empty() || summary.throughput >= best * growth {
             0
@@ -159,7 +171,7 @@ pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<
         .flatten();
     let alone = steps.first().map_or(0.0, |s| s.mean_latency.as_secs_f64());
     Ok(ProbeReport {
-        url: url.to_string(),
+        url: plan.label.clone(),
         steps,
         stops_growing_at,
         pool_estimate: best * alone,

@@ -51,6 +51,9 @@ pub enum FailureKind {
     Deadline,
     /// An open loop's intended start found its cap of requests in flight: not sent, counted.
     Dropped,
+    /// The request could not be built (its generator panicked or returned a request that
+    /// is not valid): not sent, counted, and named in the run's error.
+    Build,
 }
 
 impl std::fmt::Display for FailureKind {
@@ -63,6 +66,7 @@ impl std::fmt::Display for FailureKind {
             FailureKind::Request => f.write_str("request"),
             FailureKind::Deadline => f.write_str("deadline"),
             FailureKind::Dropped => f.write_str("dropped"),
+            FailureKind::Build => f.write_str("could not be built"),
         }
     }
 }
@@ -104,6 +108,9 @@ pub struct RequestRecord {
     /// The server's runtime figures at handler start, when the server said.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub server_at_start: Option<RuntimeFigures>,
+    /// How long the handler held its worker, when the server said (perfshape-served).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub held: Option<crate::vocab::Held>,
     /// What the transport said, for a request that failed without a response (the connect
     /// error, say), so a report can quote it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,6 +138,7 @@ impl RequestRecord {
             served_by: None,
             connection: Connection::Unknown,
             server_at_start: None,
+            held: None,
             error: None,
             peer: None,
         }

@@ -45,19 +45,20 @@ pub struct Run {
 }
 
 impl Run {
-    /// A run of GET `url` from its records (in any order) and its wall time.
+    /// A run of `request` (`POST /orders`) from its records (in any order) and its wall
+    /// time.
     ///
     /// # Panics
     /// When the indices are not exactly `0..records.len()`: a load lost or duplicated a
     /// request, which is a bug in perfshape, never a measurement.
-    pub(crate) fn new(url: &str, mut records: Vec<RequestRecord>, wall: Duration) -> Run {
+    pub(crate) fn new(request: String, mut records: Vec<RequestRecord>, wall: Duration) -> Run {
         records.sort_by_key(|r| r.index);
         assert!(
             records.iter().enumerate().all(|(i, r)| r.index == i),
             "a load must account for every request exactly once"
         );
         Run {
-            request: format!("GET {}", path_and_query(url)),
+            request,
             records,
             wall,
         }
@@ -176,13 +177,3 @@ impl Run {
     }
 }
 
-/// `/orders?x=1` from `http://host:port/orders?x=1`; the text itself when it is no URL.
-fn path_and_query(url: &str) -> String {
-    match reqwest::Url::parse(url) {
-        Ok(parsed) => match parsed.query() {
-            Some(query) => format!("{}?{query}", parsed.path()),
-            None => parsed.path().to_string(),
-        },
-        Err(_) => url.to_string(),
-    }
-}

@@ -3,6 +3,7 @@
 //! on a pool of its own, reused across rounds.
 
 use std::net::{TcpStream, ToSocketAddrs};
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::client::{Limits, LoadClient};
@@ -35,6 +36,10 @@ const LIMITS: Limits = Limits {
 /// The load client runs on its own 2-worker pool, so a starved server cannot stall the
 /// clock that measures it.
 ///
+/// A `Target` is a cheap handle, like `reqwest::Client`: clones share the server and the
+/// load client (an `Arc` inside), so an endpoint or a claim can own one and be `'static`
+/// and `Send`. The server stops when the last clone is dropped.
+///
 /// ```
 /// use axum::{Router, routing::get};
 /// use perfshape::{PoolSettings, Target};
@@ -46,13 +51,14 @@ const LIMITS: Limits = Limits {
 /// assert!(health.url().ends_with("/health"));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Target {
     base: String,
     kind: Kind,
-    client: LoadClient,
+    name: Option<String>,
+    client: Arc<LoadClient>,
     // Declared last: the server's pool is dropped after the client stops sending.
-    server: Option<Server>,
+    server: Option<Arc<Server>>,
 }
 
 /// Which kind of target, for reports and for what a target can do.
@@ -64,9 +70,10 @@ enum Kind {
 }
 
 impl Target {
-    /// `router`, served by perfshape on a new pool with `settings`.
-    pub fn serve(router: axum::Router, settings: PoolSettings) -> Result<Target> {
-        let server = Server::serve(router, Pool::new("server", settings)?)?;
+    /// `service` — your `axum::Router` (with its state given), or a tower stack around
+    /// one — served by perfshape on a new pool with `settings`.
+    pub fn serve<S: crate::server::Service>(service: S, settings: PoolSettings) -> Result<Target> {
+        let server = Server::serve(service, Pool::new("server", settings)?)?;
         Target::with_server(server, Kind::Router)
     }
 
@@ -126,7 +133,8 @@ impl Target {
         Ok(Target {
             base: base.trim_end_matches('/').to_string(),
             kind: Kind::Url,
-            client: default_client(Lifecycle::Shared, LIMITS)?,
+            name: None,
+            client: Arc::new(default_client(Lifecycle::Shared, LIMITS)?),
             server: None,
         })
     }
@@ -162,26 +170,27 @@ impl Target {
         Ok(Target {
             base: server.base_url(),
             kind,
-            client: default_client(Lifecycle::Shared, LIMITS)?,
-            server: Some(server),
+            name: None,
+            client: Arc::new(default_client(Lifecycle::Shared, LIMITS)?),
+            server: Some(Arc::new(server)),
         })
     }
 
     /// The same target measured by a client of another lifecycle (a client per request,
     /// pooled clients, a per-host connection cap: seed 001's question).
     pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Result<Target> {
-        self.client = self.rebuilt_client(lifecycle, self.client.limits())?;
+        self.client = Arc::new(self.rebuilt_client(lifecycle, self.client.limits())?);
         Ok(self)
     }
 
     /// The same target measured by a load client with `workers` worker threads (default
     /// 2): a heavier load needs more, on a machine that has them.
     pub fn with_client_workers(mut self, workers: usize) -> Result<Target> {
-        self.client = LoadClient::with_limits(
+        self.client = Arc::new(LoadClient::with_limits(
             Pool::workers("client", workers)?,
             self.client.lifecycle(),
             self.client.limits(),
-        )?;
+        )?);
         Ok(self)
     }
 
@@ -194,8 +203,27 @@ impl Target {
 
     /// The same target measured with other per-request and per-run [`Limits`].
     pub fn with_limits(mut self, limits: Limits) -> Result<Target> {
-        self.client = self.rebuilt_client(self.client.lifecycle(), limits)?;
+        self.client = Arc::new(self.rebuilt_client(self.client.lifecycle(), limits)?);
         Ok(self)
+    }
+
+    /// The same target under a name of yours (`"old service"`), which its claims' reports
+    /// and artifacts carry: two targets with the same routes (an old and a new
+    /// implementation) are told apart by it.
+    #[must_use]
+    pub fn named(mut self, name: impl Into<String>) -> Target {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// The URL paths are appended to: `http://127.0.0.1:PORT` for a served router.
+    pub(crate) fn base(&self) -> &str {
+        &self.base
+    }
+
+    /// Whether `other` reaches the same service (clones, or the same URL).
+    pub(crate) fn same_service(&self, other: &Target) -> bool {
+        self.base == other.base
     }
 
     /// The full URL of `path_and_query` on this target.
@@ -217,7 +245,7 @@ impl Target {
 
     /// The server perfshape runs for this target, if it runs one (not for a URL).
     pub fn served(&self) -> Option<&Server> {
-        self.server.as_ref()
+        self.server.as_deref()
     }
 
     /// The pool settings of the server, when perfshape serves it.
@@ -231,13 +259,23 @@ impl Target {
     }
 
     /// What the target is, in stable words for reports and snapshots (never a port):
-    /// `router on W=1 B=512`, `demo service on W=2 B=512`, `running service`.
+    /// `router on W=1 B=512`, `demo service on W=2 B=512`, `running service`; a
+    /// [`named`](Self::named) target is `new service (router on W=1 B=512)`.
     pub fn describe(&self) -> String {
-        match (self.kind, self.pool_settings()) {
+        let what = match (self.kind, self.pool_settings()) {
             (Kind::Demo, Some(pool)) => format!("demo service on {pool}"),
             (Kind::Router, Some(pool)) => format!("router on {pool}"),
             _ => "running service".to_string(),
+        };
+        match &self.name {
+            Some(name) => format!("{name} ({what})"),
+            None => what,
         }
+    }
+
+    /// The name given with [`named`](Self::named), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 }
 

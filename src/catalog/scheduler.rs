@@ -3,7 +3,7 @@
 //! worker is served at once by a free worker; with tokio's default, no worker is polling
 //! the I/O driver then, so it waits for the busy one.
 
-use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::collections::BTreeSet;
 
 use super::{Entry, Setup, Shapes, ms, shape};
@@ -59,7 +59,7 @@ pub fn eager_handoff_serves_a_later_request_at_once(setup: Setup) -> Result<Shap
     // round of 16.
     load.run()?;
     let work = ms(WORK_MS).as_secs_f64();
-    let (pairs, spread_pairs) = (Cell::new(0usize), Cell::new(0usize));
+    let (pairs, spread_pairs) = (AtomicUsize::new(0), AtomicUsize::new(0));
     let spread = Measure::value("spread of a pair's ends ÷ the work time", || {
         let mut total = 0.0;
         for _ in 0..PAIRS {
@@ -75,8 +75,8 @@ pub fn eager_handoff_serves_a_later_request_at_once(setup: Setup) -> Result<Shap
                 .iter()
                 .filter_map(|r| r.served_by.as_deref())
                 .collect();
-            pairs.set(pairs.get() + 1);
-            spread_pairs.set(spread_pairs.get() + usize::from(workers.len() == 2));
+            pairs.fetch_add(1, Ordering::Relaxed);
+            spread_pairs.fetch_add(usize::from(workers.len() == 2), Ordering::Relaxed);
         }
         Ok(total / PAIRS as f64)
     })
@@ -87,8 +87,8 @@ pub fn eager_handoff_serves_a_later_request_at_once(setup: Setup) -> Result<Shap
     .evidence(|| {
         Some(format!(
             "pairs served by both workers: {} of {}",
-            spread_pairs.get(),
-            pairs.get()
+            spread_pairs.load(Ordering::Relaxed),
+            pairs.load(Ordering::Relaxed)
         ))
     });
     let checked = Claim::bound(

@@ -61,12 +61,12 @@ const SYNC_CLIENT: ClientStrategy = SyncOverAsync { threads: 1 };
 
 /// `claimed` on `target` — or, as the control, `wrong(claimed)` run while the measures
 /// still state `claimed`.
-pub(super) fn load<'t>(
+pub(super) fn load(
     setup: Setup,
-    target: &'t Target,
+    target: &Target,
     claimed: ScenarioBuilder,
     wrong: impl FnOnce(ScenarioBuilder) -> ScenarioBuilder,
-) -> Result<Load<'t>> {
+) -> Result<Load> {
     match setup {
         Setup::Claimed => target.load(claimed),
         Setup::Control => target.load_claiming(wrong(claimed.clone()), claimed),

@@ -32,9 +32,9 @@ impl Unit {
     }
 }
 
-type MeasureFn<'a> = Box<dyn FnMut() -> Result<f64> + 'a>;
-type WarmFn<'a> = Box<dyn FnMut() -> Result<()> + 'a>;
-type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + 'a>;
+type MeasureFn<'a> = Box<dyn FnMut() -> Result<f64> + Send + 'a>;
+type WarmFn<'a> = Box<dyn FnMut() -> Result<()> + Send + 'a>;
+type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
 
 /// A labelled measurement: called once per round, it returns one figure.
 ///
@@ -94,7 +94,7 @@ impl<'a> Measure<'a> {
     /// pool's busy workers, say — and printed in the claim's report as evidence (never in
     /// its snapshot).
     #[must_use]
-    pub fn evidence(mut self, evidence: impl FnOnce() -> Option<String> + 'a) -> Self {
+    pub fn evidence(mut self, evidence: impl FnOnce() -> Option<String> + Send + 'a) -> Self {
         self.evidence = Some(Box::new(evidence));
         self
     }
@@ -103,7 +103,7 @@ impl<'a> Measure<'a> {
     /// round, when that is cheaper than a whole unrecorded measurement — a load's
     /// measures open their connections with one concurrent request each.
     #[must_use]
-    pub fn warm_with(mut self, warm: impl FnMut() -> Result<()> + 'a) -> Self {
+    pub fn warm_with(mut self, warm: impl FnMut() -> Result<()> + Send + 'a) -> Self {
         self.warm = Some(Box::new(warm));
         self
     }
@@ -144,7 +144,7 @@ impl<'a> Measure<'a> {
     }
 
     /// A measure of a duration, such as the wall time of a run.
-    pub fn duration(label: &str, mut f: impl FnMut() -> Result<Duration> + 'a) -> Self {
+    pub fn duration(label: &str, mut f: impl FnMut() -> Result<Duration> + Send + 'a) -> Self {
         Measure::new(
             label,
             Unit::Seconds,
@@ -153,12 +153,12 @@ impl<'a> Measure<'a> {
     }
 
     /// A measure of a rate per second, such as throughput.
-    pub fn rate(label: &str, f: impl FnMut() -> Result<f64> + 'a) -> Self {
+    pub fn rate(label: &str, f: impl FnMut() -> Result<f64> + Send + 'a) -> Self {
         Measure::new(label, Unit::PerSecond, Box::new(f))
     }
 
     /// A measure of a plain number.
-    pub fn value(label: &str, f: impl FnMut() -> Result<f64> + 'a) -> Self {
+    pub fn value(label: &str, f: impl FnMut() -> Result<f64> + Send + 'a) -> Self {
         Measure::new(label, Unit::Plain, Box::new(f))
     }
 

@@ -183,12 +183,16 @@ pub struct Claim<'a> {
     artifacts: Option<PathBuf>,
     context: BTreeMap<String, String>,
     explain: Option<Explain<'a>>,
+    observed: Option<Observed<'a>>,
     elsewhere: Option<(Duration, Duration)>,
 }
 
 /// Turns a finished report into sentences a reader needs: what the figure means for the
 /// code under test, and the runtime evidence behind it.
-type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + 'a>;
+type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + Send + 'a>;
+
+/// Raw figures a claim's sides saw besides their rounds, named, for the JSON artifact.
+type Observed<'a> = Box<dyn FnOnce() -> Vec<(String, f64)> + Send + 'a>;
 
 impl<'a> Claim<'a> {
     fn new(name: &str, relation: Relation<'a>) -> Self {
@@ -204,6 +208,7 @@ impl<'a> Claim<'a> {
             artifacts: None,
             context: BTreeMap::new(),
             explain: None,
+            observed: None,
             elsewhere: None,
         }
     }
@@ -312,8 +317,16 @@ impl<'a> Claim<'a> {
 
     /// Sentences that say what the finished claim means, printed under its headline and
     /// kept in its report (never in its snapshot while it holds: they carry figures).
-    pub fn explain(mut self, f: impl FnOnce(&ClaimReport) -> Vec<String> + 'a) -> Self {
+    pub fn explain(mut self, f: impl FnOnce(&ClaimReport) -> Vec<String> + Send + 'a) -> Self {
         self.explain = Some(Box::new(f));
+        self
+    }
+
+    /// Raw figures the sides saw besides their rounds (the share of each request a
+    /// handler's timed polls held, say), asked once after the rounds and kept in the
+    /// report's JSON artifact under their names — never in the snapshot.
+    pub fn observed(mut self, f: impl FnOnce() -> Vec<(String, f64)> + Send + 'a) -> Self {
+        self.observed = Some(Box::new(f));
         self
     }
 
@@ -442,6 +455,7 @@ impl<'a> Claim<'a> {
             explanation: Vec::new(),
             evidence: Vec::new(),
             facts: BTreeMap::new(),
+            observed: self.observed.map(|f| f().into_iter().collect()).unwrap_or_default(),
             artifact: None,
         };
         if let Some(explain) = self.explain {

@@ -1,7 +1,11 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
+mod request;
 mod send;
 mod tls;
+
+pub use request::Request;
+pub(crate) use request::{Plan, Vary};
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -175,16 +179,30 @@ impl LoadClient {
         n: usize,
         probe: Option<(&str, Duration)>,
     ) -> Result<(Run, Option<RequestRecord>)> {
-        check_range("n", n, 1, MAX_REQUESTS, "")?;
-        strategy.validate()?;
         // Parsed once, here, so a typo fails before anything is sent and no request pays
         // for parsing it again.
         let probe = match probe {
-            Some((url, after)) => Some((check_url(url)?, after)),
+            Some((url, after)) => Some((Plan::get(&check_url(url)?), after)),
             None => None,
         };
-        let request_url = url;
-        let url = Arc::new(check_url(url)?);
+        let plan = Plan::get(&check_url(url)?);
+        self.run_plan(strategy, &plan, n, probe.as_ref().map(|(p, a)| (p, *a)))
+    }
+
+    /// Sends `n` requests of `plan` the way `strategy` says (and the probe's one request
+    /// `after` the load started), and waits for all of them.
+    pub(crate) fn run_plan(
+        &self,
+        strategy: ClientStrategy,
+        plan: &Plan,
+        n: usize,
+        probe: Option<(&Plan, Duration)>,
+    ) -> Result<(Run, Option<RequestRecord>)> {
+        check_range("n", n, 1, MAX_REQUESTS, "")?;
+        strategy.validate()?;
+        let probe = probe.map(|(plan, after)| (Arc::new(plan.clone()), after));
+        let label = plan.label.clone();
+        let url = Arc::new(plan.clone());
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
         // The probe is its own task on the pool: it must not wait behind the load (and
@@ -232,7 +250,7 @@ impl LoadClient {
             }
         };
         let wall = records.iter().map(|r| r.end).max().unwrap_or_default();
-        let mut run = Run::new(request_url, records, wall);
+        let mut run = Run::new(label, records, wall);
         if self.inner.lifecycle == Lifecycle::PerRequest {
             // A fresh client per request always opens a fresh connection.
             run.classify_connections(&mut HashSet::new());
@@ -245,7 +263,7 @@ impl LoadClient {
 
     fn spawn_probe(
         &self,
-        probe: Option<(reqwest::Url, Duration)>,
+        probe: Option<(Arc<Plan>, Duration)>,
         origin: Instant,
         deadline: Instant,
     ) -> Option<tokio::task::JoinHandle<RequestRecord>> {
@@ -260,7 +278,7 @@ impl LoadClient {
     fn sync_over_async(
         &self,
         threads: usize,
-        url: &reqwest::Url,
+        url: &Plan,
         n: usize,
         origin: Instant,
         deadline: Instant,
@@ -299,12 +317,21 @@ impl Inner {
     /// since latency runs from the intended start.
     async fn send(
         &self,
-        url: &reqwest::Url,
+        url: &Plan,
         index: usize,
         origin: Instant,
         intended: Duration,
         deadline: Instant,
     ) -> RequestRecord {
+        let request = match url.prepared(index) {
+            Ok(request) => request,
+            Err(what) => {
+                let mut record =
+                    RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Build);
+                record.error = Some(what);
+                return record;
+            }
+        };
         let work = async {
             let _permit = match &self.cap {
                 Some(cap) => cap.acquire().await.ok(),
@@ -313,7 +340,7 @@ impl Inner {
             self.issued.fetch_add(1, Ordering::Relaxed);
             match self.lifecycle {
                 Lifecycle::PerRequest => match build_client(self.limits, usize::MAX) {
-                    Ok(client) => send::send(&client, url, index, origin, intended).await,
+                    Ok(client) => send::send(&client, &request, index, origin, intended).await,
                     Err(_) => {
                         RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Request)
                     }
@@ -321,7 +348,7 @@ impl Inner {
                 _ => {
                     let turn = self.next_client.fetch_add(1, Ordering::Relaxed);
                     let client = &self.clients[turn % self.clients.len()];
-                    send::send(client, url, index, origin, intended).await
+                    send::send(client, &request, index, origin, intended).await
                 }
             }
         };
@@ -350,7 +377,7 @@ struct Users {
 
 async fn sequential(
     inner: Arc<Inner>,
-    url: Arc<reqwest::Url>,
+    url: Arc<Plan>,
     n: usize,
     at: Timing,
 ) -> Vec<RequestRecord> {
@@ -368,7 +395,7 @@ async fn sequential(
 
 async fn fan_out(
     inner: Arc<Inner>,
-    url: Arc<reqwest::Url>,
+    url: Arc<Plan>,
     n: usize,
     at: Timing,
 ) -> Vec<RequestRecord> {
@@ -390,7 +417,7 @@ async fn fan_out(
 /// user sends its next request only if that start lies within `duration`.
 async fn closed_loop(
     inner: Arc<Inner>,
-    url: Arc<reqwest::Url>,
+    url: Arc<Plan>,
     n: usize,
     users: Users,
     at: Timing,
@@ -441,7 +468,7 @@ async fn closed_loop(
 /// and never waits for a slow server before offering the next request.
 async fn open_loop(
     inner: Arc<Inner>,
-    url: Arc<reqwest::Url>,
+    url: Arc<Plan>,
     n: usize,
     rate: f64,
     max_in_flight: usize,

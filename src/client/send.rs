@@ -4,20 +4,28 @@ use std::time::{Duration, Instant};
 
 use reqwest::header::HeaderMap;
 
+use super::request::Prepared;
+
 use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 use crate::vocab::RuntimeFigures;
-use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY, parse_peer};
+use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SERVED_BY, parse_peer};
 
-/// Sends GET `url` and records it. Never fails: a failure is an outcome.
+/// Sends `request` and records it. Never fails: a failure is an outcome.
 pub(crate) async fn send(
     client: &reqwest::Client,
-    url: &reqwest::Url,
+    request: &Prepared,
     index: usize,
     origin: Instant,
     intended_start: Duration,
 ) -> RequestRecord {
     let start = origin.elapsed();
-    let response = match client.get(url.clone()).send().await {
+    let mut builder = client
+        .request(request.method.clone(), request.url.clone())
+        .headers(request.headers.clone());
+    if let Some(body) = &request.body {
+        builder = builder.body(body.clone());
+    }
+    let response = match builder.send().await {
         Err(error) => Err((classify(&error), error)),
         Ok(response) => {
             let status = response.status();
@@ -55,6 +63,7 @@ pub(crate) async fn send(
             record.served_by = served.by;
             record.server_at_start = served.at_start;
             record.peer = served.peer;
+            record.held = served.held;
         }
     }
     record.connection = Connection::Unknown;
@@ -68,6 +77,7 @@ struct Served {
     by: Option<String>,
     at_start: Option<RuntimeFigures>,
     peer: Option<std::net::SocketAddr>,
+    held: Option<Held>,
 }
 
 impl Served {
@@ -77,6 +87,7 @@ impl Served {
             by: header(SERVED_BY).map(str::to_string),
             at_start: header(RUNTIME).and_then(|v| v.parse().ok()),
             peer: header(PEER).and_then(parse_peer),
+            held: header(HELD).and_then(|v| v.parse().ok()),
         }
     }
 }

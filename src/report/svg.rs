@@ -157,7 +157,7 @@ mod tests {
         let ms = Duration::from_millis;
         let ok = ok_in_20_ms();
         let failed = RequestRecord::failed_at(1, ms(5), FailureKind::Timeout);
-        let run = Run::new("http://127.0.0.1:1/x", vec![ok, failed], ms(20));
+        let run = Run::new("GET /x".into(), vec![ok, failed], ms(20));
         let mut svg = String::new();
         panel(&mut svg, 0.0, "a <label> & more", &run, 0.020);
         assert_eq!(svg.matches("<rect").count(), 2);
@@ -173,7 +173,7 @@ mod tests {
     fn a_timeline_is_well_formed_and_names_its_axes() {
         let ms = Duration::from_millis;
         let ok = ok_in_20_ms();
-        let run = Run::new("http://127.0.0.1:1/x", vec![ok], ms(20));
+        let run = Run::new("GET /x".into(), vec![ok], ms(20));
         let svg = timeline("a <title>", &[("a", &run), ("b", &run)], TimeAxis::Shared);
         let doc = roxmltree::Document::parse(&svg).unwrap_or_else(|e| panic!("{e}:\n{svg}"));
         let texts: Vec<&str> = doc
@@ -195,7 +195,7 @@ mod tests {
     fn a_shared_axis_keeps_the_true_scale() {
         let ms = Duration::from_millis;
         let ok = ok_in_20_ms();
-        let run = Run::new("http://127.0.0.1:1/x", vec![ok], ms(20));
+        let run = Run::new("GET /x".into(), vec![ok], ms(20));
         let width = |span: f64| {
             let mut svg = String::new();
             panel(&mut svg, 0.0, "row", &run, span);

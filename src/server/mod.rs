@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
 
-pub use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY};
-pub use crate::vocab::{RuntimeFigures, WorkReport};
+pub use crate::vocab::wire::{HELD, PEER, RUNTIME, SERVED_BY};
+pub use crate::vocab::{Held, RuntimeFigures, WorkReport};
 
 use crate::error::{Error, Result};
 use crate::limits::ACCEPT_BACKLOG;
@@ -31,10 +31,38 @@ pub fn app() -> axum::Router {
     demo::app(demo::AppState::new(Instant::now())).merge(faults::routes())
 }
 
+/// What a [`Server`] serves: a tower service of HTTP requests that never fails (its errors
+/// are responses), as `axum::serve` takes — an `axum::Router`, or layers around one.
+pub trait Service:
+    tower_service::Service<
+        axum::extract::Request,
+        Error = std::convert::Infallible,
+        Response: axum::response::IntoResponse + 'static,
+        Future: Send + 'static,
+    > + Clone
+    + Send
+    + Sync
+    + 'static
+{
+}
+
+impl<S> Service for S where
+    S: tower_service::Service<
+            axum::extract::Request,
+            Error = std::convert::Infallible,
+            Response: axum::response::IntoResponse + 'static,
+            Future: Send + 'static,
+        > + Clone
+        + Send
+        + Sync
+        + 'static
+{
+}
+
 /// A router running on its own [`Pool`], bound to a local port: perfshape's demo
 /// ([`Server::start`]) or anyone's ([`Server::serve`]).
 ///
-/// Every response gets the [`SERVED_BY`], [`PEER`] and [`RUNTIME`] headers, Nagle is off
+/// Every response gets the [`SERVED_BY`], [`PEER`], [`RUNTIME`] and [`HELD`] headers, Nagle is off
 /// on every accepted connection (a small response held back by Nagle plus a delayed ACK
 /// adds ~40 ms, which would drown a 20 ms work time), and accepted connections are
 /// counted. Dropping the handle shuts the server down without waiting for workers that
@@ -79,12 +107,17 @@ impl Server {
     /// assert!(server.base_url().starts_with("http://127.0.0.1:"));
     /// # Ok::<(), perfshape::Error>(())
     /// ```
-    pub fn serve(router: axum::Router, pool: Pool) -> Result<Server> {
-        Server::serve_on(router, pool, SocketAddr::from(([127, 0, 0, 1], 0)))
+    ///
+    /// Anything `axum::serve` serves will do: a `Router` (with its state given), or a
+    /// tower stack around one (`ServiceBuilder::new().concurrency_limit(2).service(router)`)
+    /// — whatever the layers do shows in the claims (a concurrency limit as a pool of ≈2).
+    pub fn serve<S: Service>(service: S, pool: Pool) -> Result<Server> {
+        Server::serve_on(service, pool, SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
-    /// Serves `router` on `pool` at `addr` (for `perfshape serve` and other machines).
-    pub fn serve_on(router: axum::Router, pool: Pool, addr: SocketAddr) -> Result<Server> {
+    /// Serves `service` on `pool` at `addr` (for `perfshape serve` and other machines).
+    pub fn serve_on<S: Service>(service: S, pool: Pool, addr: SocketAddr) -> Result<Server> {
+        let router = axum::Router::new().fallback_service(service);
         let accepted = Arc::new(AtomicU64::new(0));
         let listener = {
             // Registering the socket with the pool's reactor must run there.

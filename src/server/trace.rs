@@ -2,17 +2,22 @@
 //! handler, which connection carried it, and what the runtime looked like then.
 //!
 //! This is what seed 000's server printed for each request, for any router — a user's as
-//! much as perfshape's demo — so a verdict about a user's handler can name the worker.
+//! much as perfshape's demo — so a verdict about a user's handler can name the worker;
+//! and how long the handler's future held that worker ([`Held`]), timed poll by poll.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
+use std::task::{Context, Poll};
+use std::time::{Duration, Instant};
 
 use axum::extract::{ConnectInfo, Request};
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
+use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SERVED_BY};
 use crate::vocab::RuntimeFigures;
-use crate::vocab::wire::{PEER, RUNTIME, SERVED_BY};
 
 /// Wraps `router` so that every response carries the served-by, peer and runtime headers.
 pub(crate) fn traced(router: axum::Router) -> axum::Router {
@@ -30,7 +35,7 @@ async fn stamp(request: Request, next: Next) -> Response {
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| *addr);
-    let mut response = next.run(request).await;
+    let (mut response, held) = Timed::new(next.run(request)).await;
     let headers = response.headers_mut();
     let mut set = |name: &'static str, value: String| {
         if let Ok(value) = HeaderValue::from_str(&value) {
@@ -39,6 +44,7 @@ async fn stamp(request: Request, next: Next) -> Response {
     };
     set(SERVED_BY, served_by);
     set(RUNTIME, figures.to_string());
+    set(HELD, held.to_string());
     if let Some(peer) = peer {
         set(PEER, peer.to_string());
     }
@@ -52,5 +58,38 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
         num_workers: metrics.num_workers(),
         num_alive_tasks: metrics.num_alive_tasks(),
         global_queue_depth: metrics.global_queue_depth(),
+    }
+}
+
+/// A future whose polls are timed: each poll is time its worker could run nothing else.
+struct Timed<F> {
+    inner: Pin<Box<F>>,
+    held: Held,
+}
+
+impl<F: Future> Timed<F> {
+    fn new(inner: F) -> Self {
+        Timed {
+            inner: Box::pin(inner),
+            held: Held::default(),
+        }
+    }
+}
+
+impl<F: Future> Future for Timed<F> {
+    type Output = (F::Output, Held);
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let started = Instant::now();
+        let polled = self.inner.as_mut().poll(cx);
+        let took: Duration = started.elapsed();
+        let held = &mut self.held;
+        held.polls = held.polls.saturating_add(1);
+        held.longest = held.longest.max(took);
+        held.total += took;
+        match polled {
+            Poll::Ready(output) => Poll::Ready((output, self.held)),
+            Poll::Pending => Poll::Pending,
+        }
     }
 }

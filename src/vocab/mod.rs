@@ -20,4 +20,4 @@ pub use phase::Phase;
 pub use pool_settings::PoolSettings;
 pub use scheduler::Scheduler;
 pub use server_strategy::ServerStrategy;
-pub use wire::{RuntimeFigures, WorkReport};
+pub use wire::{Held, RuntimeFigures, WorkReport};

@@ -14,6 +14,78 @@ pub const PEER: &str = "x-perfshape-peer";
 /// Response header: [`RuntimeFigures`] when the handler started.
 pub const RUNTIME: &str = "x-perfshape-runtime";
 
+/// Response header: [`Held`], how long the handler's future held its worker.
+pub const HELD: &str = "x-perfshape-held";
+
+/// How long a handler held its worker: its future's polls, timed by the layer every
+/// perfshape-served router gets. A poll is the time a worker cannot run anything else, so
+/// an async handler's polls sum to microseconds and a handler that blocks for 2 ms sums to
+/// 2 ms — exact, per request, wherever the handler hides it (`std::fs`, a std mutex, a
+/// blocking DNS lookup, serde on a big body).
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::server::Held;
+///
+/// let held: Held = "polls=3 longest_us=2004 total_us=2010".parse()?;
+/// assert_eq!(held.longest, Duration::from_micros(2004));
+/// assert_eq!(held.to_string(), "polls=3 longest_us=2004 total_us=2010");
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Held {
+    /// Polls of the handler's future until its response was ready.
+    pub polls: u32,
+    /// The longest of them.
+    #[serde(with = "crate::vocab::millis")]
+    pub longest: std::time::Duration,
+    /// All of them together: the time the request held its worker.
+    #[serde(with = "crate::vocab::millis")]
+    pub total: std::time::Duration,
+}
+
+impl std::fmt::Display for Held {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "polls={} longest_us={} total_us={}",
+            self.polls,
+            self.longest.as_micros(),
+            self.total.as_micros()
+        )
+    }
+}
+
+impl FromStr for Held {
+    type Err = crate::Error;
+
+    fn from_str(text: &str) -> crate::Result<Self> {
+        let mut figures = [None; 3];
+        for pair in text.split_whitespace() {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            let slot = match key {
+                "polls" => 0,
+                "longest_us" => 1,
+                "total_us" => 2,
+                _ => continue,
+            };
+            figures[slot] = value.parse::<u64>().ok();
+        }
+        match figures {
+            [Some(polls), Some(longest), Some(total)] => Ok(Held {
+                polls: u32::try_from(polls).unwrap_or(u32::MAX),
+                longest: std::time::Duration::from_micros(longest),
+                total: std::time::Duration::from_micros(total),
+            }),
+            _ => Err(crate::Error::invalid(
+                HELD,
+                text,
+                "polls=N longest_us=N total_us=N",
+            )),
+        }
+    }
+}
+
 /// The JSON body of every work response of perfshape's demo strategies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct WorkReport {

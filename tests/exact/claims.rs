@@ -1,17 +1,17 @@
 //! The claims engine on synthetic figures: no clock involved, so these are exact.
 
-use std::cell::RefCell;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use perfshape::claim::GateMode;
 use perfshape::{Claim, Error, Expected, Measure, Result, Verdict};
 
 /// A side that returns the given figures in turn (seconds), cycling.
-fn series<'a>(label: &str, figures: &'a [f64], calls: &'a RefCell<Vec<String>>) -> Measure<'a> {
+fn series<'a>(label: &str, figures: &'a [f64], calls: &'a Mutex<Vec<String>>) -> Measure<'a> {
     let label_owned = label.to_string();
     let mut i = 0;
     Measure::duration(label, move || {
-        calls.borrow_mut().push(label_owned.clone());
+        calls.lock().unwrap().push(label_owned.clone());
         let value = figures[i % figures.len()];
         i += 1;
         Ok(Duration::from_secs_f64(value))
@@ -20,7 +20,7 @@ fn series<'a>(label: &str, figures: &'a [f64], calls: &'a RefCell<Vec<String>>) 
 
 #[test]
 fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let checked = Claim::ratio(
         "slow ÷ fast",
         series("slow", &[0.40], &calls),
@@ -40,7 +40,7 @@ fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
 
 #[test]
 fn sides_are_interleaved_a_b_then_b_a() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     Claim::ratio(
         "a ÷ b",
         series("a", &[2.0], &calls),
@@ -50,13 +50,13 @@ fn sides_are_interleaved_a_b_then_b_a() -> Result {
     .warmup(0)
     .artifacts_in(crate::scratch())
     .check()?;
-    assert_eq!(calls.borrow().join(" "), "a b b a a b");
+    assert_eq!(calls.lock().unwrap().join(" "), "a b b a a b");
     Ok(())
 }
 
 #[test]
 fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let checked = Claim::ratio(
         "slow ÷ fast",
         series("slow", &[0.20], &calls),
@@ -97,7 +97,7 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
 
 #[test]
 fn the_advisory_gate_reports_but_passes() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let checked = Claim::ratio(
         "a ÷ b",
         series("a", &[1.0], &calls),
@@ -113,7 +113,7 @@ fn the_advisory_gate_reports_but_passes() -> Result {
 
 #[test]
 fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     // Ratios alternate 4, 2, 4, 2 … around the bound 3.
     let checked = Claim::ratio(
         "a ÷ b",
@@ -142,7 +142,7 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
 /// reports the swing.
 #[test]
 fn rounds_that_straddle_the_band_are_inconclusive_not_broken() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let checked = Claim::ratio(
         "a ÷ b",
         series("a", &[0.32, 0.28, 0.32, 0.28], &calls),
@@ -169,7 +169,7 @@ fn rounds_that_straddle_the_band_are_inconclusive_not_broken() -> Result {
 
 #[test]
 fn a_bound_divides_by_its_expectation() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let checked = Claim::bound(
         "wall ÷ ideal",
         series("wall", &[0.204], &calls).expecting(Expected::duration(
@@ -191,7 +191,7 @@ fn a_bound_divides_by_its_expectation() -> Result {
 
 #[test]
 fn an_ordering_is_judged_by_its_tightest_step() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let sides = vec![
         series("async", &[90.0], &calls),
         series("mixed", &[70.0], &calls),
@@ -209,7 +209,7 @@ fn an_ordering_is_judged_by_its_tightest_step() -> Result {
 
 #[test]
 fn a_claim_without_a_band_is_refused() {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let err = Claim::ratio(
         "a ÷ b",
         series("a", &[1.0], &calls),
@@ -220,14 +220,14 @@ fn a_claim_without_a_band_is_refused() {
     .unwrap_err();
     assert!(err.to_string().contains("band"), "{err}");
     assert!(
-        calls.borrow().is_empty(),
+        calls.lock().unwrap().is_empty(),
         "nothing is measured for an invalid claim"
     );
 }
 
 #[test]
 fn impossible_round_counts_are_refused() {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let err = Claim::ratio(
         "a ÷ b",
         series("a", &[1.0], &calls),
@@ -282,7 +282,7 @@ fn gate_modes_parse_and_refuse_unknown_words() {
 
 #[test]
 fn a_bound_without_an_expectation_is_refused_before_measuring() {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let err = Claim::bound("x", series("x", &[1.0], &calls))
         .within(0.5, 2.0)
         .artifacts_in(crate::scratch())
@@ -292,7 +292,7 @@ fn a_bound_without_an_expectation_is_refused_before_measuring() {
         err.to_string(),
         "invalid expected: none for \"x\" (allowed: a bound claim's measure with an expectation (Measure::expecting))"
     );
-    assert!(calls.borrow().is_empty());
+    assert!(calls.lock().unwrap().is_empty());
 }
 
 /// A ratio of measures that expect figures takes its ideal from them, and the settings
@@ -300,7 +300,7 @@ fn a_bound_without_an_expectation_is_refused_before_measuring() {
 /// left to their labels.
 #[test]
 fn ideal_and_context_come_from_the_sides() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let side = |label: &'static str, figure: &'static [f64], server: &str| {
         series(label, figure, &calls)
             .expecting(Expected::new(figure[0] * 1.1, "the model"))
@@ -330,7 +330,7 @@ fn ideal_and_context_come_from_the_sides() -> Result {
 /// it does not hold (it carries figures).
 #[test]
 fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let explain = |report: &perfshape::claim::ClaimReport| {
         vec![
             format!("took {:.1}×", report.median),
@@ -386,7 +386,7 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
 /// `rule.rs`; this is the same through a claim): the far round is named.
 #[test]
 fn one_round_far_outside_blocks_a_hold() -> Result {
-    let calls = RefCell::new(Vec::new());
+    let calls = Mutex::new(Vec::new());
     let checked = Claim::ratio(
         "a ÷ b",
         series("a", &[1.8, 1.8, 0.5], &calls),

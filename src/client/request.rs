@@ -1,0 +1,285 @@
+//! What an endpoint sends: a request template (method, path and query, headers, body),
+//! and optionally a generator that varies it per request (ids, cursors, bodies).
+//!
+//! The vocabulary is reqwest's (`header`, `bearer_auth`, `json`, `body`), and so is the
+//! way errors travel: a header that is not valid HTTP or a body serde cannot serialise is
+//! kept in the template and named when the template is first used — before any request is
+//! sent — so a builder chain needs no `?` at every step.
+
+use std::fmt;
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::sync::Arc;
+
+use reqwest::Method;
+use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
+
+use crate::error::{Error, Result};
+
+/// One request a load sends: method, path and query, headers and body.
+///
+/// ```
+/// use perfshape::Request;
+///
+/// let order = serde_json::json!({ "item": "tea", "quantity": 2 });
+/// let request = Request::post("/orders").json(&order).bearer_auth("secret");
+/// assert_eq!(request.to_string(), "POST /orders");
+/// assert_eq!(request.headers()["content-type"], "application/json");
+/// ```
+#[derive(Clone, Debug)]
+pub struct Request {
+    method: Method,
+    path: String,
+    headers: HeaderMap,
+    body: Option<bytes::Bytes>,
+    /// The first thing wrong with the template, named when it is used.
+    error: Option<String>,
+}
+
+/// Varies the template per request: the request's index in the load (0, 1, …) and the
+/// template in, the request to send out.
+pub(crate) type Vary = Arc<dyn Fn(usize, Request) -> Request + Send + Sync>;
+
+impl Request {
+    /// A request with `method` to `path` (which must start with `/`, query included).
+    pub fn new(method: Method, path: impl Into<String>) -> Request {
+        let path = path.into();
+        let error = (!path.starts_with('/')).then(|| {
+            format!("path {path:?} does not start with / (e.g. \"/orders?limit=10\")")
+        });
+        Request {
+            method,
+            path,
+            headers: HeaderMap::new(),
+            body: None,
+            error,
+        }
+    }
+
+    /// `GET path`.
+    pub fn get(path: impl Into<String>) -> Request {
+        Request::new(Method::GET, path)
+    }
+
+    /// `POST path`.
+    pub fn post(path: impl Into<String>) -> Request {
+        Request::new(Method::POST, path)
+    }
+
+    /// `PUT path`.
+    pub fn put(path: impl Into<String>) -> Request {
+        Request::new(Method::PUT, path)
+    }
+
+    /// `PATCH path`.
+    pub fn patch(path: impl Into<String>) -> Request {
+        Request::new(Method::PATCH, path)
+    }
+
+    /// `DELETE path`.
+    pub fn delete(path: impl Into<String>) -> Request {
+        Request::new(Method::DELETE, path)
+    }
+
+    /// Adds a header (as reqwest's `RequestBuilder::header`); a name or value that is not
+    /// valid HTTP is named when the request is first used.
+    pub fn header<K, V>(mut self, name: K, value: V) -> Request
+    where
+        K: TryInto<HeaderName>,
+        K::Error: fmt::Display,
+        V: TryInto<HeaderValue>,
+        V::Error: fmt::Display,
+    {
+        match (name.try_into(), value.try_into()) {
+            (Ok(name), Ok(value)) => {
+                self.headers.append(name, value);
+            }
+            (Err(e), _) => self.fail(format!("header name: {e}")),
+            (Ok(name), Err(e)) => self.fail(format!("header {name}: {e}")),
+        }
+        self
+    }
+
+    /// `Authorization: Bearer <token>`, marked sensitive (never printed).
+    pub fn bearer_auth(self, token: impl fmt::Display) -> Request {
+        match HeaderValue::from_str(&format!("Bearer {token}")) {
+            Ok(mut value) => {
+                value.set_sensitive(true);
+                self.header(AUTHORIZATION, value)
+            }
+            Err(e) => {
+                let mut request = self;
+                request.fail(format!("bearer token: {e}"));
+                request
+            }
+        }
+    }
+
+    /// The body, as bytes or text (`Vec<u8>`, `String`, `&'static str`, `Bytes`).
+    pub fn body(mut self, body: impl Into<bytes::Bytes>) -> Request {
+        self.body = Some(body.into());
+        self
+    }
+
+    /// A JSON body serialised by serde, with `Content-Type: application/json`; a value serde
+    /// cannot serialise is named when the request is first used, before any load.
+    pub fn json<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Request {
+        match serde_json::to_vec(value) {
+            Ok(body) => {
+                self.headers.insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                self.body = Some(body.into());
+            }
+            Err(e) => self.fail(format!("JSON body: {e}")),
+        }
+        self
+    }
+
+    /// The method.
+    pub fn method(&self) -> &Method {
+        &self.method
+    }
+
+    /// The path and query.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// The headers.
+    pub fn headers(&self) -> &HeaderMap {
+        &self.headers
+    }
+
+    /// The body, if any.
+    pub fn body_bytes(&self) -> Option<&[u8]> {
+        self.body.as_deref()
+    }
+
+    fn fail(&mut self, what: String) {
+        self.error.get_or_insert(what);
+    }
+
+    /// This request against `base`, or what is wrong with it.
+    fn prepare(&self, base: &str) -> std::result::Result<Prepared, String> {
+        if let Some(error) = &self.error {
+            return Err(error.clone());
+        }
+        let url = reqwest::Url::parse(&format!("{base}{}", self.path))
+            .map_err(|e| format!("{base}{}: {e}", self.path))?;
+        Ok(Prepared {
+            method: self.method.clone(),
+            url,
+            headers: self.headers.clone(),
+            body: self.body.clone(),
+        })
+    }
+}
+
+impl fmt::Display for Request {
+    /// `POST /orders`: how reports and errors name the request (never its headers, which
+    /// may carry a token).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} {}", self.method, self.path)
+    }
+}
+
+/// A request ready to send: its URL parsed once.
+#[derive(Clone, Debug)]
+pub(crate) struct Prepared {
+    pub(crate) method: Method,
+    pub(crate) url: reqwest::Url,
+    pub(crate) headers: HeaderMap,
+    pub(crate) body: Option<bytes::Bytes>,
+}
+
+/// The requests of one load on a target: the template's (checked before anything is sent)
+/// for every index, or the generator's for each.
+#[derive(Clone)]
+pub(crate) struct Plan {
+    /// How reports name the load's requests: `POST /orders`.
+    pub(crate) label: String,
+    base: String,
+    first: Prepared,
+    template: Request,
+    vary: Option<Vary>,
+}
+
+impl fmt::Debug for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Plan")
+            .field("label", &self.label)
+            .field("varied", &self.vary.is_some())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Plan {
+    /// `template` against `base`, varied by `vary`: refused at once, naming what is wrong,
+    /// when the template or the generator's first request cannot be built.
+    pub(crate) fn new(base: &str, template: &Request, vary: Option<Vary>) -> Result<Plan> {
+        let invalid = |what: String| {
+            Error::invalid("request", format!("{template}: {what}"), "a request that can be built")
+        };
+        let first = template.prepare(base).map_err(invalid)?;
+        let plan = Plan {
+            label: template.to_string(),
+            base: base.to_string(),
+            first,
+            template: template.clone(),
+            vary,
+        };
+        if plan.vary.is_some() {
+            plan.prepared(0).map_err(|what| {
+                Error::invalid(
+                    "request generator",
+                    format!("{template}: {what}"),
+                    "a generator that returns a request that can be built for every index",
+                )
+            })?;
+        }
+        Ok(plan)
+    }
+
+    /// A plain `GET` of an absolute URL (what [`LoadClient::run`](super::LoadClient::run)
+    /// takes).
+    pub(crate) fn get(url: &reqwest::Url) -> Plan {
+        let path = match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_string(),
+        };
+        let template = Request::get(path);
+        Plan {
+            label: template.to_string(),
+            base: url.origin().ascii_serialization(),
+            first: Prepared {
+                method: Method::GET,
+                url: url.clone(),
+                headers: HeaderMap::new(),
+                body: None,
+            },
+            template,
+            vary: None,
+        }
+    }
+
+    /// Request `index`: the template's, or the generator's (a generator that panics or
+    /// returns a request that cannot be built is named with the index).
+    pub(crate) fn prepared(&self, index: usize) -> std::result::Result<Prepared, String> {
+        let Some(vary) = &self.vary else {
+            return Ok(self.first.clone());
+        };
+        let template = self.template.clone();
+        let request = catch_unwind(AssertUnwindSafe(|| vary(index, template))).map_err(|panic| {
+            let message = panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".to_string());
+            format!("the generator panicked at request #{index}: {message}")
+        })?;
+        request
+            .prepare(&self.base)
+            .map_err(|what| format!("request #{index} ({request}): {what}"))
+    }
+}
