@@ -12,7 +12,8 @@
 ///
 /// `assert_shape!(checked)` names the snapshot after the test; `assert_shape!("name",
 /// checked)` names it, for a test with several claims. Needs the `insta` feature (on by
-/// default); the test function must return `perfshape::Result`.
+/// default); the test function returns `perfshape::Result`, or any result whose error
+/// converts from [`Error`](crate::Error) (`anyhow::Result`, `Box<dyn Error>`).
 ///
 /// ```no_run
 /// use axum::{Router, routing::get};
@@ -65,6 +66,7 @@ macro_rules! assert_shape {
 macro_rules! assert_shapes {
     ($shapes:expr $(,)?) => {{
         let mut failures: ::std::vec::Vec<::std::string::String> = ::std::vec::Vec::new();
+        let mut reports: ::std::vec::Vec<$crate::claim::ClaimReport> = ::std::vec::Vec::new();
         for (name, checked) in $shapes {
             let name: ::std::string::String = name.into();
             let checked: $crate::Checked = checked;
@@ -81,10 +83,14 @@ macro_rules! assert_shapes {
             }
             if let ::std::result::Result::Err(error) = checked.gate() {
                 failures.push(error.to_string());
+                reports.extend(error.reports().iter().cloned());
             }
         }
         if !failures.is_empty() {
-            return ::std::result::Result::Err($crate::Error::Gate(failures.join("\n\n")));
+            return ::std::result::Result::Err(::std::convert::Into::into($crate::Error::Gate {
+                message: failures.join("\n\n"),
+                reports,
+            }));
         }
     }};
 }

@@ -74,9 +74,17 @@ pub enum Error {
         /// The parse error, the lookup error or the connect error.
         reason: String,
     },
-    /// A claim did not hold (or could not be decided) and the gate is strict.
-    #[error("{0}")]
-    Gate(String),
+    /// A claim did not hold (or could not be decided) and the gate is strict: the
+    /// message is the full report, and the reports are there to read (a test that wants
+    /// the verdict or the margin, a harness that collects them).
+    #[error("{message}")]
+    Gate {
+        /// What failed, in full: each report as it prints.
+        message: String,
+        /// The reports of the claims that failed the gate (none when the gate failed on
+        /// something other than a claim, such as a snapshot).
+        reports: Vec<crate::claim::ClaimReport>,
+    },
     /// A load engine (Locust, k6) could not be started, or ran and failed: which engine,
     /// the command or process, and what it said.
     #[error("{engine}: {what}")]
@@ -158,6 +166,23 @@ pub enum FixtureErrorKind {
 pub type Result<T = (), E = Error> = std::result::Result<T, E>;
 
 impl Error {
+    /// A gate failure that carries no claim report (a table row, a snapshot).
+    #[doc(hidden)]
+    pub fn gate(message: impl Into<String>) -> Error {
+        Error::Gate {
+            message: message.into(),
+            reports: Vec::new(),
+        }
+    }
+
+    /// The reports of the claims a gate failed on (empty for any other error).
+    pub fn reports(&self) -> &[crate::claim::ClaimReport] {
+        match self {
+            Error::Gate { reports, .. } => reports,
+            _ => &[],
+        }
+    }
+
     /// Shorthand for [`Error::Invalid`].
     pub(crate) fn invalid(
         field: &'static str,

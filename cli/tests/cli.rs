@@ -83,7 +83,9 @@ fn the_report_command_appends_to_the_job_summary() {
     .warmup(0)
     .artifacts_in(&dir)
     .check()
-    .expect("a claim decided on synthetic figures");
+    .expect("a claim decided on synthetic figures")
+    .gate()
+    .expect("1.0 lies in [0.9, 1.1]");
     let summary = dir.join("step-summary.md");
     std::fs::write(&summary, "earlier step\n").expect("written");
     let output = Command::new(env!("CARGO_BIN_EXE_perfshape"))

@@ -105,7 +105,7 @@ pub fn expect_broken(shapes: &Shapes) -> Result<()> {
     if not_broken.is_empty() {
         Ok(())
     } else {
-        Err(Error::Gate(format!(
+        Err(Error::gate(format!(
             "a negative control did not come out broken:\n{}",
             not_broken.join("\n\n")
         )))

@@ -81,7 +81,7 @@ fn row_agrees(
         if let Some(summary) = &measured.summary
             && summary.failed > 0
         {
-            return Err(Error::Gate(format!(
+            return Err(Error::gate(format!(
                 "{} {}: {} of {} requests failed",
                 experiment.id, row.id, summary.failed, summary.sent
             )));
@@ -95,7 +95,7 @@ fn row_agrees(
             .model()
             .map(|m| m.with_overhead(claimed_overhead).predict())
             .transpose()?
-            .ok_or_else(|| Error::Gate(format!("{} {} has no model", experiment.id, row.id)))?;
+            .ok_or_else(|| Error::gate(format!("{} {} has no model", experiment.id, row.id)))?;
         Ok(metric.slowdown(measured.figure, metric.of(&model)))
     })
     .expecting(Expected::new(

@@ -25,6 +25,7 @@ use crate::error::{Error, Result};
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Debug)]
+#[must_use = "a checked claim fails nothing until it is gated: `assert_shape!(checked)` or `checked.gate()?`"]
 pub struct Checked {
     report: ClaimReport,
 }
@@ -83,7 +84,10 @@ impl Checked {
             return Ok(());
         }
         match self.report.gate {
-            GateMode::Strict => Err(Error::Gate(self.report.to_string())),
+            GateMode::Strict => Err(Error::Gate {
+                message: self.report.to_string(),
+                reports: vec![self.report.clone()],
+            }),
             GateMode::Advisory => {
                 eprintln!(
                     "perfshape: advisory mode ({GATE_ENV}=advisory): not failing on {}",

@@ -157,6 +157,11 @@ impl<'a> Relation<'a> {
 
 /// A claim about measured figures, checked in interleaved rounds.
 ///
+/// [`check`](Self::check) measures and decides on the calling thread; in an async test,
+/// `claim.await` does the same on tokio's blocking pool (the claim's load runs on pools of
+/// its own either way, so the test's runtime is never what is measured, and `check()`
+/// called there works too — it only keeps the test's thread until it is done).
+///
 /// ```
 /// use std::time::Duration;
 /// use perfshape::{Claim, Measure, Verdict};
@@ -184,6 +189,9 @@ pub struct Claim<'a> {
     context: BTreeMap<String, String>,
     explain: Option<Explain<'a>>,
     observed: Option<Observed<'a>>,
+    /// The thread that made the claim's check (a test's thread is named after the test),
+    /// which tells apart the artifacts of one claim made in two tests.
+    caller: Option<String>,
     elsewhere: Option<(Duration, Duration)>,
 }
 
@@ -209,6 +217,7 @@ impl<'a> Claim<'a> {
             context: BTreeMap::new(),
             explain: None,
             observed: None,
+            caller: None,
             elsewhere: None,
         }
     }
@@ -467,13 +476,53 @@ impl<'a> Claim<'a> {
             .into_iter()
             .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
             .collect();
-        report.write_artifact(&self.artifacts.unwrap_or_else(artifact_dir));
+        let caller = self
+            .caller
+            .or_else(|| std::thread::current().name().map(str::to_string));
+        report.write_artifact(&self.artifacts.unwrap_or_else(artifact_dir), caller.as_deref());
         if report.verdict.holds() {
             eprintln!("perfshape: {}", report.headline());
         } else {
             eprintln!("perfshape: {report}");
         }
         Ok(Checked::new(report))
+    }
+}
+
+/// `claim.await` in an async test (`#[tokio::test]`, either flavour): the check runs on
+/// tokio's blocking pool, so a service the test runs on its own runtime keeps being
+/// served while the claim measures it. Needs a tokio runtime.
+///
+/// ```
+/// use axum::{Router, routing::get};
+/// use perfshape::{PoolSettings, Target, Verdict};
+///
+/// # tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap().block_on(async {
+/// let router = Router::new().route("/report", get(|| async {
+///     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+///     "done"
+/// }));
+/// let target = Target::serve(router, PoolSettings::workers(1)?)?;
+/// let checked = target.get("/report").does_not_block_its_worker().await?;
+/// assert_eq!(checked.verdict(), Verdict::Holds);
+/// # Ok::<(), perfshape::Error>(())
+/// # }).unwrap();
+/// ```
+impl std::future::IntoFuture for Claim<'static> {
+    type Output = Result<Checked>;
+    type IntoFuture =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Checked>> + Send + 'static>>;
+
+    fn into_future(mut self) -> Self::IntoFuture {
+        // The test's name is its thread's, here, before the check moves to another thread.
+        if self.caller.is_none() {
+            self.caller = std::thread::current().name().map(str::to_string);
+        }
+        Box::pin(async move {
+            tokio::task::spawn_blocking(move || self.check())
+                .await
+                .map_err(|e| Error::io("checking a claim", std::io::Error::other(e.to_string())))?
+        })
     }
 }
 

@@ -148,8 +148,18 @@ impl ClaimReport {
 
     /// Writes the report as JSON under `dir`; a failure to write is reported on stderr and
     /// does not change the verdict.
-    pub(crate) fn write_artifact(&mut self, dir: &std::path::Path) {
-        let path = dir.join(format!("{}.json", slug(&self.name)));
+    /// Writes the report to `dir` as `<claim>-<key>.json`, where the key is a hash of the
+    /// claim's name, its context (the target, named or described) and the test that made
+    /// it (`caller`, its thread's name): two targets with the same path, or one claim made
+    /// in two tests, do not overwrite each other. A second report under the same name in
+    /// one process gets `-2`, `-3`, …
+    pub(crate) fn write_artifact(&mut self, dir: &std::path::Path, caller: Option<&str>) {
+        let mut key = format!("{}\n{}", self.name, caller.unwrap_or_default());
+        for (k, v) in &self.context {
+            let _ = write!(key, "\n{k}={v}");
+        }
+        let stem = format!("{}-{:08x}", slug(&self.name), fnv1a(&key) as u32);
+        let path = unclaimed(dir, &stem);
         let written = std::fs::create_dir_all(dir).and_then(|()| {
             let json = serde_json::to_vec_pretty(&*self).map_err(std::io::Error::other)?;
             std::fs::write(&path, json)
@@ -159,6 +169,29 @@ impl ClaimReport {
             Err(e) => eprintln!("perfshape: could not write {}: {e}", path.display()),
         }
     }
+}
+
+/// `dir/stem.json`, or `dir/stem-2.json`, … when this process has written that one.
+fn unclaimed(dir: &std::path::Path, stem: &str) -> PathBuf {
+    static WRITTEN: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut written = WRITTEN.lock().unwrap_or_else(|p| p.into_inner());
+    let path = (1..)
+        .map(|k| match k {
+            1 => dir.join(format!("{stem}.json")),
+            k => dir.join(format!("{stem}-{k}.json")),
+        })
+        .find(|path| !written.contains(path))
+        .expect("an unbounded range has a free name");
+    written.push(path.clone());
+    path
+}
+
+/// FNV-1a, 64 bits: a hash that is the same on every machine and Rust release (std's
+/// hasher is not promised to be), so an artifact's name is stable across runs.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
 }
 
 impl std::fmt::Display for ClaimReport {

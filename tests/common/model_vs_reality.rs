@@ -81,7 +81,7 @@ pub(crate) fn small_random_scenarios(setup: Setup) -> perfshape::Result<Vec<Chec
         for _ in 0..config.cases {
             let scenario = strategy
                 .new_tree(&mut runner)
-                .map_err(|e| perfshape::Error::Gate(format!("drawing a case: {e}")))?
+                .map_err(|e| perfshape::Error::gate(format!("drawing a case: {e}")))?
                 .current();
             let target = perfshape::Target::demo(scenario.server_pool)?;
             let doubled = Scenario {

@@ -41,7 +41,7 @@ fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
 #[test]
 fn sides_are_interleaved_a_b_then_b_a() -> Result {
     let calls = Mutex::new(Vec::new());
-    Claim::ratio(
+    let checked = Claim::ratio(
         "a ÷ b",
         series("a", &[2.0], &calls),
         series("b", &[1.0], &calls),
@@ -51,6 +51,7 @@ fn sides_are_interleaved_a_b_then_b_a() -> Result {
     .artifacts_in(crate::scratch())
     .check()?;
     assert_eq!(calls.lock().unwrap().join(" "), "a b b a a b");
+    checked.gate()?;
     Ok(())
 }
 
@@ -68,7 +69,7 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     .artifacts_in(crate::scratch())
     .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken);
-    let Err(Error::Gate(message)) = checked.gate() else {
+    let Err(Error::Gate { message, reports }) = checked.gate() else {
         panic!("a broken claim must fail the strict gate");
     };
     for needle in [
@@ -86,6 +87,10 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
             "{needle:?} missing from:\n{message}"
         );
     }
+    // The error carries the report itself, for a caller that wants the figures.
+    assert_eq!(reports.len(), 1);
+    assert_eq!(reports[0].verdict, Verdict::Broken);
+    assert_eq!(reports[0].median, 2.0);
     // The summary of a broken claim shows the medians, so a snapshot diff shows them too.
     let observed = checked
         .summary()
@@ -258,7 +263,7 @@ fn a_zero_or_nan_figure_is_an_error_not_a_verdict() {
 fn a_failing_measurement_ends_the_check_with_its_error() {
     let err = Claim::bound(
         "x",
-        Measure::value("x", || Err(Error::Gate("server gone".into())))
+        Measure::value("x", || Err(Error::gate("server gone")))
             .expecting(Expected::new(1.0, "one")),
     )
     .within(0.5, 2.0)
