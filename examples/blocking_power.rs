@@ -51,7 +51,9 @@ fn main() -> Result {
         Router::new().route("/held", get(held)),
         PoolSettings::workers(1)?,
     )?;
-    println!("| held share | blocking part | broken | holds | inconclusive | median estimate | median polls |");
+    println!(
+        "| held share | blocking part | broken | holds | inconclusive | median estimate | median polls |"
+    );
     println!("|---|---|---|---|---|---|---|");
     for offload in [0, 1] {
         for percent in [0.0, 2.0, 5.0, 10.0, 100.0] {

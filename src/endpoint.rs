@@ -178,7 +178,10 @@ impl Endpoint {
     /// # let _ = orders;
     /// # Ok::<(), perfshape::Error>(())
     /// ```
-    pub fn vary(mut self, vary: impl Fn(usize, Request) -> Request + Send + Sync + 'static) -> Self {
+    pub fn vary(
+        mut self,
+        vary: impl Fn(usize, Request) -> Request + Send + Sync + 'static,
+    ) -> Self {
         self.vary = Some(Arc::new(vary));
         self
     }
@@ -307,7 +310,8 @@ impl Endpoint {
         let held_share = Measure::value(&label, move || {
             // Alternate which goes first, as a claim's sides would be.
             rounds += 1;
-            let fan_out = || seen.observe(this.server_pool(), || this.run(ClientStrategy::FanOut, n));
+            let fan_out =
+                || seen.observe(this.server_pool(), || this.run(ClientStrategy::FanOut, n));
             let ((alone, held), run) = if rounds % 2 == 1 {
                 let alone = this.alone()?;
                 (alone, fan_out()?)
@@ -317,11 +321,14 @@ impl Endpoint {
             };
             let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
             let share = ((ratio - 1.0) / (waves - 1.0)).max(LEAST_SHARE);
-            noted.lock().unwrap_or_else(|p| p.into_inner()).push(HeldRound {
-                alone,
-                ratio,
-                polls: held.or_else(|| median_held(&run)),
-            });
+            noted
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(HeldRound {
+                    alone,
+                    ratio,
+                    polls: held.or_else(|| median_held(&run)),
+                });
             Ok(share)
         })
         .warm_with({

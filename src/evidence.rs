@@ -29,7 +29,10 @@ impl Evidence {
         let done = load()?;
         if let (Some(pool), Some(before)) = (pool, before) {
             let window = pool.settled_activity(SETTLE).since(&before);
-            self.0.lock().unwrap_or_else(|p| p.into_inner()).push(window);
+            self.0
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(window);
         }
         Ok(done)
     }

@@ -129,12 +129,7 @@ impl From<crate::scenario::ScenarioBuilder> for ScenarioInput {
 }
 
 impl Load {
-    fn new(
-        target: &Target,
-        plan: Plan,
-        actual: Scenario,
-        scenario: Scenario,
-    ) -> Result<Load> {
+    fn new(target: &Target, plan: Plan, actual: Scenario, scenario: Scenario) -> Result<Load> {
         target.check_matches(&actual)?;
         let model = scenario.model();
         let prediction = model.predict()?;
@@ -179,7 +174,10 @@ impl Load {
     /// The summaries of every run so far, in order: the shape facts a claim reports
     /// beside its figure (waves, failures).
     pub fn summaries(&self) -> Vec<Summary> {
-        self.summaries.lock().unwrap_or_else(|p| p.into_inner()).clone()
+        self.summaries
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Warms up what the load will use (one request per connection it will hold, so

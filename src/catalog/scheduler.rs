@@ -3,8 +3,8 @@
 //! worker is served at once by a free worker; with tokio's default, no worker is polling
 //! the I/O driver then, so it waits for the busy one.
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::{Entry, Setup, Shapes, ms, shape};
 use crate::claim::{Claim, Expected, Measure};

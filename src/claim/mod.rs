@@ -464,7 +464,10 @@ impl<'a> Claim<'a> {
             explanation: Vec::new(),
             evidence: Vec::new(),
             facts: BTreeMap::new(),
-            observed: self.observed.map(|f| f().into_iter().collect()).unwrap_or_default(),
+            observed: self
+                .observed
+                .map(|f| f().into_iter().collect())
+                .unwrap_or_default(),
             artifact: None,
         };
         if let Some(explain) = self.explain {
@@ -479,7 +482,10 @@ impl<'a> Claim<'a> {
         let caller = self
             .caller
             .or_else(|| std::thread::current().name().map(str::to_string));
-        report.write_artifact(&self.artifacts.unwrap_or_else(artifact_dir), caller.as_deref());
+        report.write_artifact(
+            &self.artifacts.unwrap_or_else(artifact_dir),
+            caller.as_deref(),
+        );
         if report.verdict.holds() {
             eprintln!("perfshape: {}", report.headline());
         } else {

@@ -375,12 +375,7 @@ struct Users {
     duration: Duration,
 }
 
-async fn sequential(
-    inner: Arc<Inner>,
-    url: Arc<Plan>,
-    n: usize,
-    at: Timing,
-) -> Vec<RequestRecord> {
+async fn sequential(inner: Arc<Inner>, url: Arc<Plan>, n: usize, at: Timing) -> Vec<RequestRecord> {
     let mut records = Vec::with_capacity(n);
     for index in 0..n {
         let intended = at.origin.elapsed();
@@ -393,12 +388,7 @@ async fn sequential(
     records
 }
 
-async fn fan_out(
-    inner: Arc<Inner>,
-    url: Arc<Plan>,
-    n: usize,
-    at: Timing,
-) -> Vec<RequestRecord> {
+async fn fan_out(inner: Arc<Inner>, url: Arc<Plan>, n: usize, at: Timing) -> Vec<RequestRecord> {
     let mut tasks = tokio::task::JoinSet::new();
     for index in 0..n {
         let inner = Arc::clone(&inner);

@@ -32,7 +32,21 @@ pub struct Request {
     headers: HeaderMap,
     body: Option<bytes::Bytes>,
     /// The first thing wrong with the template, named when it is used.
-    error: Option<String>,
+    problem: Option<Problem>,
+}
+
+/// What is wrong with a template, as an [`Error::Invalid`] names it.
+#[derive(Clone, Debug)]
+struct Problem {
+    field: &'static str,
+    value: String,
+    allowed: &'static str,
+}
+
+impl Problem {
+    fn into_error(self) -> Error {
+        Error::invalid(self.field, self.value, self.allowed)
+    }
 }
 
 /// Varies the template per request: the request's index in the load (0, 1, …) and the
@@ -43,15 +57,17 @@ impl Request {
     /// A request with `method` to `path` (which must start with `/`, query included).
     pub fn new(method: Method, path: impl Into<String>) -> Request {
         let path = path.into();
-        let error = (!path.starts_with('/')).then(|| {
-            format!("path {path:?} does not start with / (e.g. \"/orders?limit=10\")")
+        let problem = (!path.starts_with('/')).then(|| Problem {
+            field: "path",
+            value: format!("{path:?}"),
+            allowed: "a path that starts with / (e.g. \"/orders?limit=10\")",
         });
         Request {
             method,
             path,
             headers: HeaderMap::new(),
             body: None,
-            error,
+            problem,
         }
     }
 
@@ -93,8 +109,12 @@ impl Request {
             (Ok(name), Ok(value)) => {
                 self.headers.append(name, value);
             }
-            (Err(e), _) => self.fail(format!("header name: {e}")),
-            (Ok(name), Err(e)) => self.fail(format!("header {name}: {e}")),
+            (Err(e), _) => self.fail("header name", e.to_string(), "a valid HTTP header name"),
+            (Ok(name), Err(e)) => self.fail(
+                "header value",
+                format!("{name}: {e}"),
+                "visible ASCII (a valid HTTP header value)",
+            ),
         }
         self
     }
@@ -108,7 +128,11 @@ impl Request {
             }
             Err(e) => {
                 let mut request = self;
-                request.fail(format!("bearer token: {e}"));
+                request.fail(
+                    "bearer token",
+                    e.to_string(),
+                    "visible ASCII (a valid HTTP header value)",
+                );
                 request
             }
         }
@@ -125,13 +149,15 @@ impl Request {
     pub fn json<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Request {
         match serde_json::to_vec(value) {
             Ok(body) => {
-                self.headers.insert(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static("application/json"),
-                );
+                self.headers
+                    .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
                 self.body = Some(body.into());
             }
-            Err(e) => self.fail(format!("JSON body: {e}")),
+            Err(e) => self.fail(
+                "JSON body",
+                format!("{e} (for {} {})", self.method, self.path),
+                "a value serde_json can serialise",
+            ),
         }
         self
     }
@@ -156,17 +182,26 @@ impl Request {
         self.body.as_deref()
     }
 
-    fn fail(&mut self, what: String) {
-        self.error.get_or_insert(what);
+    fn fail(&mut self, field: &'static str, value: String, allowed: &'static str) {
+        self.problem.get_or_insert(Problem {
+            field,
+            value,
+            allowed,
+        });
     }
 
     /// This request against `base`, or what is wrong with it.
-    fn prepare(&self, base: &str) -> std::result::Result<Prepared, String> {
-        if let Some(error) = &self.error {
-            return Err(error.clone());
+    fn prepare(&self, base: &str) -> Result<Prepared> {
+        if let Some(problem) = &self.problem {
+            return Err(problem.clone().into_error());
         }
-        let url = reqwest::Url::parse(&format!("{base}{}", self.path))
-            .map_err(|e| format!("{base}{}: {e}", self.path))?;
+        let url = reqwest::Url::parse(&format!("{base}{}", self.path)).map_err(|e| {
+            Error::invalid(
+                "path",
+                format!("{:?} ({e})", self.path),
+                "a valid URL path and query",
+            )
+        })?;
         Ok(Prepared {
             method: self.method.clone(),
             url,
@@ -218,10 +253,7 @@ impl Plan {
     /// `template` against `base`, varied by `vary`: refused at once, naming what is wrong,
     /// when the template or the generator's first request cannot be built.
     pub(crate) fn new(base: &str, template: &Request, vary: Option<Vary>) -> Result<Plan> {
-        let invalid = |what: String| {
-            Error::invalid("request", format!("{template}: {what}"), "a request that can be built")
-        };
-        let first = template.prepare(base).map_err(invalid)?;
+        let first = template.prepare(base)?;
         let plan = Plan {
             label: template.to_string(),
             base: base.to_string(),
@@ -233,7 +265,7 @@ impl Plan {
             plan.prepared(0).map_err(|what| {
                 Error::invalid(
                     "request generator",
-                    format!("{template}: {what}"),
+                    what,
                     "a generator that returns a request that can be built for every index",
                 )
             })?;
@@ -270,16 +302,17 @@ impl Plan {
             return Ok(self.first.clone());
         };
         let template = self.template.clone();
-        let request = catch_unwind(AssertUnwindSafe(|| vary(index, template))).map_err(|panic| {
-            let message = panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".to_string());
-            format!("the generator panicked at request #{index}: {message}")
-        })?;
+        let request =
+            catch_unwind(AssertUnwindSafe(|| vary(index, template))).map_err(|panic| {
+                let message = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "a panic".to_string());
+                format!("the generator panicked at request #{index}: {message}")
+            })?;
         request
             .prepare(&self.base)
-            .map_err(|what| format!("request #{index} ({request}): {what}"))
+            .map_err(|error| format!("request #{index} ({request}): {error}"))
     }
 }

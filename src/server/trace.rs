@@ -16,8 +16,8 @@ use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SERVED_BY};
 use crate::vocab::RuntimeFigures;
+use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SERVED_BY};
 
 /// Wraps `router` so that every response carries the served-by, peer and runtime headers.
 pub(crate) fn traced(router: axum::Router) -> axum::Router {

@@ -7,7 +7,7 @@ mod service;
 
 use perfshape::{PoolSettings, Result, Target};
 
-pub(crate) use service::Ledger;
+pub(crate) use service::{Ledger, TOKEN};
 
 /// The orders service with `ledger`, on one worker.
 pub(crate) fn orders(ledger: Ledger) -> Result<Target> {

@@ -11,6 +11,7 @@ mod errors;
 mod faults;
 mod model;
 mod report;
+mod requests;
 mod rule;
 mod server;
 mod targets;

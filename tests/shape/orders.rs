@@ -1,11 +1,18 @@
 //! The orders example (`examples/orders/`) under the gate, as a team would write it: the
-//! report handler must not block its worker, and /health must keep answering while the
-//! report runs. Both fixes hold; the blocking ledger client is the negative control, in
+//! report handler must not block its worker, /health must keep answering while the report
+//! runs, and a new order — `POST /orders` with a JSON body and a bearer token, whose
+//! handler waits 2 ms for the ledger's credit check — must not block its worker either.
+//! Both fixes hold; the blocking ledger client is the negative control, in
 //! `tests/controls/`.
+//!
+//! The tests are written in each way a team writes them: a plain `#[test]`, and
+//! `#[tokio::test]` in both flavours (`claim.await` on the current-thread runtime,
+//! `check()` on the multi-thread one).
 
 use perfshape::{Result, assert_shape};
+use serde_json::json;
 
-use crate::common::orders::{Ledger, orders};
+use crate::common::orders::{Ledger, TOKEN, orders};
 
 #[test]
 fn the_report_does_not_block_its_worker() -> Result {
@@ -23,12 +30,30 @@ fn the_report_does_not_block_its_worker() -> Result {
     Ok(())
 }
 
-#[test]
-fn health_keeps_answering_while_the_report_runs() -> Result {
+#[tokio::test]
+async fn a_new_order_does_not_block_its_worker() -> Result {
+    for ledger in [Ledger::Async, Ledger::Offloaded] {
+        let target = orders(ledger)?;
+        let checked = target
+            .post("/orders")
+            .json(&json!({ "customer": "ada", "cents": 1250 }))
+            .bearer_auth(TOKEN)
+            .does_not_block_its_worker()
+            .await?;
+        assert_shape!(
+            format!("a_new_order_does_not_block_its_worker__{ledger:?}"),
+            checked
+        );
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_keeps_answering_while_the_report_runs() -> Result {
     let target = orders(Ledger::Async)?;
-    let report = target.endpoint("/report")?;
+    let report = target.get("/report");
     let checked = target
-        .endpoint("/health")?
+        .get("/health")
         .keeps_answering_during(&report)
         .check()?;
     assert_shape!(checked);

@@ -1,0 +1,198 @@
+//! Any request, from any test: a POST with a JSON body and a bearer token, a generator
+//! that varies each request, and what goes wrong with them named at once — the refused
+//! first request with its method and status, a body serde cannot serialise and a
+//! generator that panics, each before any load. And the same API from `#[tokio::test]` in
+//! both flavours, where blocking on a runtime would panic.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use axum::http::{HeaderMap, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use perfshape::{ClientStrategy, PoolSettings, Request, Result, Target};
+use serde_json::{Value, json};
+
+/// `POST /orders`: 401 without `Bearer secret`, else the JSON body echoed, with every
+/// order id seen counted.
+fn orders(seen: Arc<AtomicUsize>) -> Router {
+    Router::new().route(
+        "/orders",
+        post(move |headers: HeaderMap, Json(order): Json<Value>| {
+            let seen = Arc::clone(&seen);
+            async move {
+                if headers.get("authorization").and_then(|v| v.to_str().ok())
+                    != Some("Bearer secret")
+                {
+                    return Err(StatusCode::UNAUTHORIZED);
+                }
+                seen.fetch_add(
+                    order["id"].as_u64().map_or(0, |id| id as usize + 1),
+                    Ordering::Relaxed,
+                );
+                Ok(Json(order))
+            }
+        }),
+    )
+}
+
+#[test]
+fn a_post_with_json_and_a_token_is_sent_as_given() -> Result {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let target = Target::serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?;
+    let run = target
+        .post("/orders")
+        .json(&json!({ "id": 4, "item": "tea" }))
+        .bearer_auth("secret")
+        .run(ClientStrategy::FanOut, 3)?;
+    assert_eq!(run.request, "POST /orders");
+    assert_eq!((run.sent(), run.ok()), (3, 3));
+    assert_eq!(seen.load(Ordering::Relaxed), 3 * 5);
+    Ok(())
+}
+
+#[test]
+fn a_generator_varies_each_request_by_its_index() -> Result {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let target = Target::serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?;
+    let run = target
+        .post("/orders")
+        .bearer_auth("secret")
+        .vary(|i, request: Request| request.json(&json!({ "id": i })))
+        .run(ClientStrategy::FanOut, 10)?;
+    assert_eq!((run.sent(), run.ok()), (10, 10));
+    // Ids 0..10 each once: 1 + 2 + … + 10.
+    assert_eq!(seen.load(Ordering::Relaxed), 55);
+    Ok(())
+}
+
+#[test]
+fn a_refused_first_request_names_the_method_path_and_status() -> Result {
+    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let err = target
+        .post("/orders")
+        .json(&json!({ "id": 1 }))
+        .does_not_block_its_worker()
+        .check()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "POST /orders answered 401 in 1 of 1 requests; failed: #0: no figure is taken from a run with failed requests"
+    );
+    // The claim's first request was its only one.
+    assert_eq!(target.served().map(|s| s.accepted_connections()), Some(1));
+    Ok(())
+}
+
+#[test]
+fn a_body_serde_cannot_serialise_is_named_before_any_load() -> Result {
+    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    // JSON object keys must be strings.
+    let body: BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
+    let err = target
+        .post("/orders")
+        .json(&body)
+        .bearer_auth("secret")
+        .does_not_block_its_worker()
+        .check()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid JSON body: key must be a string (for POST /orders) (allowed: a value serde_json can serialise)"
+    );
+    let err = target
+        .post("/orders")
+        .header("x-trace", "line\nbreak")
+        .run(ClientStrategy::Sequential, 1)
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("invalid header value: x-trace: "),
+        "{err}"
+    );
+    assert_eq!(target.served().map(|s| s.accepted_connections()), Some(0));
+    Ok(())
+}
+
+#[test]
+fn a_generator_that_panics_is_named_with_its_index_never_a_hang() -> Result {
+    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let panics_at = |at: usize| {
+        target
+            .post("/orders")
+            .bearer_auth("secret")
+            .vary(move |i, request: Request| {
+                assert!(i != at, "no order for index {i}");
+                request.json(&json!({ "id": i }))
+            })
+    };
+    // At the first request: refused before any load.
+    let err = panics_at(0).run(ClientStrategy::FanOut, 5).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request generator: the generator panicked at request #0: no order for index 0 (allowed: a generator that returns a request that can be built for every index)"
+    );
+    assert_eq!(target.served().map(|s| s.accepted_connections()), Some(0));
+    // Later: that request is counted as failed and named, the others are sent.
+    let err = panics_at(3).run(ClientStrategy::Sequential, 5).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "POST /orders failed in 1 of 5 requests (could not be built: 1; first error: the generator panicked at request #3: no order for index 3); failed: #3: no figure is taken from a run with failed requests"
+    );
+    // A generated path that is not one.
+    let err = target
+        .get("/orders")
+        .vary(|i, _| Request::get(format!("orders/{i}")))
+        .run(ClientStrategy::Sequential, 2)
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid request generator: request #0 (GET orders/0): invalid path: \"orders/0\" (allowed: a path that starts with / (e.g. \"/orders?limit=10\")) (allowed: a generator that returns a request that can be built for every index)"
+    );
+    Ok(())
+}
+
+/// `#[tokio::test]` on the current-thread runtime: serving, the first request and a
+/// check all work inside it, and `claim.await` too.
+#[tokio::test]
+async fn the_api_works_inside_a_current_thread_runtime() -> Result {
+    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let endpoint = target
+        .post("/orders")
+        .json(&json!({ "id": 1 }))
+        .bearer_auth("secret");
+    endpoint.preflight()?;
+    let run = endpoint.run(ClientStrategy::Sequential, 2)?;
+    assert_eq!(run.ok(), 2);
+    let health = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?
+        .endpoint("/orders")
+        .unwrap_err();
+    assert!(
+        health.to_string().starts_with("GET /orders answered 405"),
+        "{health}"
+    );
+    drop(target);
+    Ok(())
+}
+
+/// `#[tokio::test]` on the multi-thread runtime: the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_api_works_inside_a_multi_thread_runtime() -> Result {
+    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let endpoint = target
+        .post("/orders")
+        .json(&json!({ "id": 1 }))
+        .bearer_auth("secret");
+    let run = tokio::task::spawn_blocking(move || endpoint.run(ClientStrategy::FanOut, 2))
+        .await
+        .expect("the task ran")?;
+    assert_eq!(run.ok(), 2);
+    let run = target
+        .post("/orders")
+        .json(&json!({ "id": 2 }))
+        .bearer_auth("secret")
+        .run(ClientStrategy::FanOut, 2)?;
+    assert_eq!(run.ok(), 2);
+    Ok(())
+}
