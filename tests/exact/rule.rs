@@ -211,3 +211,40 @@ fn staggered_pairs_tell_eager_handoff_from_tokios_default() {
     assert!(partial.rate(partial.holds) <= 0.02, "{partial:?}");
     assert!(partial.rate(partial.broken) >= 0.8, "{partial:?}");
 }
+
+/// One round of the blocking claim (`Endpoint::does_not_block_its_worker`) on one worker at
+/// its default N = 20: a handler that holds its worker for a share `b` of a request makes
+/// the fan-out take 1 + 19 b request times, plus the client's own cost of sending 20
+/// (`overhead`, 0.13 of a request: what a free handler reads here, 0.7 %); each side's
+/// time moves by `sigma` a round (here pessimistically 5 %, four times the 1.3 % floor
+/// measured). The figure is the estimated share, (ratio − 1) ÷ 19.
+fn held_share(rng: &mut TestRng, b: f64, sigma: f64) -> f64 {
+    let overhead = 0.13;
+    let fan_out = (1.0 + 19.0 * b + overhead) * (sigma * normal(rng)).exp();
+    let alone = (sigma * normal(rng)).exp();
+    ((fan_out / alone - 1.0) / 19.0).max(0.001)
+}
+
+/// The blocking claim's band, ≤ 5 % held (here 0.05 ÷ the figure, against ≥ 1): a handler
+/// that gives its worker back (b = 0) or offloads its blocking part fails in under 1 % of
+/// trials even at 5 % noise per side; one that holds its worker for 2 ms of 20 (10 %) is
+/// broken in at least 99 % and never holds (10,000 of 10,000 broken). Between them the
+/// band's edge is counted, not hidden: 2 % held holds in every trial; 5 % held, which the
+/// client's overhead lifts to a reading of 5.7 %, is broken in 93 % and holds in under 1 %
+/// (the power table measured 18 and 20 of 20 broken, quiet and busy).
+#[test]
+fn the_held_share_tells_a_tenth_held_from_none() {
+    let (free, rounds) = tally(10_000, 11, |_, rng| 0.05 / held_share(rng, 0.0, 0.05));
+    eprintln!("none held: {free:?}, {rounds:.2} rounds on average");
+    assert!(free.fails() <= 0.01, "{free:?}");
+    let (tenth, rounds) = tally(10_000, 12, |_, rng| 0.05 / held_share(rng, 0.10, 0.05));
+    eprintln!("a tenth held: {tenth:?}, {rounds:.2} rounds on average");
+    assert_eq!(tenth.holds, 0, "{tenth:?}");
+    assert!(tenth.rate(tenth.broken) >= 0.99, "{tenth:?}");
+    let (two, _) = tally(10_000, 13, |_, rng| 0.05 / held_share(rng, 0.02, 0.05));
+    eprintln!("2 % held: {two:?}");
+    assert!(two.rate(two.holds) >= 0.9, "{two:?}");
+    let (five, _) = tally(10_000, 14, |_, rng| 0.05 / held_share(rng, 0.05, 0.05));
+    eprintln!("5 % held: {five:?}");
+    assert!(five.rate(five.holds) <= 0.5, "{five:?}");
+}
