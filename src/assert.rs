@@ -51,14 +51,22 @@ macro_rules! assert_shape {
 /// inconclusive or mismatched claim — where a plain `assert_shape!` per claim would stop
 /// at the first.
 ///
-/// Takes `(name, Checked)` pairs, such as a [`catalog`](crate::catalog) entry's claims.
+/// Takes `(name, Checked)` pairs; works in a test returning `anyhow::Result` too.
 ///
 /// ```no_run
-/// use perfshape::catalog::{Setup, seed000};
-/// use perfshape::assert_shapes;
+/// use axum::{Router, routing::get};
+/// use perfshape::{PoolSettings, Target, assert_shapes};
 ///
-/// fn c4_blocking_starves_the_pool() -> perfshape::Result {
-///     assert_shapes!(seed000::c4_starved(Setup::Claimed)?);
+/// fn the_service_keeps_its_shape() -> anyhow::Result<()> {
+///     let router = Router::new()
+///         .route("/health", get(|| async { "ok" }))
+///         .route("/report", get(|| async { "…" }));
+///     let target = Target::serve(router, PoolSettings::workers(1)?)?;
+///     let (report, health) = (target.get("/report"), target.get("/health"));
+///     assert_shapes!([
+///         ("report_does_not_block", report.does_not_block_its_worker().check()?),
+///         ("health_keeps_answering", health.keeps_answering_during(&report).check()?),
+///     ]);
 ///     Ok(())
 /// }
 /// ```

@@ -583,7 +583,7 @@ fn held_sentences(report: &ClaimReport, rounds: &[HeldRound], n: usize) -> Vec<S
         "holds its worker"
     };
     let mut lines = vec![format!(
-        "{verb}: ≈{:.1} ms of each {:.0} ms request ({:.0} %), from N = {n} concurrent taking {ratio:.1}× one request",
+        "{verb}: ≈{:.1} ms of each {:.0} ms request ({:.1} %), from N = {n} concurrent taking {ratio:.1}× one request",
         share * alone * 1e3,
         alone * 1e3,
         share * 100.0

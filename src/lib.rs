@@ -53,6 +53,7 @@
 
 #[cfg(feature = "insta")]
 mod assert;
+#[cfg(feature = "experiments")]
 pub mod catalog;
 pub mod claim;
 pub mod client;

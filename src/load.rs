@@ -62,6 +62,7 @@ impl Target {
         self.load_claiming(scenario.clone(), scenario)
     }
 
+    #[doc(hidden)]
     /// Runs `actual` while the measures state `claimed` — its label, its settings and the
     /// model's expectations: a claim's negative control, the same claim on a deliberately
     /// wrong setup (an async wait made blocking, the cap removed, a pool of 4 where 1 is
@@ -95,6 +96,7 @@ impl Endpoint {
         Load::new(self.target(), self.plan()?, scenario.clone(), scenario)
     }
 
+    #[doc(hidden)]
     /// Offers `actual`'s load to this endpoint while the measures state `claimed`: a
     /// negative control, as [`Target::load_claiming`] is for the demo service.
     pub fn load_claiming(

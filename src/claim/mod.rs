@@ -22,7 +22,9 @@ use std::time::{Duration, Instant};
 pub use band::Band;
 pub use checked::Checked;
 pub use expected::Expected;
-pub use gate::{GATE_ENV, GateMode, shape_lock};
+pub use gate::{GATE_ENV, GateMode};
+#[doc(hidden)]
+pub use gate::shape_lock;
 pub use margin::Margin;
 pub use measure::{Measure, Unit};
 #[cfg(feature = "experiments")]
@@ -300,6 +302,7 @@ impl<'a> Claim<'a> {
         self
     }
 
+    #[doc(hidden)]
     /// Writes this claim's raw figures to `dir` instead of [`artifact_dir`]. For claims
     /// decided on synthetic figures (a test of a test helper, say), whose reports would
     /// otherwise sit beside the suite's measured claims and show up in `perfshape report`.
@@ -315,6 +318,7 @@ impl<'a> Claim<'a> {
         self
     }
 
+    #[doc(hidden)]
     /// For a claim whose rounds were measured elsewhere and are replayed here (an
     /// engine's statistics): the time that measurement took and its physical limit, which
     /// the report then shows instead of the replay's own (nothing) — so that a run's sum
