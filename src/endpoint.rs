@@ -10,11 +10,12 @@ use crate::client::{Plan, Request, Vary};
 use crate::error::{Result, check_range};
 use crate::evidence::Evidence;
 use crate::limits::MAX_REQUESTS;
+use crate::load::{Load, ScenarioInput};
 use crate::pool::Pool;
 use crate::probe::{ProbeSettings, probe_plan};
 use crate::run::Run;
 use crate::target::Target;
-use crate::vocab::{ClientStrategy, Held, PoolSettings, ServerStrategy};
+use crate::vocab::{ClientStrategy, Held, PoolSettings};
 
 /// Requests of the baseline "one request alone", in a row (their mean): one keeps the
 /// baseline cheap for a slow endpoint, and the claim's median over rounds and its noise
@@ -32,63 +33,6 @@ const HELD_SHARE_AT_MOST: f64 = 0.05;
 /// A held share is a positive figure: an estimate at or below zero (the fan-out as quick
 /// as one request alone) is read as this, "under 0.1 %".
 const LEAST_SHARE: f64 = 0.001;
-
-impl Target {
-    /// An endpoint of this target: `GET path` (with its query, if any; it must start with
-    /// `/`).
-    ///
-    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
-    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
-    /// error. ([`get`](Self::get) makes the same endpoint without sending anything; its
-    /// claims send the first request before any load.)
-    pub fn endpoint(&self, path: &str) -> Result<Endpoint> {
-        let endpoint = self.get(path);
-        endpoint.preflight()?;
-        Ok(endpoint)
-    }
-
-    /// `GET path` on this target; nothing is sent until a claim is checked.
-    pub fn get(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::get(path))
-    }
-
-    /// `POST path` on this target: add a body with [`json`](Endpoint::json) or
-    /// [`body`](Endpoint::body), headers with [`header`](Endpoint::header).
-    pub fn post(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::post(path))
-    }
-
-    /// `PUT path` on this target.
-    pub fn put(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::put(path))
-    }
-
-    /// `PATCH path` on this target.
-    pub fn patch(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::patch(path))
-    }
-
-    /// `DELETE path` on this target.
-    pub fn delete(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::delete(path))
-    }
-
-    /// Any [`Request`] on this target, sent as it is (or varied per request with
-    /// [`Endpoint::vary`]).
-    pub fn request(&self, request: Request) -> Endpoint {
-        Endpoint {
-            target: self.clone(),
-            request,
-            vary: None,
-            concurrency: None,
-        }
-    }
-
-    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
-    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint> {
-        self.endpoint(&strategy.path_and_query(work)?)
-    }
-}
 
 /// A request template on a [`Target`] — method, path and query, headers, body, and
 /// optionally a generator that varies it per request — and the ready-made shape claims
@@ -186,6 +130,16 @@ impl Endpoint {
         self
     }
 
+    /// `request` on `target`, sent as it is.
+    pub(crate) fn new(target: &Target, request: Request) -> Endpoint {
+        Endpoint {
+            target: target.clone(),
+            request,
+            vary: None,
+            concurrency: None,
+        }
+    }
+
     fn map(mut self, f: impl FnOnce(Request) -> Request) -> Self {
         self.request = f(self.request);
         self
@@ -277,6 +231,30 @@ impl Endpoint {
 
     fn server_pool(&self) -> Option<&Pool> {
         self.target.served().map(|s| s.pool())
+    }
+
+    /// This endpoint, claimed to behave like `scenario`'s server strategy with its work
+    /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
+    /// measures expect what the model predicts for that strategy.
+    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
+        let scenario = scenario.into().0?;
+        Load::new(self.target(), self.plan()?, scenario.clone(), scenario)
+    }
+
+    #[doc(hidden)]
+    /// Offers `actual`'s load to this endpoint while the measures state `claimed`: a
+    /// negative control, as [`Target::load_claiming`] is for the demo service.
+    pub fn load_claiming(
+        &self,
+        actual: impl Into<ScenarioInput>,
+        claimed: impl Into<ScenarioInput>,
+    ) -> Result<Load> {
+        Load::new(
+            self.target(),
+            self.plan()?,
+            actual.into().0?,
+            claimed.into().0?,
+        )
     }
 
     /// **Does not block its worker**: the share of each request for which the handler

@@ -10,7 +10,6 @@ use std::time::Duration;
 
 use crate::claim::{Expected, Measure};
 use crate::client::Plan;
-use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::model::{Model, Prediction};
@@ -53,70 +52,10 @@ pub struct Load {
     evidence: Evidence,
 }
 
-impl Target {
-    /// `scenario` (built with [`Target::scenario`]) on this target, which must be the demo
-    /// service with the scenario's pool and lifecycle: the request goes to the route of
-    /// the scenario's server strategy.
-    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
-        let scenario = scenario.into().0?;
-        self.load_claiming(scenario.clone(), scenario)
-    }
-
-    #[doc(hidden)]
-    /// Runs `actual` while the measures state `claimed` — its label, its settings and the
-    /// model's expectations: a claim's negative control, the same claim on a deliberately
-    /// wrong setup (an async wait made blocking, the cap removed, a pool of 4 where 1 is
-    /// claimed), which must come out broken.
-    pub fn load_claiming(
-        &self,
-        actual: impl Into<ScenarioInput>,
-        claimed: impl Into<ScenarioInput>,
-    ) -> Result<Load> {
-        if !self.is_demo() {
-            return Err(Error::invalid(
-                "target",
-                self.describe(),
-                "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
-                 for your own endpoint, endpoint.load(scenario) declares how it behaves",
-            ));
-        }
-        let actual = actual.into().0?;
-        let url = self.url_of(&actual.server.path_and_query(actual.work)?)?;
-        let plan = Plan::get(&crate::client::check_url(&url)?);
-        Load::new(self, plan, actual, claimed.into().0?)
-    }
-}
-
-impl Endpoint {
-    /// This endpoint, claimed to behave like `scenario`'s server strategy with its work
-    /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
-    /// measures expect what the model predicts for that strategy.
-    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
-        let scenario = scenario.into().0?;
-        Load::new(self.target(), self.plan()?, scenario.clone(), scenario)
-    }
-
-    #[doc(hidden)]
-    /// Offers `actual`'s load to this endpoint while the measures state `claimed`: a
-    /// negative control, as [`Target::load_claiming`] is for the demo service.
-    pub fn load_claiming(
-        &self,
-        actual: impl Into<ScenarioInput>,
-        claimed: impl Into<ScenarioInput>,
-    ) -> Result<Load> {
-        Load::new(
-            self.target(),
-            self.plan()?,
-            actual.into().0?,
-            claimed.into().0?,
-        )
-    }
-}
-
 /// A scenario, or a builder of one (built, and its error kept, on the way in), so that
 /// `target.load(target.scenario().server(…))?` needs one `?`.
 #[derive(Debug)]
-pub struct ScenarioInput(Result<Scenario>);
+pub struct ScenarioInput(pub(crate) Result<Scenario>);
 
 impl From<Scenario> for ScenarioInput {
     fn from(scenario: Scenario) -> Self {
@@ -131,7 +70,12 @@ impl From<crate::scenario::ScenarioBuilder> for ScenarioInput {
 }
 
 impl Load {
-    fn new(target: &Target, plan: Plan, actual: Scenario, scenario: Scenario) -> Result<Load> {
+    pub(crate) fn new(
+        target: &Target,
+        plan: Plan,
+        actual: Scenario,
+        scenario: Scenario,
+    ) -> Result<Load> {
         target.check_matches(&actual)?;
         let model = scenario.model();
         let prediction = model.predict()?;

@@ -22,9 +22,9 @@ use std::time::{Duration, Instant};
 pub use band::Band;
 pub use checked::Checked;
 pub use expected::Expected;
-pub use gate::{GATE_ENV, GateMode};
 #[doc(hidden)]
 pub use gate::shape_lock;
+pub use gate::{GATE_ENV, GateMode};
 pub use margin::Margin;
 pub use measure::{Measure, Unit};
 #[cfg(feature = "experiments")]
