@@ -408,13 +408,23 @@ impl<'a> Claim<'a> {
         };
         let _serialised = shape_lock();
         let started = Instant::now();
-        let kind = self.relation.kind();
-        let relation_text = self.relation.describe();
+        let (rounds, decision) = self.measure(&band, started)?;
+        let dir = self.artifacts.take().unwrap_or_else(artifact_dir);
+        let caller = self
+            .caller
+            .take()
+            .or_else(|| std::thread::current().name().map(str::to_string));
+        let report = self.decide(band, gate, rounds, decision, started);
+        Ok(Checked::new(publish(report, &dir, caller.as_deref())))
+    }
+
+    /// Measuring: the rounds, and the rule's decision on them. A side too slow to measure
+    /// ends the rounds with an inconclusive decision, not in the test runner's kill: what
+    /// was measured so far, and which side ran out of time.
+    fn measure(&mut self, band: &Band, started: Instant) -> Result<(Vec<Round>, Decision)> {
         let mut rounds: Vec<Round> = Vec::new();
-        let decision = match self.measure_rounds(&band, started, &mut rounds) {
+        let decision = match self.measure_rounds(band, started, &mut rounds) {
             Ok(decision) => decision,
-            // A side too slow to measure ends the claim with its report, not in the test
-            // runner's kill: what was measured so far, and which side ran out of time.
             Err(Error::TooSlow { request, what }) => Decision {
                 verdict: Some(Verdict::Inconclusive),
                 reason: format!(
@@ -424,6 +434,19 @@ impl<'a> Claim<'a> {
             },
             Err(other) => return Err(other),
         };
+        Ok((rounds, decision))
+    }
+
+    /// Deciding: the verdict and everything the report says about it — the median, its
+    /// noise floor and margin, the physical limit, the sentences and the evidence.
+    fn decide(
+        mut self,
+        band: Band,
+        gate: GateMode,
+        rounds: Vec<Round>,
+        decision: Decision,
+        started: Instant,
+    ) -> ClaimReport {
         let units = self
             .relation
             .labels()
@@ -445,11 +468,11 @@ impl<'a> Claim<'a> {
             _ => None,
         };
         let mut context = self.relation.context();
-        context.extend(self.context);
+        context.extend(std::mem::take(&mut self.context));
         let mut report = ClaimReport {
-            name: self.name,
-            kind,
-            relation: relation_text,
+            name: std::mem::take(&mut self.name),
+            kind: self.relation.kind(),
+            relation: self.relation.describe(),
             band,
             ideal: self.ideal.or_else(|| self.relation.ideal()),
             expected,
@@ -470,11 +493,12 @@ impl<'a> Claim<'a> {
             facts: BTreeMap::new(),
             observed: self
                 .observed
+                .take()
                 .map(|f| f().into_iter().collect())
                 .unwrap_or_default(),
             artifact: None,
         };
-        if let Some(explain) = self.explain {
+        if let Some(explain) = self.explain.take() {
             report.explanation = explain(&report);
         }
         report.evidence = self
@@ -483,20 +507,20 @@ impl<'a> Claim<'a> {
             .into_iter()
             .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
             .collect();
-        let caller = self
-            .caller
-            .or_else(|| std::thread::current().name().map(str::to_string));
-        report.write_artifact(
-            &self.artifacts.unwrap_or_else(artifact_dir),
-            caller.as_deref(),
-        );
-        if report.verdict.holds() {
-            eprintln!("perfshape: {}", report.headline());
-        } else {
-            eprintln!("perfshape: {report}");
-        }
-        Ok(Checked::new(report))
+        report
     }
+}
+
+/// Publishing: the raw figures to `dir` (as the test `caller` made them), and the report
+/// on stderr — its headline when the claim holds, all of it when it does not.
+fn publish(mut report: ClaimReport, dir: &std::path::Path, caller: Option<&str>) -> ClaimReport {
+    report.write_artifact(dir, caller);
+    if report.verdict.holds() {
+        eprintln!("perfshape: {}", report.headline());
+    } else {
+        eprintln!("perfshape: {report}");
+    }
+    report
 }
 
 /// `claim.await` in an async test (`#[tokio::test]`, either flavour): the check runs on

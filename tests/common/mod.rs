@@ -3,6 +3,7 @@
 //! `tests/controls/`. Each binary uses what it needs.
 #![allow(dead_code)]
 
+pub(crate) mod layers;
 pub(crate) mod model_vs_reality;
 pub(crate) mod orders;
 pub(crate) mod wiremock;

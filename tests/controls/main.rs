@@ -176,3 +176,12 @@ fn heavy_cpu_on_the_worker_is_caught() -> Result {
     assert!(checked.report().headline().contains("holds its worker: ≈"));
     Ok(())
 }
+
+/// A concurrency limit of 4 claimed to behave like a pool of ≈2: the probe finds 4.
+#[test]
+fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
+    let target = common::layers::limited(4)?;
+    let checked = target.get("/report").concurrency_limit().about(2.0).check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    Ok(())
+}

@@ -14,6 +14,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 mod endpoints;
+mod layers;
 mod locust;
 mod loops;
 mod model_vs_reality;

@@ -1,0 +1,23 @@
+//! A service as teams stack it: an async handler behind tower's concurrency limit, which
+//! perfshape serves as it is (what `axum::serve` takes, it takes).
+
+use std::time::Duration;
+
+use axum::Router;
+use axum::routing::get;
+use perfshape::{PoolSettings, Result, Target};
+use tower::ServiceBuilder;
+
+/// `/report` (an async 20 ms wait) behind `ConcurrencyLimitLayer::new(limit)`, on one
+/// worker: the handler never holds its worker, so the limit is the only pool there is.
+pub(crate) fn limited(limit: usize) -> Result<Target> {
+    let router = Router::new().route(
+        "/report",
+        get(|| async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            "report"
+        }),
+    );
+    let service = ServiceBuilder::new().concurrency_limit(limit).service(router);
+    Target::serve(service, PoolSettings::workers(1)?)
+}
