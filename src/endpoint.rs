@@ -145,6 +145,14 @@ impl Endpoint {
         self
     }
 
+    /// Request `index` of this endpoint's loads: the template, or the generator's.
+    pub(crate) fn request_at(&self, index: usize) -> Request {
+        match &self.vary {
+            Some(vary) => vary(index, self.request.clone()),
+            None => self.request.clone(),
+        }
+    }
+
     /// What this endpoint's load is made of, checked: refused before anything is sent
     /// when the template (or the generator's first request) cannot be built.
     pub(crate) fn plan(&self) -> Result<Plan> {
@@ -212,12 +220,12 @@ impl Endpoint {
 
     /// One request alone (of a few in a row): its mean time, and how long it held its
     /// worker when the server says.
-    fn alone(&self) -> Result<(Duration, Option<Held>)> {
+    pub(crate) fn alone(&self) -> Result<(Duration, Option<Held>)> {
         let run = self.run(ClientStrategy::Sequential, ALONE)?;
         Ok((run.wall / ALONE as u32, median_held(&run)))
     }
 
-    fn workers(&self) -> Option<PoolSettings> {
+    pub(crate) fn workers(&self) -> Option<PoolSettings> {
         self.target.pool_settings()
     }
 
@@ -229,7 +237,7 @@ impl Endpoint {
         })
     }
 
-    fn server_pool(&self) -> Option<&Pool> {
+    pub(crate) fn server_pool(&self) -> Option<&Pool> {
         self.target.served().map(|s| s.pool())
     }
 

@@ -10,6 +10,7 @@ use crate::client::{Limits, LoadClient, Plan, Request};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::load::{Load, ScenarioInput};
+use crate::mix::Mix;
 use crate::pool::{Pool, PoolSettings};
 use crate::scenario::{Scenario, ScenarioBuilder};
 use crate::server::Server;
@@ -327,6 +328,12 @@ impl Target {
     /// [`Endpoint::vary`]).
     pub fn request(&self, request: Request) -> Endpoint {
         Endpoint::new(self, request)
+    }
+
+    /// A traffic mix of this target's endpoints, each sent in proportion to its weight:
+    /// [`Mix::none_blocks_its_worker`] names the route whose handler holds its worker.
+    pub fn mix(&self, routes: impl IntoIterator<Item = (Endpoint, usize)>) -> Mix {
+        Mix::new(self, routes.into_iter().collect())
     }
 
     /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).

@@ -273,6 +273,12 @@ impl Plan {
         Ok(plan)
     }
 
+    /// The same plan under another name in reports (`mix of /health ×8, POST /orders ×1`).
+    pub(crate) fn labelled(mut self, label: String) -> Plan {
+        self.label = label;
+        self
+    }
+
     /// A plain `GET` of an absolute URL (what [`LoadClient::run`](super::LoadClient::run)
     /// takes).
     pub(crate) fn get(url: &reqwest::Url) -> Plan {

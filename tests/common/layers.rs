@@ -18,6 +18,8 @@ pub(crate) fn limited(limit: usize) -> Result<Target> {
             "report"
         }),
     );
-    let service = ServiceBuilder::new().concurrency_limit(limit).service(router);
+    let service = ServiceBuilder::new()
+        .concurrency_limit(limit)
+        .service(router);
     Target::serve(service, PoolSettings::workers(1)?)
 }

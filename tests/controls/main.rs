@@ -181,7 +181,41 @@ fn heavy_cpu_on_the_worker_is_caught() -> Result {
 #[test]
 fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
     let target = common::layers::limited(4)?;
-    let checked = target.get("/report").concurrency_limit().about(2.0).check()?;
+    let checked = target
+        .get("/report")
+        .concurrency_limit()
+        .about(2.0)
+        .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    Ok(())
+}
+
+/// The same traffic mix on the blocking ledger client: the mix claim breaks and names the
+/// route that holds its worker longest — the report's 20 ms, ahead of the 2 ms credit
+/// check.
+#[test]
+fn a_traffic_mix_names_the_route_that_blocks() -> Result {
+    use common::orders::{Ledger, TOKEN, orders};
+    let target = orders(Ledger::Blocking)?;
+    let new_order = target
+        .post("/orders")
+        .json(&serde_json::json!({ "customer": "ada", "cents": 1250 }))
+        .bearer_auth(TOKEN);
+    let mix = target.mix([
+        (target.get("/health"), 4),
+        (target.get("/orders/1"), 4),
+        (new_order.clone(), 1),
+        (target.get("/report"), 1),
+    ]);
+    let checked = mix.none_blocks_its_worker().check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    let said = checked.report().to_string();
+    assert!(said.contains("/report holds its worker: ≈"), "{said}");
+    // Without the report, the 2 ms credit check is the route named.
+    let mix = target.mix([(target.get("/health"), 8), (new_order, 1)]);
+    let checked = mix.none_blocks_its_worker().check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    let said = checked.report().to_string();
+    assert!(said.contains("POST /orders holds its worker: ≈"), "{said}");
     Ok(())
 }

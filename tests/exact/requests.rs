@@ -196,3 +196,36 @@ async fn the_api_works_inside_a_multi_thread_runtime() -> Result {
     assert_eq!(run.ok(), 2);
     Ok(())
 }
+
+#[test]
+fn a_mix_it_cannot_read_route_by_route_is_refused_before_any_load() -> Result {
+    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let other = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let refused = |mix: perfshape::Mix| {
+        mix.none_blocks_its_worker()
+            .check()
+            .unwrap_err()
+            .to_string()
+    };
+    assert_eq!(
+        refused(target.mix([])),
+        "invalid mix routes: 0 (allowed: 1 to 16)"
+    );
+    assert_eq!(
+        refused(target.mix([(target.get("/orders"), 0)])),
+        "invalid mix weight: 0 (allowed: 1 to 1000)"
+    );
+    assert_eq!(
+        refused(target.mix([(other.get("/orders"), 1)])),
+        "invalid mix route: /orders on another target (allowed: endpoints of the target the mix was made on)"
+    );
+    let url = Target::url(&target.served().expect("served").base_url())?;
+    assert!(
+        refused(url.mix([(url.get("/orders"), 1)]))
+            .starts_with("invalid target: running service (allowed: a router perfshape serves"),
+    );
+    // Target::url's reachability check was the one connection; no request was sent.
+    assert_eq!(target.served().map(|s| s.accepted_connections()), Some(1));
+    assert_eq!(other.served().map(|s| s.accepted_connections()), Some(0));
+    Ok(())
+}

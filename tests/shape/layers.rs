@@ -9,7 +9,11 @@ use crate::common::layers::limited;
 #[test]
 fn a_concurrency_limit_layer_behaves_like_a_pool_of_its_size() -> Result {
     let target = limited(2)?;
-    let checked = target.get("/report").concurrency_limit().about(2.0).check()?;
+    let checked = target
+        .get("/report")
+        .concurrency_limit()
+        .about(2.0)
+        .check()?;
     assert_shape!(checked);
     Ok(())
 }

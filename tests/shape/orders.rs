@@ -59,3 +59,27 @@ async fn health_keeps_answering_while_the_report_runs() -> Result {
     assert_shape!(checked);
     Ok(())
 }
+
+/// The service's traffic as it comes: mostly /health and order lookups, some new orders,
+/// now and then a report — and no route's handler holds its worker.
+#[test]
+fn no_route_of_the_traffic_mix_blocks_its_worker() -> Result {
+    let target = orders(Ledger::Async)?;
+    let mix = target.mix([
+        (target.get("/health"), 4),
+        (target.get("/orders/1"), 4),
+        (new_order(&target), 1),
+        (target.get("/report"), 1),
+    ]);
+    let checked = mix.none_blocks_its_worker().check()?;
+    assert_shape!(checked);
+    Ok(())
+}
+
+/// `POST /orders` with a JSON body and the token the service wants.
+fn new_order(target: &perfshape::Target) -> perfshape::Endpoint {
+    target
+        .post("/orders")
+        .json(&json!({ "customer": "ada", "cents": 1250 }))
+        .bearer_auth(TOKEN)
+}
