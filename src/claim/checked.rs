@@ -59,7 +59,6 @@ impl Checked {
     /// Adds a deterministic fact (a wave count the shape fixes, a connection count) to the
     /// report and its snapshot. Only values that do not move while the shape holds belong
     /// here.
-    #[must_use]
     pub fn fact(mut self, key: &str, value: impl ToString) -> Self {
         self.report.facts.insert(key.to_string(), value.to_string());
         self
