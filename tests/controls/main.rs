@@ -184,6 +184,8 @@ fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
     let checked = target
         .get("/report")
         .concurrency_limit()
+        .up_to(8)
+        .step(std::time::Duration::from_millis(50))
         .about(2.0)
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());

@@ -12,6 +12,8 @@ fn a_concurrency_limit_layer_behaves_like_a_pool_of_its_size() -> Result {
     let checked = target
         .get("/report")
         .concurrency_limit()
+        .up_to(8)
+        .step(std::time::Duration::from_millis(50))
         .about(2.0)
         .check()?;
     assert_shape!(checked);
