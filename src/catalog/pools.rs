@@ -30,8 +30,15 @@ pub const ENTRIES: &[Entry] = &[
     },
 ];
 
-/// An async server's fan-out does not move with its workers: 20 × 10 ms on one worker ÷ on
-/// two (the model: 1; we demand [0.8, 1.25]).
+/// An async server's fan-out does not move with its workers: 20 × 50 ms on one worker ÷ on
+/// two (the model: 1; the band [0.8, 1.25]).
+///
+/// The wait is 50 ms, not 10: the server's own CPU per request (HTTP, routing, the
+/// tracing layer; perfshape's code is unoptimised in the test build) was 0.1–0.4 ms, so
+/// 20 requests cost one worker 2–8 ms where two workers share it. Against a 10 ms wait
+/// that is up to 80 % of the figure: over 20 quiet runs the ratio read 0.92–1.34, broken
+/// once (walls 18–26 ms, the one worker busy 8 ms), and once more in 10 quick runs. Against
+/// 50 ms it is at most 16 %.
 pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<Shapes> {
     let targets = [
         Target::demo(super::workers(1)?)?,
@@ -43,7 +50,7 @@ pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<S
             .server(Async)
             .client(FanOut)
             .requests(20)
-            .work(ms(10))
+            .work(ms(50))
     };
     let on_one = load(setup, &targets[0], fan_out(&targets[0]), |s| {
         s.server(Blocking)

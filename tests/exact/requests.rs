@@ -229,3 +229,20 @@ fn a_mix_it_cannot_read_route_by_route_is_refused_before_any_load() -> Result {
     assert_eq!(other.served().map(|s| s.accepted_connections()), Some(0));
     Ok(())
 }
+
+/// Owned handles: a helper can return an endpoint or a claim, and an async test can move
+/// a claim to another thread (`claim.await` runs it on tokio's blocking pool).
+#[test]
+fn endpoints_claims_loads_and_mixes_are_static_and_send() {
+    fn owned<T: Send + 'static>() {}
+    owned::<Target>();
+    owned::<perfshape::Endpoint>();
+    owned::<perfshape::Claim<'static>>();
+    owned::<perfshape::Load>();
+    owned::<perfshape::Mix>();
+    owned::<perfshape::Checked>();
+    owned::<perfshape::Error>();
+    fn shared<T: Sync>() {}
+    shared::<Target>();
+    shared::<perfshape::Error>();
+}
