@@ -8,7 +8,10 @@ use std::process::Command;
 /// The first fenced block of `language` in `page`.
 fn block<'p>(page: &'p str, language: &str) -> &'p str {
     let open = format!("```{language}\n");
-    let start = page.find(&open).map(|i| i + open.len()).expect("the block is there");
+    let start = page
+        .find(&open)
+        .map(|i| i + open.len())
+        .expect("the block is there");
     let end = page[start..].find("```").expect("the block is closed") + start;
     &page[start..end]
 }
@@ -105,7 +108,10 @@ fn the_ci_recipe_uses_only_what_this_version_has() {
         );
         let text = String::from_utf8_lossy(&help.stdout);
         for flag in words.iter().filter(|w| w.starts_with("--")) {
-            assert!(text.contains(flag), "`perfshape {verb}` has no {flag}:\n{text}");
+            assert!(
+                text.contains(flag),
+                "`perfshape {verb}` has no {flag}:\n{text}"
+            );
         }
         checked += 1;
     }
@@ -113,7 +119,10 @@ fn the_ci_recipe_uses_only_what_this_version_has() {
 
     // Every variable it sets is one perfshape reads, with a value it accepts.
     let names = env_names(workflow);
-    assert!(names.contains(&"PERFSHAPE_ARTIFACTS".to_string()), "{names:?}");
+    assert!(
+        names.contains(&"PERFSHAPE_ARTIFACTS".to_string()),
+        "{names:?}"
+    );
     assert!(
         names.contains(&perfshape::claim::GATE_ENV.to_string()),
         "{names:?}"
@@ -126,7 +135,10 @@ fn the_ci_recipe_uses_only_what_this_version_has() {
     }
     let gate_value = workflow
         .lines()
-        .find_map(|l| l.trim().strip_prefix(&format!("{}: ", perfshape::claim::GATE_ENV)))
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(&format!("{}: ", perfshape::claim::GATE_ENV))
+        })
         .expect("the gate mode is set");
     assert!(
         perfshape::claim::GateMode::parse(gate_value).is_ok(),

@@ -1,0 +1,74 @@
+//! `perfshape load URL`: a closed loop for a while, and what the client saw.
+
+use std::time::Duration;
+
+use perfshape::ClientStrategy;
+use perfshape::limits::MAX_REQUESTS;
+
+use crate::exit::Exit;
+
+/// Offer a closed loop of users to a URL for a while and print what the client saw
+/// (sent = ok + failed, throughput, latency percentiles): a small wrk.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The endpoint, e.g. http://127.0.0.1:8080/health.
+    url: String,
+    /// Concurrent users, each sending its next request as soon as its response is in.
+    #[arg(long, default_value_t = 16)]
+    users: usize,
+    /// How long to offer load, in seconds.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=600))]
+    seconds: u64,
+    /// Pause between a response and the user's next request, in milliseconds.
+    #[arg(long, default_value_t = 0)]
+    think_ms: u64,
+    /// Load-generator worker threads.
+    #[arg(long, default_value_t = 2)]
+    client_workers: usize,
+}
+
+impl Args {
+    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+        let Args {
+            url,
+            users,
+            seconds,
+            think_ms,
+            client_workers,
+        } = self;
+        let (target, path) = perfshape::Target::split_url(&url)?;
+        let target = target.with_client_workers(client_workers)?;
+        let endpoint = target.endpoint(&path)?;
+        let strategy = ClientStrategy::ClosedLoop {
+            users,
+            think: Duration::from_millis(think_ms),
+            ramp: Duration::ZERO,
+            duration: Duration::from_secs(seconds),
+        };
+        // Connections first, then the measured loop.
+        endpoint.run(ClientStrategy::FanOut, users)?;
+        let run = target
+            .client()
+            .run(strategy, &endpoint.url(), MAX_REQUESTS)?;
+        let summary = run.summary(Duration::from_millis(1));
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        println!(
+            "{} users for {seconds} s: sent {} = ok {} + failed {}; {:.1} requests/s",
+            users, summary.sent, summary.ok, summary.failed, summary.throughput
+        );
+        if let Some(l) = summary.latency {
+            println!(
+                "latency: min {:.3} ms, mean {:.3} ms, p50 {:.3} ms, p99 {:.3} ms, max {:.3} ms",
+                ms(l.min),
+                ms(l.mean),
+                ms(l.p50),
+                ms(l.p99),
+                ms(l.max)
+            );
+        }
+        if summary.sent == MAX_REQUESTS {
+            eprintln!("note: the loop reached its cap of {MAX_REQUESTS} requests before its time");
+        }
+        Ok(Exit::Holds)
+    }
+}
