@@ -20,17 +20,21 @@
 //!         "report"
 //!     }));
 //! let target = Target::serve(app, PoolSettings::workers(1)?)?;
-//! let checked = target.endpoint("/report")?.does_not_block_its_worker().check()?;
-//! assert_eq!(checked.verdict(), Verdict::Broken); // "N = 10 concurrent took 10.0× one request: the handler holds its worker"
+//! let checked = target.get("/report").does_not_block_its_worker().check()?;
+//! assert_eq!(checked.verdict(), Verdict::Broken);
+//! // "holds its worker: ≈20.6 ms of each 21 ms request (99.2 %), from N = 20 concurrent …"
 //! # Ok::<(), perfshape::Error>(())
 //! ```
 //!
 //! The vocabulary:
 //! - a [`Target`] is what is measured: your `axum::Router` on a constrained [`Pool`]
 //!   ([`PoolSettings`]: workers, blocking cap), a running service's URL, or perfshape's
-//!   demo service, whose routes are the experiments' [`ServerStrategy`]s; its
-//!   [`Endpoint`]s have ready-made claims (does not block its worker, keeps answering,
-//!   concurrency limit, faster than);
+//!   demo service, whose routes are the experiments' [`ServerStrategy`]s — a cheap
+//!   handle, like `reqwest::Client`;
+//! - an [`Endpoint`] is a [`Request`] template on a target (method, path, headers, body,
+//!   optionally varied per request), with ready-made claims (does not block its worker,
+//!   keeps answering, concurrency limit, faster than); a [`Mix`] sends several by weight
+//!   and names the route that blocks;
 //! - a [`Scenario`] is strategy × pools × load ([`ClientStrategy`], [`Lifecycle`], N,
 //!   work); on a demo target it becomes a [`Load`], whose measures expect what the
 //!   [`Model`] predicts;
@@ -47,7 +51,7 @@
 //! Layers, bottom to top (nothing reaches up): the vocabulary (strategies, lifecycles, pool
 //! settings, phases, the wire format) → [`pool`], [`server`], [`client`], [`inproc`] →
 //! [`run`] and [`summary`] → [`model`] → [`claim`] → [`Target`], [`scenario`], [`load`],
-//! [`endpoint`], [`probe`] → [`experiment`], [`report`] and `external` (a fixture's rows
+//! [`endpoint`], [`mix`], [`probe`] → `experiment`, `report` and `external` (a fixture's rows
 //! on Locust or k6, judged from their statistics) → the `perfshape` CLI.
 #![warn(missing_docs)]
 

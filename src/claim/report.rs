@@ -76,7 +76,7 @@ pub struct ClaimReport {
     pub evidence: Vec<String>,
     /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).
     pub facts: BTreeMap<String, String>,
-    /// Raw figures the claim observed besides its rounds ([`Claim::observed`]): in the
+    /// Raw figures the claim observed besides its rounds ([`Claim::observed`](crate::Claim::observed)): in the
     /// JSON artifact, never in a snapshot.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub observed: BTreeMap<String, f64>,
