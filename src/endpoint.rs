@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::claim::{Claim, ClaimReport, Measure};
+use crate::claim::{Claim, ClaimReport, Measure, median as middle};
 use crate::client::{Plan, Request, Vary};
 use crate::error::{Result, check_range};
 use crate::evidence::Evidence;
@@ -524,12 +524,27 @@ impl HeldFigures {
     fn of(rounds: &[HeldRound]) -> HeldFigures {
         let polls: Vec<Held> = rounds.iter().filter_map(|r| r.polls).collect();
         HeldFigures {
-            alone: middle(rounds.iter().map(|r| r.alone.as_secs_f64()).collect()),
-            ratio: middle(rounds.iter().map(|r| r.ratio).collect()),
+            alone: middle(
+                &rounds
+                    .iter()
+                    .map(|r| r.alone.as_secs_f64())
+                    .collect::<Vec<f64>>(),
+            ),
+            ratio: middle(&rounds.iter().map(|r| r.ratio).collect::<Vec<f64>>()),
             polls: (!polls.is_empty()).then(|| {
                 (
-                    middle(polls.iter().map(|p| p.total.as_secs_f64()).collect()),
-                    middle(polls.iter().map(|p| p.longest.as_secs_f64()).collect()),
+                    middle(
+                        &polls
+                            .iter()
+                            .map(|p| p.total.as_secs_f64())
+                            .collect::<Vec<f64>>(),
+                    ),
+                    middle(
+                        &polls
+                            .iter()
+                            .map(|p| p.longest.as_secs_f64())
+                            .collect::<Vec<f64>>(),
+                    ),
                 )
             }),
         }
@@ -546,12 +561,6 @@ impl HeldFigures {
         }
         figures
     }
-}
-
-/// The middle value (the upper of the two middles for an even count).
-fn middle(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
 /// "holds its worker ≈2.0 ms of each 20 ms request (10 %)", from the estimate, and what

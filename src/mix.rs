@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::claim::{Claim, ClaimReport, Measure};
+use crate::claim::{Claim, ClaimReport, Measure, median as middle};
 use crate::client::{Plan, Request};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result, check_range};
@@ -275,20 +275,28 @@ impl RouteRound {
 /// "/export holds its worker ≈2.1 ms of each request, 10.2 % of the mix's longest (/report,
 /// 21 ms)", then every route's figure.
 fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Vec<String> {
-    let middle = |mut values: Vec<f64>| -> f64 {
-        values.sort_by(f64::total_cmp);
-        values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
-    };
     let held = |r: usize| {
         middle(
-            rounds
+            &rounds
                 .iter()
                 .filter_map(|x| x.held[r].map(|h| h.as_secs_f64()))
-                .collect(),
+                .collect::<Vec<f64>>(),
         )
     };
-    let alone = |r: usize| middle(rounds.iter().map(|x| x.alone[r].as_secs_f64()).collect());
-    let longest = middle(rounds.iter().map(|x| x.longest.as_secs_f64()).collect());
+    let alone = |r: usize| {
+        middle(
+            &rounds
+                .iter()
+                .map(|x| x.alone[r].as_secs_f64())
+                .collect::<Vec<f64>>(),
+        )
+    };
+    let longest = middle(
+        &rounds
+            .iter()
+            .map(|x| x.longest.as_secs_f64())
+            .collect::<Vec<f64>>(),
+    );
     let slowest = (0..names.len())
         .max_by(|&a, &b| alone(a).total_cmp(&alone(b)))
         .unwrap_or(0);

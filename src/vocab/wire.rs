@@ -60,18 +60,7 @@ impl FromStr for Held {
     type Err = crate::Error;
 
     fn from_str(text: &str) -> crate::Result<Self> {
-        let mut figures = [None; 3];
-        for pair in text.split_whitespace() {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let slot = match key {
-                "polls" => 0,
-                "longest_us" => 1,
-                "total_us" => 2,
-                _ => continue,
-            };
-            figures[slot] = value.parse::<u64>().ok();
-        }
-        match figures {
+        match key_values(text, ["polls", "longest_us", "total_us"]) {
             [Some(polls), Some(longest), Some(total)] => Ok(Held {
                 polls: u32::try_from(polls).unwrap_or(u32::MAX),
                 longest: std::time::Duration::from_micros(longest),
@@ -135,18 +124,7 @@ impl FromStr for RuntimeFigures {
     type Err = crate::Error;
 
     fn from_str(text: &str) -> crate::Result<Self> {
-        let mut figures = [None; 3];
-        for pair in text.split_whitespace() {
-            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-            let slot = match key {
-                "workers" => 0,
-                "alive" => 1,
-                "queue" => 2,
-                _ => continue,
-            };
-            figures[slot] = value.parse().ok();
-        }
-        match figures {
+        match key_values(text, ["workers", "alive", "queue"]).map(|v| v.map(|v| v as usize)) {
             [
                 Some(num_workers),
                 Some(num_alive_tasks),
@@ -163,6 +141,19 @@ impl FromStr for RuntimeFigures {
             )),
         }
     }
+}
+
+/// The figures of a header written as `key=N key=N …`, in the order of `keys` (unknown keys
+/// ignored, a missing or unparsable one `None`).
+fn key_values<const K: usize>(text: &str, keys: [&str; K]) -> [Option<u64>; K] {
+    let mut figures = [None; K];
+    for pair in text.split_whitespace() {
+        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+        if let Some(slot) = keys.iter().position(|k| *k == key) {
+            figures[slot] = value.parse().ok();
+        }
+    }
+    figures
 }
 
 /// The peer header's value as an address, when it is one.

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::routing::get;
-use perfshape::{PoolSettings, Result, Target};
+use perfshape::{Claim, PoolSettings, Result, Target};
 use tower::ServiceBuilder;
 
 /// `/report` (an async 20 ms wait) behind `ConcurrencyLimitLayer::new(limit)`, on one
@@ -22,4 +22,14 @@ pub(crate) fn limited(limit: usize) -> Result<Target> {
         .concurrency_limit(limit)
         .service(router);
     Target::serve(service, PoolSettings::workers(1)?)
+}
+
+/// `/report` behaves like a pool of ≈2: the probe up to 8 callers, 50 ms a step.
+pub(crate) fn behaves_like_a_pool_of_two(target: &Target) -> Claim<'static> {
+    target
+        .get("/report")
+        .concurrency_limit()
+        .up_to(8)
+        .step(Duration::from_millis(50))
+        .about(2.0)
 }

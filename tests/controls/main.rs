@@ -181,13 +181,7 @@ fn heavy_cpu_on_the_worker_is_caught() -> Result {
 #[test]
 fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
     let target = common::layers::limited(4)?;
-    let checked = target
-        .get("/report")
-        .concurrency_limit()
-        .up_to(8)
-        .step(std::time::Duration::from_millis(50))
-        .about(2.0)
-        .check()?;
+    let checked = common::layers::behaves_like_a_pool_of_two(&target).check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     Ok(())
 }

@@ -9,13 +9,7 @@ use crate::common::layers::limited;
 #[test]
 fn a_concurrency_limit_layer_behaves_like_a_pool_of_its_size() -> Result {
     let target = limited(2)?;
-    let checked = target
-        .get("/report")
-        .concurrency_limit()
-        .up_to(8)
-        .step(std::time::Duration::from_millis(50))
-        .about(2.0)
-        .check()?;
+    let checked = crate::common::layers::behaves_like_a_pool_of_two(&target).check()?;
     assert_shape!(checked);
     Ok(())
 }
