@@ -26,6 +26,12 @@ const ALONE: usize = 1;
 /// N concurrent requests take 1 + b·(N/W − 1) request times, so at 20 per worker a 10 %
 /// hold reads 2.9× where a free handler reads ≈1.1× — a share the claim can bound.
 const FAN_OUT_PER_WORKER: usize = 20;
+/// A comparison's fan-out ([`Endpoint::faster_than`]): at least this many requests, and
+/// at least [`COMPARISON_PER_WORKER`] per server worker, so a handler holding its worker
+/// stands out by far.
+const COMPARISON_FAN_OUT: usize = 10;
+/// See [`COMPARISON_FAN_OUT`].
+const COMPARISON_PER_WORKER: usize = 4;
 /// The blocking claim's band: the share of each request a handler may hold its worker.
 /// 5 % sits halfway (on a log scale) between what a healthy async handler reads on this
 /// fan-out (≈1 %) and the 10 % of a 2 ms block in a 20 ms request.
@@ -233,7 +239,7 @@ impl Endpoint {
     fn fan_out(&self) -> usize {
         self.concurrency.unwrap_or_else(|| {
             let workers = self.workers().map_or(1, |p| p.workers);
-            10.max(4 * workers)
+            COMPARISON_FAN_OUT.max(COMPARISON_PER_WORKER * workers)
         })
     }
 
@@ -374,7 +380,7 @@ impl Endpoint {
     pub fn keeps_answering_during(&self, slow: &Endpoint) -> Claim<'static> {
         let n = slow
             .concurrency
-            .unwrap_or_else(|| slow.workers().map_or(10, |p| p.workers));
+            .unwrap_or_else(|| slow.workers().map_or(COMPARISON_FAN_OUT, |p| p.workers));
         let waits: Arc<Mutex<Vec<Duration>>> = Arc::default();
         let evidence = Evidence::default();
         let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());

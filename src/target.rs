@@ -156,10 +156,7 @@ impl Target {
     /// ```
     pub fn split_url(url: &str) -> Result<(Target, String)> {
         let parsed = crate::client::check_url(url)?;
-        let path = match parsed.query() {
-            Some(query) => format!("{}?{query}", parsed.path()),
-            None => parsed.path().to_string(),
-        };
+        let path = crate::client::path_and_query(&parsed);
         let origin = parsed.origin().ascii_serialization();
         let target = Target::url(&origin).map_err(|e| match e {
             Error::Unreachable { reason, .. } => Error::Unreachable {

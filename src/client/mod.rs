@@ -5,7 +5,7 @@ mod send;
 mod tls;
 
 pub use request::Request;
-pub(crate) use request::{Plan, Vary};
+pub(crate) use request::{Plan, Vary, path_and_query};
 
 use std::collections::HashSet;
 use std::net::SocketAddr;
@@ -202,7 +202,7 @@ impl LoadClient {
         strategy.validate()?;
         let probe = probe.map(|(plan, after)| (Arc::new(plan.clone()), after));
         let label = plan.label.clone();
-        let url = Arc::new(plan.clone());
+        let plan = Arc::new(plan.clone());
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
         // The probe is its own task on the pool: it must not wait behind the load (and
@@ -210,7 +210,7 @@ impl LoadClient {
         let probe = self.spawn_probe(probe, origin, deadline);
         let (records, probe) = match strategy {
             ClientStrategy::SyncOverAsync { threads } => {
-                let records = self.sync_over_async(threads, &url, n, origin, deadline);
+                let records = self.sync_over_async(threads, &plan, n, origin, deadline);
                 (
                     records,
                     self.pool.block_on(async { join_probe(probe).await }),
@@ -221,7 +221,7 @@ impl LoadClient {
                 let at = Timing { origin, deadline };
                 let load = self.pool.handle().spawn(async move {
                     match strategy {
-                        ClientStrategy::FanOut => fan_out(inner, url, n, at).await,
+                        ClientStrategy::FanOut => fan_out(inner, plan, n, at).await,
                         ClientStrategy::ClosedLoop {
                             users,
                             think,
@@ -234,13 +234,13 @@ impl LoadClient {
                                 ramp,
                                 duration,
                             };
-                            closed_loop(inner, url, n, users, at).await
+                            closed_loop(inner, plan, n, users, at).await
                         }
                         ClientStrategy::OpenLoop {
                             rate,
                             max_in_flight,
-                        } => open_loop(inner, url, n, rate, max_in_flight, at).await,
-                        _ => sequential(inner, url, n, at).await,
+                        } => open_loop(inner, plan, n, rate, max_in_flight, at).await,
+                        _ => sequential(inner, plan, n, at).await,
                     }
                 });
                 self.pool.block_on(async {
@@ -267,18 +267,18 @@ impl LoadClient {
         origin: Instant,
         deadline: Instant,
     ) -> Option<tokio::task::JoinHandle<RequestRecord>> {
-        let (url, after) = probe?;
+        let (plan, after) = probe?;
         let inner = Arc::clone(&self.inner);
         Some(self.pool.handle().spawn(async move {
             tokio::time::sleep_until((origin + after).into()).await;
-            inner.send(&url, 0, origin, after, deadline).await
+            inner.send(&plan, 0, origin, after, deadline).await
         }))
     }
 
     fn sync_over_async(
         &self,
         threads: usize,
-        url: &Plan,
+        plan: &Plan,
         n: usize,
         origin: Instant,
         deadline: Instant,
@@ -298,7 +298,7 @@ impl LoadClient {
                         // The `.Result` pattern: this OS thread does nothing until the
                         // response is in.
                         let record = handle
-                            .block_on(self.inner.send(url, index, origin, intended, deadline));
+                            .block_on(self.inner.send(plan, index, origin, intended, deadline));
                         records
                             .lock()
                             .unwrap_or_else(|p| p.into_inner())
@@ -317,13 +317,13 @@ impl Inner {
     /// since latency runs from the intended start.
     async fn send(
         &self,
-        url: &Plan,
+        plan: &Plan,
         index: usize,
         origin: Instant,
         intended: Duration,
         deadline: Instant,
     ) -> RequestRecord {
-        let request = match url.prepared(index) {
+        let request = match plan.prepared(index) {
             Ok(request) => request,
             Err(what) => {
                 let mut record =
@@ -375,28 +375,33 @@ struct Users {
     duration: Duration,
 }
 
-async fn sequential(inner: Arc<Inner>, url: Arc<Plan>, n: usize, at: Timing) -> Vec<RequestRecord> {
+async fn sequential(
+    inner: Arc<Inner>,
+    plan: Arc<Plan>,
+    n: usize,
+    at: Timing,
+) -> Vec<RequestRecord> {
     let mut records = Vec::with_capacity(n);
     for index in 0..n {
         let intended = at.origin.elapsed();
         records.push(
             inner
-                .send(&url, index, at.origin, intended, at.deadline)
+                .send(&plan, index, at.origin, intended, at.deadline)
                 .await,
         );
     }
     records
 }
 
-async fn fan_out(inner: Arc<Inner>, url: Arc<Plan>, n: usize, at: Timing) -> Vec<RequestRecord> {
+async fn fan_out(inner: Arc<Inner>, plan: Arc<Plan>, n: usize, at: Timing) -> Vec<RequestRecord> {
     let mut tasks = tokio::task::JoinSet::new();
     for index in 0..n {
         let inner = Arc::clone(&inner);
-        let url = Arc::clone(&url);
+        let plan = Arc::clone(&plan);
         tasks.spawn(async move {
             let intended = at.origin.elapsed();
             inner
-                .send(&url, index, at.origin, intended, at.deadline)
+                .send(&plan, index, at.origin, intended, at.deadline)
                 .await
         });
     }
@@ -407,7 +412,7 @@ async fn fan_out(inner: Arc<Inner>, url: Arc<Plan>, n: usize, at: Timing) -> Vec
 /// user sends its next request only if that start lies within `duration`.
 async fn closed_loop(
     inner: Arc<Inner>,
-    url: Arc<Plan>,
+    plan: Arc<Plan>,
     n: usize,
     users: Users,
     at: Timing,
@@ -415,7 +420,7 @@ async fn closed_loop(
     let next = Arc::new(AtomicUsize::new(0));
     let mut tasks = tokio::task::JoinSet::new();
     for user in 0..users.users {
-        let (inner, url, next) = (Arc::clone(&inner), Arc::clone(&url), Arc::clone(&next));
+        let (inner, plan, next) = (Arc::clone(&inner), Arc::clone(&plan), Arc::clone(&next));
         let first = users.ramp.mul_f64(user as f64 / users.users as f64);
         tasks.spawn(async move {
             tokio::time::sleep_until((at.origin + first).into()).await;
@@ -428,7 +433,7 @@ async fn closed_loop(
                 let intended = at.origin.elapsed();
                 records.push(
                     inner
-                        .send(&url, index, at.origin, intended, at.deadline)
+                        .send(&plan, index, at.origin, intended, at.deadline)
                         .await,
                 );
                 if at.origin.elapsed() + users.think > users.duration {
@@ -458,7 +463,7 @@ async fn closed_loop(
 /// and never waits for a slow server before offering the next request.
 async fn open_loop(
     inner: Arc<Inner>,
-    url: Arc<Plan>,
+    plan: Arc<Plan>,
     n: usize,
     rate: f64,
     max_in_flight: usize,
@@ -486,10 +491,10 @@ async fn open_loop(
                 records.push(dropped);
             }
             Ok(slot) => {
-                let (inner, url) = (Arc::clone(&inner), Arc::clone(&url));
+                let (inner, plan) = (Arc::clone(&inner), Arc::clone(&plan));
                 tasks.spawn(async move {
                     let record = inner
-                        .send(&url, index, at.origin, intended, at.deadline)
+                        .send(&plan, index, at.origin, intended, at.deadline)
                         .await;
                     drop(slot);
                     record

@@ -6,6 +6,7 @@
 //! kept in the template and named when the template is first used — before any request is
 //! sent — so a builder chain needs no `?` at every step.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
@@ -282,11 +283,7 @@ impl Plan {
     /// A plain `GET` of an absolute URL (what [`LoadClient::run`](super::LoadClient::run)
     /// takes).
     pub(crate) fn get(url: &reqwest::Url) -> Plan {
-        let path = match url.query() {
-            Some(query) => format!("{}?{query}", url.path()),
-            None => url.path().to_string(),
-        };
-        let template = Request::get(path);
+        let template = Request::get(path_and_query(url));
         Plan {
             label: template.to_string(),
             base: url.origin().ascii_serialization(),
@@ -301,11 +298,12 @@ impl Plan {
         }
     }
 
-    /// Request `index`: the template's, or the generator's (a generator that panics or
-    /// returns a request that cannot be built is named with the index).
-    pub(crate) fn prepared(&self, index: usize) -> std::result::Result<Prepared, String> {
+    /// Request `index`: the template's (borrowed: a plain load copies nothing per request),
+    /// or the generator's (a generator that panics or returns a request that cannot be
+    /// built is named with the index).
+    pub(crate) fn prepared(&self, index: usize) -> std::result::Result<Cow<'_, Prepared>, String> {
         let Some(vary) = &self.vary else {
-            return Ok(self.first.clone());
+            return Ok(Cow::Borrowed(&self.first));
         };
         let template = self.template.clone();
         let request =
@@ -319,6 +317,15 @@ impl Plan {
             })?;
         request
             .prepare(&self.base)
+            .map(Cow::Owned)
             .map_err(|error| format!("request #{index} ({request}): {error}"))
+    }
+}
+
+/// `/orders?limit=10` of `http://host:port/orders?limit=10`.
+pub(crate) fn path_and_query(url: &reqwest::Url) -> String {
+    match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_string(),
     }
 }
