@@ -10,8 +10,12 @@
 
 pub mod endpoints;
 #[cfg(feature = "experiments")]
+pub mod k6;
+#[cfg(feature = "experiments")]
 pub mod locust;
 pub mod loops;
+#[cfg(feature = "experiments")]
+mod offered;
 pub mod pools;
 pub mod scheduler;
 pub mod seed000;
@@ -78,7 +82,13 @@ pub fn entries() -> Vec<Entry> {
     ]
     .concat();
     #[cfg(feature = "experiments")]
-    let entries = [entries, tables::ENTRIES.to_vec(), locust::ENTRIES.to_vec()].concat();
+    let entries = [
+        entries,
+        tables::ENTRIES.to_vec(),
+        locust::ENTRIES.to_vec(),
+        k6::ENTRIES.to_vec(),
+    ]
+    .concat();
     entries
 }
 

@@ -24,6 +24,9 @@ pub const ORDER_STEP: f64 = 1.1;
 /// Little's law's slack beyond the range the users' phases allow (see [`Judge::judge`]).
 pub const LITTLE_SLACK: f64 = 0.05;
 
+/// The least share of an open loop's planned starts the engine must have sent: 99 %.
+pub const OFFERED: f64 = 0.99;
+
 /// A row's figure ÷ the model's, when the host is `perfshape serve` on the fixture's pool:
 /// wider than in-process, since the engine's own client costs are not calibrated out.
 pub const MODEL_BAND: (f64, f64) = (0.75, 1.25);
@@ -118,9 +121,18 @@ impl Judge {
         let engine = stats.engine.name();
         let sent: u64 = stages.iter().map(|s| s.requests).sum();
         let failed: u64 = stages.iter().map(|s| s.failures).sum();
+        let dropped: u64 = stages.iter().map(|s| s.dropped).sum();
+        let open_loops = schedule
+            .rows
+            .iter()
+            .any(|r| matches!(r.load, EngineLoad::Arrival { .. }));
         let accounting = format!(
-            "{engine}: sent {sent} = ok {} + failed {failed} over {} stages ({} rows × {rounds} rounds)",
+            "{engine}: sent {sent} = ok {} + failed {failed}{} over {} stages ({} rows × {rounds} rounds)",
             sent - failed,
+            match open_loops {
+                true => format!("; {dropped} starts dropped (no user free)"),
+                false => String::new(),
+            },
             stages.len(),
             schedule.rows.len()
         );
@@ -227,6 +239,48 @@ impl Judge {
             )?;
         }
 
+        for (row, scheduled) in schedule.rows.iter().enumerate() {
+            let EngineLoad::Arrival {
+                rate,
+                max_in_flight,
+                ..
+            } = scheduled.load
+            else {
+                continue;
+            };
+            // An open loop's figures are of the load asked for only when the engine
+            // started it: a start dropped because all its users were busy is load not
+            // offered (k6's own count of coordinated omission).
+            let figures: Vec<f64> = per_row[row]
+                .iter()
+                .map(|s| s.requests as f64 / (s.requests + s.dropped).max(1) as f64)
+                .collect();
+            let measure = Measure::value(
+                &format!("{} starts sent ÷ planned", scheduled.id),
+                exhausted,
+            )
+            .replaying(figures);
+            let claim = Claim::figure(
+                &format!(
+                    "{} {}: {engine} offered {rate}/s with {max_in_flight} users (at most {:.0} % of starts dropped)",
+                    schedule.experiment,
+                    scheduled.id,
+                    (1.0 - OFFERED) * 100.0
+                ),
+                measure,
+            )
+            .at_least(OFFERED)
+            .ideal(1.0);
+            self.add(
+                &mut judged,
+                format!("offered-{}", scheduled.id),
+                claim,
+                schedule,
+                stats,
+                &accounting,
+            )?;
+        }
+
         if self.against_model {
             for (row, scheduled) in schedule.rows.iter().enumerate() {
                 let side = self.side(schedule, row, &per_row[row]);
@@ -314,10 +368,13 @@ impl Judge {
 
 /// A row's figure in `metric` from one stage: a closed loop's requests ÷ its duration (or
 /// its duration and the slowest request for a wall time); a counted load's slowest
-/// request (a fan-out: all start together) or its mean × requests per user (in turn).
+/// request (a fan-out: all start together) or its mean × requests per user (in turn); an
+/// open loop's time of starts and its slowest request, its requests ÷ that.
 fn figure(metric: Metric, load: EngineLoad, stats: &StageStats) -> f64 {
     let wall = match load {
-        EngineLoad::ClosedLoop { duration, .. } => duration.as_secs_f64() + stats.max_latency,
+        EngineLoad::ClosedLoop { .. } | EngineLoad::Arrival { .. } => {
+            load.active().as_secs_f64() + stats.max_latency
+        }
         EngineLoad::Count { per_user: 1, .. } => stats.max_latency,
         EngineLoad::Count { per_user, .. } => stats.mean_latency * per_user as f64,
     };
@@ -326,7 +383,7 @@ fn figure(metric: Metric, load: EngineLoad, stats: &StageStats) -> f64 {
         (Metric::Throughput, EngineLoad::ClosedLoop { duration, .. }) => {
             stats.requests as f64 / duration.as_secs_f64()
         }
-        (Metric::Throughput, EngineLoad::Count { .. }) => {
+        (Metric::Throughput, EngineLoad::Count { .. } | EngineLoad::Arrival { .. }) => {
             stats.requests as f64 / wall.max(f64::MIN_POSITIVE)
         }
     }

@@ -1,7 +1,13 @@
 //! A [`Schedule`] as a k6 script: one scenario per stage (row × round) at its start time,
-//! with the executor that offers the row's load, every request tagged `stage: row@round`,
-//! and a threshold per stage so that k6's end-of-test summary keeps each stage's
-//! submetrics for `perfshape judge`.
+//! with the executor that offers the row's load (`constant-vus` or `ramping-vus` for a
+//! closed loop, `per-vu-iterations` for a counted load, `constant-arrival-rate` for an open
+//! loop), every request tagged `stage: row@round`, and a threshold per stage so that k6's
+//! end-of-test summary keeps each stage's submetrics for `perfshape judge`.
+//!
+//! k6 tags an open loop's `dropped_iterations` with the scenario's name only, not with its
+//! tags (measured on k6 1.1: `dropped_iterations{stage:…}` stayed 0 while the total counted
+//! 120), so those are kept per scenario, [`scenario_name`], which the reader maps back to
+//! the stage.
 //!
 //! k6 schedules scenarios by `startTime` itself, so the same script runs on one machine
 //! or split across pods by k6-operator (each runner offers its share of every scenario).
@@ -9,12 +15,16 @@
 use std::fmt::Write as _;
 
 use super::quoted;
-use super::schedule::{EngineLoad, Schedule};
+use super::schedule::{EngineLoad, K6_MIN_DURATION, Schedule};
+use super::stats::Engine;
+use crate::error::Result;
 
-/// The k6 script for `schedule`. The host is `PERFSHAPE_HOST` (default
-/// `http://127.0.0.1:8080`, a local `perfshape serve`); the summary is written to
-/// `PERFSHAPE_SUMMARY` (default `perfshape-k6-summary.json`).
-pub fn k6_script(schedule: &Schedule) -> String {
+/// The k6 script for `schedule`, or why k6 would refuse it ([`Schedule::check_engine`]).
+/// The host is `PERFSHAPE_HOST` (default `http://127.0.0.1:8080`, a local `perfshape
+/// serve`); the summary is written to `PERFSHAPE_SUMMARY` (default
+/// `perfshape-k6-summary.json`).
+pub fn k6_script(schedule: &Schedule) -> Result<String> {
+    schedule.check_engine(Engine::K6)?;
     let mut js = String::new();
     let _ = writeln!(
         js,
@@ -38,7 +48,7 @@ pub fn k6_script(schedule: &Schedule) -> String {
     for row in &schedule.rows {
         let think = match row.load {
             EngineLoad::ClosedLoop { think, .. } => think.as_secs_f64(),
-            EngineLoad::Count { .. } => 0.0,
+            EngineLoad::Count { .. } | EngineLoad::Arrival { .. } => 0.0,
         };
         let _ = writeln!(
             js,
@@ -75,16 +85,34 @@ pub fn k6_script(schedule: &Schedule) -> String {
                 ramp.as_millis(),
                 duration.saturating_sub(ramp).as_millis()
             ),
+            // A bound, not a pace: the stage's slot, or k6's least.
             EngineLoad::Count { users, per_user } => format!(
                 "executor: 'per-vu-iterations', vus: {users}, iterations: {per_user}, \
                  maxDuration: '{}ms', exec: 'counted'",
-                stage.length.as_millis().max(1)
+                stage.length.max(K6_MIN_DURATION).as_millis()
             ),
+            // `requests` starts per the row's active time, at the row's rate to the
+            // millisecond; k6 also starts one at the duration's very end (measured: 151
+            // of 150), so the duration stops half an interval short of it.
+            load @ EngineLoad::Arrival {
+                requests,
+                max_in_flight,
+                ..
+            } => {
+                let active = load.active().as_secs_f64() * 1e3;
+                format!(
+                    "executor: 'constant-arrival-rate', rate: {requests}, timeUnit: \
+                     '{active:.0}ms', duration: '{:.3}ms', preAllocatedVUs: {max_in_flight}, \
+                     maxVUs: {max_in_flight}, exec: 'counted'",
+                    active - active / requests.max(1) as f64 / 2.0
+                )
+            }
         };
         let _ = writeln!(
             js,
-            "    s{index:03}: {{ {executor}, startTime: '{start}ms', gracefulStop: '{grace}ms', \
+            "    {}: {{ {executor}, startTime: '{start}ms', gracefulStop: '{grace}ms', \
              env: {{ ROW: {} }}, tags: {{ stage: {} }} }},",
+            scenario_name(index),
             quoted(&row.id),
             quoted(&name)
         );
@@ -98,6 +126,16 @@ pub fn k6_script(schedule: &Schedule) -> String {
                 "    {}: [{}],",
                 quoted(&format!("{metric}{{stage:{name}}}")),
                 quoted(rule)
+            );
+        }
+        if matches!(row.load, EngineLoad::Arrival { .. }) {
+            let _ = writeln!(
+                thresholds,
+                "    {}: [\"count>=0\"],",
+                quoted(&format!(
+                    "dropped_iterations{{scenario:{}}}",
+                    scenario_name(index)
+                ))
             );
         }
     }
@@ -126,5 +164,11 @@ export function handleSummary(data) {
 }
 "#,
     );
-    js
+    Ok(js)
+}
+
+/// The k6 scenario of the schedule's `index`-th stage: `s000`, `s001`, … (k6 allows only
+/// letters, digits, `_` and `-` in a scenario's name, so not the stage's `row@round`).
+pub fn scenario_name(index: usize) -> String {
+    format!("s{index:03}")
 }

@@ -6,24 +6,20 @@
 //! never connect (`--expect-workers` not met within its wait) end the run with the
 //! master's own last words; statistics missing a stage are refused when read.
 
-use std::io::Read as _;
-use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use super::locustfile::locustfile;
+use super::process::{check_host, find_engine, free_port, kill, path_arg, tail, wait_bounded};
 use super::schedule::Schedule;
 use super::stats::EngineStats;
 use crate::error::{Error, Result};
 
-/// Where perfshape looks for Locust, in order: this environment variable (a path to the
-/// `locust` executable), `target/locust-venv/bin/locust` (where `.ci/run` installs it),
-/// then `locust` on the `PATH`.
+/// Where perfshape looks for Locust first: this environment variable (a path to the
+/// `locust` executable); then `target/engines-venv/bin/locust` (where `.ci/run` installs
+/// it), then `locust` on the `PATH`.
 pub const LOCUST_ENV: &str = "PERFSHAPE_LOCUST";
-
-/// The virtual environment `.ci/run` installs Locust into, relative to the project.
-pub const LOCUST_VENV: &str = "target/locust-venv";
 
 /// How long the master waits for its workers to connect before giving up.
 pub const WORKER_WAIT: Duration = Duration::from_secs(20);
@@ -180,7 +176,7 @@ impl LocustRun {
         std::fs::create_dir_all(&self.dir)
             .map_err(|e| Error::io(format!("creating {}", self.dir.display()), e))?;
         let file = self.locustfile();
-        std::fs::write(&file, locustfile(schedule))
+        std::fs::write(&file, locustfile(schedule)?)
             .map_err(|e| Error::io(format!("writing {}", file.display()), e))?;
         let _ = std::fs::remove_file(self.stats_file());
         let port = free_port()?;
@@ -282,130 +278,8 @@ fn worker_args(file: &str, master: &str, port: u16) -> Vec<String> {
     .collect()
 }
 
-/// `http://host:port` checked: a scheme, a host, no path, and a TCP connect that succeeds
-/// within 2 s — a typo or a dead host is named before any process starts.
-fn check_host(host: &str) -> Result<String> {
-    let unreachable = |reason: String| Error::Unreachable {
-        url: host.to_string(),
-        reason,
-    };
-    let url = reqwest::Url::parse(host).map_err(|e| unreachable(format!("not a URL: {e}")))?;
-    if !matches!(url.scheme(), "http" | "https") {
-        return Err(unreachable(format!(
-            "scheme {:?}; expected http or https",
-            url.scheme()
-        )));
-    }
-    if url.path() != "/" || url.query().is_some() {
-        return Err(unreachable(
-            "a host has no path or query (the fixture's rows give them)".into(),
-        ));
-    }
-    let name = url
-        .host_str()
-        .ok_or_else(|| unreachable("no host".into()))?;
-    let port = url
-        .port_or_known_default()
-        .ok_or_else(|| unreachable("no port".into()))?;
-    let addr = (name, port)
-        .to_socket_addrs()
-        .map_err(|e| unreachable(format!("lookup failed: {e}")))?
-        .next()
-        .ok_or_else(|| unreachable("lookup gave no address".into()))?;
-    TcpStream::connect_timeout(&addr, Duration::from_secs(2))
-        .map_err(|e| unreachable(format!("connect to {addr}: {e}")))?;
-    Ok(host.trim_end_matches('/').to_string())
-}
-
-/// The Locust executable: [`LOCUST_ENV`], then [`LOCUST_VENV`] under the working
-/// directory or `CARGO_TARGET_DIR`'s parent, then `locust` on the `PATH`.
+/// The Locust executable: [`LOCUST_ENV`], then `locust` in
+/// [`ENGINES_VENV`](super::ENGINES_VENV), then on the `PATH`.
 pub fn find_locust() -> Result<PathBuf> {
-    if let Some(path) = std::env::var_os(LOCUST_ENV) {
-        let path = PathBuf::from(path);
-        return if path.is_file() {
-            Ok(path)
-        } else {
-            Err(Error::Engine {
-                engine: "locust",
-                what: format!("{LOCUST_ENV}={} is not a file", path.display()),
-            })
-        };
-    }
-    let mut tried = Vec::new();
-    let venv = PathBuf::from(LOCUST_VENV).join("bin").join("locust");
-    let mut candidates = vec![venv.clone()];
-    if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        candidates.push(PathBuf::from(target).join("locust-venv/bin/locust"));
-    }
-    candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(&venv));
-    for candidate in candidates {
-        if candidate.is_file() {
-            return Ok(candidate);
-        }
-        tried.push(candidate.display().to_string());
-    }
-    if let Some(paths) = std::env::var_os("PATH") {
-        for dir in std::env::split_paths(&paths) {
-            let candidate = dir.join("locust");
-            if candidate.is_file() {
-                return Ok(candidate);
-            }
-        }
-    }
-    tried.push("locust on the PATH".into());
-    Err(Error::Engine {
-        engine: "locust",
-        what: format!(
-            "not found (tried {LOCUST_ENV}, {}); install it with: python3 -m venv \
-             {LOCUST_VENV} && {LOCUST_VENV}/bin/pip install locust",
-            tried.join(", ")
-        ),
-    })
-}
-
-/// A port free on loopback now, for the master to bind.
-fn free_port() -> Result<u16> {
-    let listener = TcpListener::bind("127.0.0.1:0")
-        .map_err(|e| Error::io("finding a free port for the Locust master", e))?;
-    listener
-        .local_addr()
-        .map(|a| a.port())
-        .map_err(|e| Error::io("finding a free port for the Locust master", e))
-}
-
-/// Waits up to `bound` for `child`; its status, or `None` if it is still running.
-fn wait_bounded(child: &mut Child, bound: Duration) -> Option<std::process::ExitStatus> {
-    let started = Instant::now();
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if started.elapsed() < bound => std::thread::sleep(Duration::from_millis(50)),
-            _ => return None,
-        }
-    }
-}
-
-fn kill(child: &mut Child) {
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// A path as one argument (lossy for non-UTF-8, which Locust could not take either).
-fn path_arg(path: &Path) -> String {
-    path.display().to_string()
-}
-
-/// The last lines of a log, for an error message.
-fn tail(log: &Path) -> String {
-    let mut text = String::new();
-    if let Ok(mut file) = std::fs::File::open(log) {
-        let _ = file.read_to_string(&mut text);
-    }
-    let lines: Vec<&str> = text.lines().rev().take(12).collect();
-    if lines.is_empty() {
-        return format!("{} is empty", log.display());
-    }
-    let mut lines = lines;
-    lines.reverse();
-    format!("{}:\n  {}", log.display(), lines.join("\n  "))
+    find_engine("locust", LOCUST_ENV, "locust")
 }

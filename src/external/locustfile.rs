@@ -10,9 +10,13 @@ use std::fmt::Write as _;
 
 use super::quoted;
 use super::schedule::{EngineLoad, LEAD, Schedule};
+use super::stats::Engine;
+use crate::error::{Error, Result};
 
-/// The locustfile's Python source for `schedule`.
-pub fn locustfile(schedule: &Schedule) -> String {
+/// The locustfile's Python source for `schedule`, or why Locust cannot run it
+/// ([`Schedule::check_engine`]: an open loop).
+pub fn locustfile(schedule: &Schedule) -> Result<String> {
+    schedule.check_engine(Engine::Locust)?;
     let mut py = String::new();
     let _ = writeln!(
         py,
@@ -56,6 +60,10 @@ pub fn locustfile(schedule: &Schedule) -> String {
                 Default::default(),
                 Default::default(),
             ),
+            // Refused above, every such row named; this keeps the refusal where it acts.
+            EngineLoad::Arrival { .. } => {
+                return Err(Error::invalid("rows", &row.id, "no open loop on Locust"));
+            }
         };
         let _ = writeln!(
             py,
@@ -80,7 +88,7 @@ pub fn locustfile(schedule: &Schedule) -> String {
             row.load.users(),
         );
     }
-    py
+    Ok(py)
 }
 
 const PRELUDE: &str = r#"

@@ -5,7 +5,8 @@
 //! An engine distributes load but cannot say whether a *shape* holds: k6's thresholds
 //! compare one metric with an absolute number, Locust has no pass or fail. perfshape lays a
 //! fixture's rows out as a [`Schedule`] of interleaved rounds, writes it for the engine
-//! ([`locustfile`], [`k6_script`]), runs Locust itself when asked ([`LocustRun`]), reads
+//! ([`locustfile`], [`k6_script`]), runs either itself when asked ([`LocustRun`],
+//! [`K6Run`], one k6 process or several splitting the load), reads
 //! the engine's statistics ([`EngineStats`]) and decides the claims with the same rule,
 //! reports and shape summaries as in-process ([`Judge`]).
 //!
@@ -37,16 +38,20 @@
 
 mod judge;
 mod k6;
+mod k6_run;
 mod locust;
 mod locustfile;
+mod process;
 mod schedule;
 mod stats;
 
-pub use judge::{Judge, Judged, LITTLE_SLACK, MODEL_BAND, ORDER_STEP};
-pub use k6::k6_script;
-pub use locust::{LOCUST_ENV, LOCUST_VENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_locust};
+pub use judge::{Judge, Judged, LITTLE_SLACK, MODEL_BAND, OFFERED, ORDER_STEP};
+pub use k6::{k6_script, scenario_name};
+pub use k6_run::{K6_ENV, K6Run, MAX_RUNNERS, find_k6};
+pub use locust::{LOCUST_ENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_locust};
 pub use locustfile::locustfile;
-pub use schedule::{EngineLoad, LEAD, ROUNDS, Schedule, ScheduledRow, Stage};
+pub use process::{ENGINES_PIP, ENGINES_VENV};
+pub use schedule::{EngineLoad, K6_MIN_DURATION, LEAD, ROUNDS, Schedule, ScheduledRow, Stage};
 pub use stats::{Engine, EngineStats, StageStats};
 
 /// A string as a literal in a generated script: JSON's escaping is valid in both Python

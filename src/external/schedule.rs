@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::stats::Engine;
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Metric, Workload};
 use crate::vocab::{ClientStrategy, Lifecycle, ServerStrategy};
@@ -23,6 +24,11 @@ pub const LEAD: Duration = Duration::from_millis(1000);
 /// Rounds a schedule may have: a verdict needs 3; more than 15 the decision rule never
 /// looks at.
 pub const ROUNDS: std::ops::RangeInclusive<usize> = 3..=15;
+
+/// The shortest scenario k6 runs: a `constant-vus`, `constant-arrival-rate` or
+/// `per-vu-iterations` scenario of less is a configuration error (k6 1.1: "the duration
+/// must be at least 1s").
+pub const K6_MIN_DURATION: Duration = Duration::from_secs(1);
 
 /// How one row's load is offered by an engine's users.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -52,6 +58,17 @@ pub enum EngineLoad {
         /// Requests each user sends in turn.
         per_user: usize,
     },
+    /// An open loop: `requests` starts at `rate` a second, whatever became of the earlier
+    /// ones, at most `max_in_flight` at once; a start that finds them all busy is dropped
+    /// and counted (k6's `constant-arrival-rate` and its `dropped_iterations`).
+    Arrival {
+        /// Intended starts per second.
+        rate: f64,
+        /// Starts in all.
+        requests: usize,
+        /// Requests in flight at most: the engine's users for the row.
+        max_in_flight: usize,
+    },
 }
 
 impl EngineLoad {
@@ -59,14 +76,19 @@ impl EngineLoad {
     pub fn users(&self) -> usize {
         match *self {
             EngineLoad::ClosedLoop { users, .. } | EngineLoad::Count { users, .. } => users,
+            EngineLoad::Arrival { max_in_flight, .. } => max_in_flight,
         }
     }
 
-    /// The time the row offers load; a counted load offers it all at its start.
+    /// The time the row offers load; a counted load offers it all at its start, an
+    /// arrival rate over its requests ÷ its rate (to the millisecond, at least one).
     pub fn active(&self) -> Duration {
         match *self {
             EngineLoad::ClosedLoop { duration, .. } => duration,
             EngineLoad::Count { .. } => Duration::ZERO,
+            EngineLoad::Arrival { rate, requests, .. } => {
+                Duration::from_millis(((requests as f64 / rate) * 1e3).ceil().max(1.0) as u64)
+            }
         }
     }
 }
@@ -134,9 +156,10 @@ pub struct Schedule {
 
 impl Schedule {
     /// Lays out every row of `experiment` in `rounds` interleaved rounds. A row an engine
-    /// cannot offer as perfshape does (in-process, CPU-bound, sync-over-async, an open
-    /// loop, a client lifecycle other than one shared client) is refused with its id and
-    /// the reason; [`Schedule::only`] picks the rows to run.
+    /// cannot offer as perfshape does (in-process, CPU-bound, sync-over-async, a client
+    /// lifecycle other than one shared client) is refused with its id and the reason;
+    /// [`Schedule::only`] picks the rows to run, [`Schedule::check_engine`] says whether an
+    /// engine can run them.
     pub fn new(experiment: &Experiment, rounds: usize) -> Result<Schedule> {
         Self::only(experiment, rounds, &[])
     }
@@ -175,8 +198,8 @@ impl Schedule {
             return Err(Error::invalid(
                 "rows",
                 refused.join("; "),
-                "HTTP rows with a shared client, offered by a closed loop, a fan-out or a \
-                 sequential client (pick rows with --rows)",
+                "HTTP rows with a shared client, offered by a closed loop, an open loop, a \
+                 fan-out or a sequential client (pick rows with --rows)",
             ));
         }
         if rows.len() < 2 {
@@ -269,11 +292,64 @@ impl Schedule {
         format!("{}@{}", self.rows[stage.row].id, stage.round)
     }
 
-    /// The requests a counted row's stage sends, when the row is counted.
+    /// The requests a counted row's stage sends, or an arrival rate's starts (sent and
+    /// dropped), when the row plans a number.
     pub fn planned_requests(&self, row: usize) -> Option<usize> {
         match self.rows[row].load {
             EngineLoad::Count { users, per_user } => Some(users * per_user),
+            EngineLoad::Arrival { requests, .. } => Some(requests),
             EngineLoad::ClosedLoop { .. } => None,
+        }
+    }
+
+    /// Refuses, naming the rows, a schedule `engine` cannot run as written: Locust has no
+    /// arrival-rate users; k6 runs a scenario of a fixed duration for at least
+    /// [`K6_MIN_DURATION`] (it refuses the script otherwise, exit 104, before any load).
+    pub fn check_engine(&self, engine: Engine) -> Result<()> {
+        let refused: Vec<String> = self
+            .rows
+            .iter()
+            .filter_map(|row| match (engine, row.load) {
+                (Engine::Locust, EngineLoad::Arrival { .. }) => Some(format!(
+                    "row {:?} is an open loop (an arrival rate), which Locust's users do not \
+                     offer (export it for k6: perfshape export k6)",
+                    row.id
+                )),
+                (Engine::K6, EngineLoad::ClosedLoop { duration, ramp, .. })
+                    if ramp.is_zero() && duration < K6_MIN_DURATION =>
+                {
+                    Some(format!(
+                        "row {:?} is a closed loop of {} ms, and k6 runs one for at least {} ms \
+                         (give the loops {} ms or more: --loop-ms on the command line, the same \
+                         to perfshape judge)",
+                        row.id,
+                        duration.as_millis(),
+                        K6_MIN_DURATION.as_millis(),
+                        K6_MIN_DURATION.as_millis()
+                    ))
+                }
+                (Engine::K6, load @ EngineLoad::Arrival { rate, requests, .. })
+                    if load.active() < K6_MIN_DURATION =>
+                {
+                    Some(format!(
+                        "row {:?} is an open loop of {requests} requests at {rate}/s, {} ms, and \
+                         k6 runs one for at least {} ms (raise the row's n or lower its rate)",
+                        row.id,
+                        load.active().as_millis(),
+                        K6_MIN_DURATION.as_millis()
+                    ))
+                }
+                _ => None,
+            })
+            .collect();
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::invalid(
+                "rows",
+                refused.join("; "),
+                format!("rows {} can run as written", engine.name()),
+            ))
         }
     }
 }
@@ -318,6 +394,14 @@ fn scheduled(
                 per_user: scenario.n,
             }
         }
+        ClientStrategy::OpenLoop {
+            rate,
+            max_in_flight,
+        } => EngineLoad::Arrival {
+            rate,
+            requests: scenario.n,
+            max_in_flight,
+        },
         other => {
             return Err(format!(
                 "client {} is the client's own behaviour, which an engine's users do not reproduce",
@@ -354,7 +438,7 @@ fn scheduled(
             EngineLoad::ClosedLoop { think, .. } => {
                 Duration::from_secs_f64(prediction.mean_latency) + think
             }
-            EngineLoad::Count { .. } => Duration::ZERO,
+            EngineLoad::Count { .. } | EngineLoad::Arrival { .. } => Duration::ZERO,
         },
         // Workers and blocking cap only: the model's figure does not depend on tokio's
         // scheduler, and the service judged may run any.

@@ -11,7 +11,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::schedule::Schedule;
+use super::k6::scenario_name;
+use super::schedule::{EngineLoad, Schedule};
 use crate::error::{Error, Result};
 
 /// One stage's requests as the engine counted them.
@@ -25,6 +26,9 @@ pub struct StageStats {
     pub mean_latency: f64,
     /// The slowest request, in seconds.
     pub max_latency: f64,
+    /// An open loop's starts the engine dropped because every user was busy (k6's
+    /// `dropped_iterations`): planned = sent + dropped. 0 for every other load.
+    pub dropped: u64,
 }
 
 /// Which engine wrote the statistics.
@@ -56,6 +60,10 @@ pub struct EngineStats {
     pub source: String,
     /// Each stage's figures, by request name (`row@round`).
     pub stages: BTreeMap<String, StageStats>,
+    /// k6's dropped iterations by scenario name (`s003`: the schedule's fourth stage, see
+    /// [`scenario_name`]), which k6 does not tag with the stage; [`EngineStats::for_schedule`]
+    /// puts them on their stages.
+    pub dropped: BTreeMap<String, u64>,
     /// How long the engine ran, when perfshape ran it ([`LocustRun`](super::LocustRun)).
     #[serde(skip)]
     pub took: Option<std::time::Duration>,
@@ -123,8 +131,12 @@ impl EngineStats {
                     ours.requests = requests;
                     ours.failures += theirs.failures;
                     ours.max_latency = ours.max_latency.max(theirs.max_latency);
+                    ours.dropped += theirs.dropped;
                 })
                 .or_insert(theirs);
+        }
+        for (scenario, dropped) in other.dropped {
+            *self.dropped.entry(scenario).or_default() += dropped;
         }
         self.source = format!("{} + {}", self.source, other.source);
         Ok(self)
@@ -164,6 +176,7 @@ impl EngineStats {
                     failures,
                     mean_latency: total_ms / 1e3 / requests.max(1) as f64,
                     max_latency: max_ms / 1e3,
+                    dropped: 0,
                 },
             );
         }
@@ -171,6 +184,7 @@ impl EngineStats {
             engine: Engine::Locust,
             source: source.to_string(),
             stages,
+            dropped: BTreeMap::new(),
             took: None,
         })
     }
@@ -226,6 +240,7 @@ impl EngineStats {
                     failures: cell(failed, "Failure Count")? as u64,
                     mean_latency: cell(mean, "Average Response Time")? / 1e3,
                     max_latency: cell(max, "Max Response Time")? / 1e3,
+                    dropped: 0,
                 },
             );
         }
@@ -233,6 +248,7 @@ impl EngineStats {
             engine: Engine::Locust,
             source: source.to_string(),
             stages,
+            dropped: BTreeMap::new(),
             took: None,
         })
     }
@@ -240,8 +256,9 @@ impl EngineStats {
     /// k6's end-of-test summary, as `handleSummary` receives it (`metrics.<name>.values`)
     /// or as `--summary-export` writes it (`metrics.<name>` flat). Each stage is a
     /// submetric `{stage:row@round}` of `http_reqs` (`count`), `http_req_failed` (`passes`:
-    /// the requests that failed) and `http_req_duration` (`avg`, `max`, milliseconds); the
-    /// exported script's thresholds make k6 keep them.
+    /// the requests that failed) and `http_req_duration` (`avg`, `max`, milliseconds); an
+    /// open loop's `dropped_iterations{scenario:sNNN}` (`count`) is kept by scenario. The
+    /// exported script's thresholds make k6 keep them all.
     pub fn from_k6_summary(source: &str, json: &Value) -> Result<EngineStats> {
         let missing = |what: String| Error::Statistics {
             source_name: source.to_string(),
@@ -252,7 +269,20 @@ impl EngineStats {
             .and_then(Value::as_object)
             .ok_or_else(|| missing("no \"metrics\" object (expected k6's summary)".into()))?;
         let mut stages = BTreeMap::new();
-        for key in metrics.keys() {
+        let mut dropped = BTreeMap::new();
+        for (key, metric) in metrics {
+            if let Some(scenario) = key
+                .strip_prefix("dropped_iterations{scenario:")
+                .and_then(|rest| rest.strip_suffix('}'))
+            {
+                let values = metric.get("values").unwrap_or(metric);
+                let count = values
+                    .get("count")
+                    .and_then(Value::as_f64)
+                    .ok_or_else(|| missing(format!("metric {key:?} has no number \"count\"")))?;
+                dropped.insert(scenario.to_string(), count as u64);
+                continue;
+            }
             let Some(stage) = key
                 .strip_prefix("http_reqs{stage:")
                 .and_then(|rest| rest.strip_suffix('}'))
@@ -277,6 +307,7 @@ impl EngineStats {
                     failures: value("http_req_failed", "passes")? as u64,
                     mean_latency: value("http_req_duration", "avg")? / 1e3,
                     max_latency: value("http_req_duration", "max")? / 1e3,
+                    dropped: 0,
                 },
             );
         }
@@ -284,6 +315,7 @@ impl EngineStats {
             engine: Engine::K6,
             source: source.to_string(),
             stages,
+            dropped,
             took: None,
         })
     }
@@ -295,12 +327,28 @@ impl EngineStats {
         let mut missing = Vec::new();
         let mut failed = Vec::new();
         let mut short = Vec::new();
-        for stage in &schedule.stages {
+        for (index, stage) in schedule.stages.iter().enumerate() {
             let name = schedule.request_name(stage);
+            let arrival = matches!(schedule.rows[stage.row].load, EngineLoad::Arrival { .. });
+            let dropped = if arrival {
+                let scenario = scenario_name(index);
+                match self.dropped.get(&scenario) {
+                    Some(&dropped) => dropped,
+                    None => {
+                        missing.push(format!(
+                            "{name} (an open loop: no dropped_iterations{{scenario:{scenario}}})"
+                        ));
+                        continue;
+                    }
+                }
+            } else {
+                0
+            };
             match self.stages.get(&name) {
                 None => missing.push(name),
                 Some(stats) if stats.requests == 0 => missing.push(name),
-                Some(stats) => {
+                Some(&stats) => {
+                    let stats = StageStats { dropped, ..stats };
                     if stats.failures > 0 {
                         failed.push(format!(
                             "{name}: {} of {} failed (ok {})",
@@ -310,11 +358,17 @@ impl EngineStats {
                         ));
                     }
                     if let Some(planned) = schedule.planned_requests(stage.row) {
-                        if stats.requests != planned as u64 {
-                            short.push(format!("{name}: {} of {planned}", stats.requests));
+                        if stats.requests + stats.dropped != planned as u64 {
+                            short.push(match arrival {
+                                true => format!(
+                                    "{name}: {} sent + {} dropped of {planned}",
+                                    stats.requests, stats.dropped
+                                ),
+                                false => format!("{name}: {} of {planned}", stats.requests),
+                            });
                         }
                     }
-                    found.push(*stats);
+                    found.push(stats);
                 }
             }
         }
@@ -353,7 +407,7 @@ impl EngineStats {
         }
         if !short.is_empty() {
             return refuse(format!(
-                "counted stages sent other than their planned requests: {}",
+                "stages sent other than their planned requests: {}",
                 short.join(", ")
             ));
         }

@@ -1,16 +1,18 @@
 //! Past one machine, without timing: the schedule an engine runs, the scripts written for
-//! Locust and k6 (they parse, they name every row and stage), the statistics readers on
-//! real Locust output and on k6's documented summary formats, the judge's verdicts — and
-//! its refusals of partial data.
+//! Locust and k6 (they parse, they name every row and stage, and k6 itself accepts every
+//! executor the export writes), the statistics readers on output captured from real Locust
+//! and k6 runs (`tests/data/engines/README.md` says how each was made), the judge's
+//! verdicts — and its refusals of partial data and of scripts an engine would refuse.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
+use perfshape::ClientStrategy;
 use perfshape::claim::GateMode;
 use perfshape::experiment::Experiment;
 use perfshape::external::{
-    EngineLoad, EngineStats, Judge, Judged, LocustRun, Schedule, k6_script, locustfile,
+    EngineLoad, EngineStats, Judge, Judged, LocustRun, Schedule, find_k6, k6_script, locustfile,
 };
 use perfshape::{Error, Result, Verdict};
 
@@ -28,19 +30,36 @@ fn data(name: &str) -> PathBuf {
 
 /// Seed 004 as the Locust test runs it: test scale, 600 ms loops, 3 rounds.
 fn seed004() -> Result<Schedule> {
+    seed004_looping(600)
+}
+
+/// Seed 004 at test scale with loops of `ms`, 3 rounds: 600 as Locust ran it, 1000 as k6
+/// (its least).
+fn seed004_looping(ms: u64) -> Result<Schedule> {
     let experiment = Experiment::load(fixture("seed-004-jmeter-endpoints.toml"))?
         .at_test_scale()?
-        .with_loop_duration(Duration::from_millis(600))?;
+        .with_loop_duration(Duration::from_millis(ms))?;
     Schedule::new(&experiment, 3)
 }
 
-fn judge(stats: &EngineStats) -> Result<Vec<Judged>> {
+/// The schedule a captured statistics file was made with: Locust's at 600 ms, k6's at
+/// 1000 ms.
+fn schedule_of(file: &str) -> Result<Schedule> {
+    seed004_looping(if file.starts_with("k6") { 1000 } else { 600 })
+}
+
+/// The open-loop rows of `tests/data/engines/open-loop.toml`, 3 rounds.
+fn open_loops() -> Result<Schedule> {
+    Schedule::new(&Experiment::load(data("open-loop.toml"))?, 3)
+}
+
+fn judge(schedule: &Schedule, stats: &EngineStats) -> Result<Vec<Judged>> {
     let dir = tempfile::tempdir().expect("a scratch folder");
     Judge::new()
         .against_model()
         .artifacts_in(dir.path())
         .gate_mode(GateMode::Advisory)
-        .judge(&seed004()?, stats)
+        .judge(schedule, stats)
 }
 
 /// Writes `source` to a scratch `file_name` and checks its syntax with `checker` (a
@@ -158,7 +177,7 @@ fn rows_an_engine_cannot_offer_are_refused_by_name() -> Result {
 #[test]
 fn the_locustfile_is_python_with_a_class_per_row() -> Result {
     let schedule = seed004()?;
-    let source = locustfile(&schedule);
+    let source = locustfile(&schedule)?;
     // python3 is needed for Locust too.
     parses(
         "locustfile.py",
@@ -188,7 +207,7 @@ fn the_k6_script_parses_and_names_every_stage() -> Result {
     ] {
         let experiment = Experiment::load(fixture(fixture_name))?;
         let schedule = Schedule::new(&experiment, 3)?;
-        let script = k6_script(&schedule);
+        let script = k6_script(&schedule)?;
         // .mjs: node parses the script's `import`s as an ES module, as k6 does.
         parses("script.mjs", &script, &["node", "--check"]);
         assert!(script.contains(executor), "{fixture_name}: {executor}");
@@ -215,16 +234,18 @@ fn the_k6_script_parses_and_names_every_stage() -> Result {
     Ok(())
 }
 
+/// Each engine's two formats, captured from one run, give the same stages: Locust's
+/// `--json-file` and `_stats.csv`, k6's `handleSummary` data and `--summary-export`.
 #[test]
 fn every_reader_gives_the_same_stages() -> Result {
-    let json = EngineStats::read(&data("locust-seed004.json"))?;
-    let csv = EngineStats::read(&data("locust-seed004_stats.csv"))?;
-    let k6 = EngineStats::read(&data("k6-seed004-summary.json"))?;
-    let k6_export = EngineStats::read(&data("k6-seed004-summary-export.json"))?;
-    let schedule = seed004()?;
-    let reference = json.for_schedule(&schedule)?;
-    assert_eq!(reference.len(), 12);
-    for other in [&csv, &k6, &k6_export] {
+    for (a, b) in [
+        ("locust-seed004.json", "locust-seed004_stats.csv"),
+        ("k6-seed004-summary.json", "k6-seed004-summary-export.json"),
+    ] {
+        let schedule = schedule_of(a)?;
+        let reference = EngineStats::read(&data(a))?.for_schedule(&schedule)?;
+        assert_eq!(reference.len(), 12);
+        let other = EngineStats::read(&data(b))?;
         let stages = other.for_schedule(&schedule)?;
         for (a, b) in reference.iter().zip(&stages) {
             assert_eq!(a.requests, b.requests, "{}", other.source);
@@ -246,13 +267,13 @@ fn every_reader_gives_the_same_stages() -> Result {
 
 #[test]
 fn the_judge_decides_seed004_from_each_engines_statistics() -> Result {
-    for file in [
-        "locust-seed004.json",
-        "locust-seed004_stats.csv",
-        "k6-seed004-summary.json",
-        "k6-seed004-summary-export.json",
+    for (file, sent) in [
+        ("locust-seed004.json", 2217),
+        ("locust-seed004_stats.csv", 2217),
+        ("k6-seed004-summary.json", 3814),
+        ("k6-seed004-summary-export.json", 3814),
     ] {
-        let judged = judge(&EngineStats::read(&data(file))?)?;
+        let judged = judge(&schedule_of(file)?, &EngineStats::read(&data(file))?)?;
         let names: Vec<&str> = judged.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(
             names,
@@ -278,8 +299,9 @@ fn the_judge_decides_seed004_from_each_engines_statistics() -> Result {
         }
         let ordering = judged[0].checked.report();
         assert_eq!(ordering.relation, "async > mixed > offload > blocking");
+        let accounting = format!("sent {sent} = ok {sent} + failed 0 over 12 stages");
         assert!(
-            ordering.explanation[0].contains("sent 2217 = ok 2217 + failed 0"),
+            ordering.explanation[0].contains(&accounting),
             "{:?}",
             ordering.explanation
         );
@@ -298,7 +320,7 @@ fn the_judge_breaks_on_a_wrong_order_and_on_idle_users() -> Result {
         stats.stages.insert(format!("async@{round}"), b);
         stats.stages.insert(format!("blocking@{round}"), a);
     }
-    let judged = judge(&stats)?;
+    let judged = judge(&seed004()?, &stats)?;
     assert_eq!(
         judged[0].checked.verdict(),
         Verdict::Broken,
@@ -310,7 +332,7 @@ fn the_judge_breaks_on_a_wrong_order_and_on_idle_users() -> Result {
     for stage in idle.stages.values_mut() {
         stage.requests /= 2;
     }
-    for j in judge(&idle)?
+    for j in judge(&seed004()?, &idle)?
         .iter()
         .filter(|j| j.name.starts_with("little-"))
     {
@@ -432,45 +454,206 @@ fn a_failing_locust_is_named() -> Result {
 }
 
 /// k6-operator's runners each write a summary of their share: the judge adds them up.
-/// Two halves of the k6 summary (each stage's requests split, means kept) give the same
-/// stages as the whole; a Locust file cannot be added to k6's.
+/// Two runners' summaries, captured from one run split with `--execution-segment`: every
+/// stage's requests are the two shares' sum, its mean their weighted mean, its slowest the
+/// slower; the sum keeps 32 users in the system and either share alone does not (16); a
+/// Locust file cannot be added to k6's.
 #[test]
 fn the_summaries_of_several_runners_add_up() -> Result {
-    let whole = EngineStats::read(&data("k6-seed004-summary.json"))?;
-    let text = std::fs::read_to_string(data("k6-seed004-summary.json")).expect("read");
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let mut halves = Vec::new();
-    for half in 0..2 {
-        let mut json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        for (name, metric) in json["metrics"].as_object_mut().expect("metrics") {
-            if name.starts_with("http_reqs{stage:") {
-                let count = metric["values"]["count"].as_u64().expect("a count");
-                metric["values"]["count"] =
-                    (count / 2 + if half == 0 { count % 2 } else { 0 }).into();
-            }
-        }
-        let path = dir.path().join(format!("runner-{half}.json"));
-        std::fs::write(&path, json.to_string()).expect("written");
-        halves.push(path);
-    }
-    let added = EngineStats::read_all(&halves)?;
-    let schedule = seed004()?;
-    for (a, b) in whole
-        .for_schedule(&schedule)?
+    let runners = [
+        data("k6-seed004-runner-0.json"),
+        data("k6-seed004-runner-1.json"),
+    ];
+    let schedule = seed004_looping(1000)?;
+    let added = EngineStats::read_all(&runners)?;
+    let parts: Vec<Vec<_>> = runners
         .iter()
-        .zip(added.for_schedule(&schedule)?)
-    {
-        assert_eq!(a.requests, b.requests);
-        assert!((a.mean_latency - b.mean_latency).abs() < 1e-9);
-        assert_eq!(a.max_latency, b.max_latency);
+        .map(|r| EngineStats::read(r)?.for_schedule(&schedule))
+        .collect::<Result<_>>()?;
+    for (i, sum) in added.for_schedule(&schedule)?.iter().enumerate() {
+        let (a, b) = (parts[0][i], parts[1][i]);
+        assert!(
+            a.requests > 0 && b.requests > 0,
+            "both runners offered stage {i}"
+        );
+        assert_eq!(sum.requests, a.requests + b.requests);
+        let weighted = (a.mean_latency * a.requests as f64 + b.mean_latency * b.requests as f64)
+            / sum.requests as f64;
+        assert!((sum.mean_latency - weighted).abs() < 1e-9);
+        assert_eq!(sum.max_latency, a.max_latency.max(b.max_latency));
     }
-    let message = EngineStats::read_all(&[halves[0].clone(), data("locust-seed004.json")])
+    let little = |stats: &EngineStats| -> Result<Vec<Verdict>> {
+        Ok(judge(&schedule, stats)?
+            .iter()
+            .filter(|j| j.name.starts_with("little-"))
+            .map(|j| j.checked.verdict())
+            .collect())
+    };
+    assert_eq!(little(&added)?, [Verdict::Holds; 4]);
+    assert_eq!(
+        little(&EngineStats::read(&runners[0])?)?,
+        [Verdict::Broken; 4]
+    );
+    let message = EngineStats::read_all(&[runners[0].clone(), data("locust-seed004.json")])
         .unwrap_err()
         .to_string();
     assert!(
         message.contains("locust statistics cannot be added to")
-            && message.contains("runner-0.json's k6"),
+            && message.contains("k6-seed004-runner-0.json's k6"),
         "{message}"
     );
+    Ok(())
+}
+
+/// An open loop is k6's `constant-arrival-rate`, exactly its planned starts at its rate;
+/// k6 tags its dropped starts with the scenario alone, and the reader puts them back on
+/// their stages. From a captured run (100/s, at most 8 in flight, to 20 ms endpoints on one
+/// worker): the async row sent every start, the blocking row's 8 users were busy and k6
+/// dropped about half — "offered" holds for the one and breaks for the other.
+#[test]
+fn an_open_loop_is_an_arrival_rate_and_its_dropped_starts_are_counted() -> Result {
+    let schedule = open_loops()?;
+    assert_eq!(
+        schedule.rows[0].load,
+        EngineLoad::Arrival {
+            rate: 100.0,
+            requests: 150,
+            max_in_flight: 8
+        }
+    );
+    let script = k6_script(&schedule)?;
+    assert!(script.contains(
+        "executor: 'constant-arrival-rate', rate: 150, timeUnit: '1500ms', duration: \
+         '1495.000ms', preAllocatedVUs: 8, maxVUs: 8"
+    ));
+    assert!(script.contains("\"dropped_iterations{scenario:s001}\": [\"count>=0\"]"));
+
+    let stats = EngineStats::read(&data("k6-open-loop-summary.json"))?;
+    let stages = stats.for_schedule(&schedule)?;
+    for (stage, figures) in schedule.stages.iter().zip(&stages) {
+        assert_eq!(figures.requests + figures.dropped, 150, "{stage:?}");
+        match schedule.rows[stage.row].id.as_str() {
+            "async" => assert_eq!(figures.dropped, 0),
+            _ => assert!(figures.dropped > 50, "{figures:?}"),
+        }
+    }
+    let judged = judge(&schedule, &stats)?;
+    let verdicts: Vec<(&str, Verdict)> = judged
+        .iter()
+        .map(|j| (j.name.as_str(), j.checked.verdict()))
+        .collect();
+    assert_eq!(
+        verdicts[..3],
+        [
+            ("ordering", Verdict::Holds),
+            ("offered-async", Verdict::Holds),
+            ("offered-blocking", Verdict::Broken),
+        ]
+    );
+    let offered = judged[2].checked.report();
+    assert!(
+        offered.explanation[0].contains("starts dropped (no user free)"),
+        "{:?}",
+        offered.explanation
+    );
+
+    // A summary without the dropped starts of an open loop's stage is refused by name.
+    let text = std::fs::read_to_string(data("k6-open-loop-summary.json")).expect("read");
+    let mut json: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    json["metrics"]
+        .as_object_mut()
+        .expect("metrics")
+        .remove("dropped_iterations{scenario:s002}");
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let cut = dir.path().join("summary.json");
+    std::fs::write(&cut, json.to_string()).expect("written");
+    let message = EngineStats::read(&cut)?
+        .for_schedule(&schedule)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("blocking@1 (an open loop: no dropped_iterations{scenario:s002})"),
+        "{message}"
+    );
+    Ok(())
+}
+
+/// What an engine would refuse never reaches it: an open loop for Locust, a closed loop
+/// under k6's least duration (k6 1.1 exits 104: "the duration must be at least 1s"), each
+/// named with what to change.
+#[test]
+fn a_script_an_engine_would_refuse_is_refused_here_by_name() -> Result {
+    let message = locustfile(&open_loops()?).unwrap_err().to_string();
+    assert!(
+        message.contains("row \"async\" is an open loop")
+            && message.contains("row \"blocking\" is an open loop")
+            && message.contains("perfshape export k6"),
+        "{message}"
+    );
+    let message = k6_script(&seed004()?).unwrap_err().to_string();
+    assert!(
+        message.contains("row \"blocking\" is a closed loop of 600 ms")
+            && message.contains("at least 1000 ms")
+            && message.contains("--loop-ms"),
+        "{message}"
+    );
+    let mut short = Experiment::load(data("open-loop.toml"))?;
+    for row in &mut short.rows {
+        if let perfshape::experiment::Workload::Http(scenario) = &mut row.workload {
+            scenario.n = 50;
+        }
+    }
+    let message = k6_script(&Schedule::new(&short, 3)?)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        message.contains("50 requests at 100/s, 500 ms") && message.contains("raise the row's n"),
+        "{message}"
+    );
+    Ok(())
+}
+
+/// k6 itself accepts every script the export writes, one per executor — `constant-vus`,
+/// `ramping-vus`, `per-vu-iterations`, `constant-arrival-rate` — by `k6 inspect
+/// --execution-requirements`, which validates the scenarios as `k6 run` does (plain `k6
+/// inspect` let a 300 ms scenario through). Needs k6: `.ci/run` installs it.
+#[test]
+fn k6_accepts_every_executor_the_export_writes() -> Result {
+    let k6 = find_k6()?;
+    let mut ramped = Experiment::load(fixture("seed-004-jmeter-endpoints.toml"))?
+        .at_test_scale()?
+        .with_loop_duration(Duration::from_millis(1000))?;
+    for client in ramped.closed_loops_mut() {
+        if let ClientStrategy::ClosedLoop { ramp, .. } = client {
+            *ramp = Duration::from_millis(300);
+        }
+    }
+    let seed000 = Experiment::load(fixture("seed-000-why-async.toml"))?;
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    for (name, schedule, executor) in [
+        ("constant-vus", seed004_looping(1000)?, "'constant-vus'"),
+        ("ramping-vus", Schedule::new(&ramped, 3)?, "'ramping-vus'"),
+        (
+            "per-vu-iterations",
+            Schedule::new(&seed000, 3)?,
+            "'per-vu-iterations'",
+        ),
+        ("arrival", open_loops()?, "'constant-arrival-rate'"),
+    ] {
+        let script = k6_script(&schedule)?;
+        assert!(script.contains(executor), "{name}");
+        let file = dir.path().join(format!("{name}.js"));
+        std::fs::write(&file, &script).expect("written");
+        let output = Command::new(&k6)
+            .args(["inspect", "--execution-requirements"])
+            .arg(&file)
+            .output()
+            .expect("k6 runs");
+        assert!(
+            output.status.success(),
+            "{name}: k6 refused the script: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    }
     Ok(())
 }

@@ -38,7 +38,7 @@ impl Args {
             out,
             schedule,
         } = self.engine;
-        let script = perfshape::external::k6_script(&schedule.schedule(&fixture)?);
+        let script = perfshape::external::k6_script(&schedule.schedule(&fixture)?)?;
         match out {
             Some(path) => write(&path, &script)?,
             None => print!("{script}"),

@@ -45,7 +45,7 @@ impl Args {
         let schedule = self.schedule.schedule(&self.fixture)?;
         let run = LocustRun::new(&self.host, self.workers, &self.dir)?;
         if self.print_commands {
-            write(&run.locustfile(), &locustfile(&schedule))?;
+            write(&run.locustfile(), &locustfile(&schedule)?)?;
             let (master, worker) = run.remote_commands(&schedule, &self.master_bind);
             println!("# the locustfile: {}", run.locustfile().display());
             println!("# on the master, beside a copy of the locustfile (workers: --workers):");

@@ -4,6 +4,7 @@
 pub(crate) mod all;
 pub(crate) mod export;
 pub(crate) mod judge;
+pub(crate) mod k6;
 pub(crate) mod limits;
 pub(crate) mod list;
 pub(crate) mod load;

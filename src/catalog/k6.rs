@@ -1,0 +1,74 @@
+//! Seed 004's claims judged from real k6 runs: the exported script ([`k6_script`]) run by
+//! k6 against perfshape's demo service on the fixture's pool — by one k6 process, and split
+//! between two with `--execution-segment`, as k6-operator splits a test between its pods,
+//! the two summaries added up by the judge.
+//!
+//! [`k6_script`]: crate::external::k6_script
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::offered::{CONTROL, against_demo, fixture_pool, seed004, seed004_judged, shapes};
+use super::{Entry, Setup, Shapes};
+use crate::claim::artifact_dir;
+use crate::error::{Error, Result};
+use crate::external::{Judge, K6_MIN_DURATION, K6Run, Schedule};
+
+/// This module's entries.
+pub const ENTRIES: &[Entry] = &[
+    Entry {
+        name: "k6::seed004_from_k6",
+        control: CONTROL,
+        run: seed004_from_k6,
+    },
+    Entry {
+        name: "k6::seed004_split_between_two_runners",
+        control: "only the first runner's summary judged, half of every stage's users, where the judge must add up both",
+        run: seed004_split_between_two_runners,
+    },
+];
+
+/// Each closed loop's duration: k6's least (a `constant-vus` scenario of less is refused),
+/// ~15 cycles of the slowest row's 62 ms.
+const LOOP: Duration = K6_MIN_DURATION;
+
+/// The throughput ordering async > mixed > offload > blocking, k6 keeping each row's 32
+/// users in the system, and each row within [0.75, 1.25] of the model, from one k6 run
+/// (about 17 s). The control, as Locust's: each row's users sent to another row's
+/// endpoint for the ordering, users thinking 400 ms where 2 ms is claimed for Little's law.
+pub fn seed004_from_k6(setup: Setup) -> Result<Shapes> {
+    seed004_judged(setup, LOOP, |pool, schedule, label| {
+        against_demo(pool, |host| K6Run::new(host, 1, dir(label))?.run(schedule))
+    })
+}
+
+/// Little's law per row and each row against the model, from one k6 run split between two
+/// k6 processes (`--execution-segment 0:1/2` and `1/2:1`), their summaries added up: each
+/// runner offered half of every stage's 32 users, and only together are they the load.
+/// The control judges the first runner's summary alone: 16 users where 32 are claimed, so
+/// every claim reads ≈ ½ and breaks — the judge must add the runners up.
+pub fn seed004_split_between_two_runners(setup: Setup) -> Result<Shapes> {
+    let schedule = Schedule::new(&seed004(LOOP)?, 3)?;
+    let stats = against_demo(fixture_pool()?, |host| {
+        let run = K6Run::new(host, 2, dir(setup.pick("split", "half")))?;
+        match setup {
+            Setup::Claimed => run.run(&schedule),
+            Setup::Control => {
+                run.run_each(&schedule)?
+                    .into_iter()
+                    .next()
+                    .ok_or_else(|| Error::Engine {
+                        engine: "k6",
+                        what: "the first runner wrote no summary".into(),
+                    })
+            }
+        }
+    })?;
+    let judge = Judge::new().without_ordering().against_model();
+    Ok(shapes(judge.judge(&schedule, &stats)?))
+}
+
+/// Where a run's script, logs and summaries go: the artifact folder's `k6/<label>`.
+fn dir(label: &str) -> PathBuf {
+    artifact_dir().join("k6").join(label)
+}
