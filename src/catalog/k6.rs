@@ -65,7 +65,11 @@ pub fn seed004_split_between_two_runners(setup: Setup) -> Result<Shapes> {
         }
     })?;
     let judge = Judge::new().without_ordering().against_model();
-    Ok(shapes(judge.judge(&schedule, &stats)?))
+    let mut split = shapes(judge.judge(&schedule, &stats)?);
+    for (name, _) in &mut split {
+        *name = format!("split-{name}");
+    }
+    Ok(split)
 }
 
 /// Where a run's script, logs and summaries go: the artifact folder's `k6/<label>`.

@@ -147,7 +147,7 @@ impl K6Run {
             }
         }
         let bound = schedule.total() + Duration::from_secs(60);
-        let mut failure = None;
+        let mut failures = Vec::new();
         for (runner, (child, log)) in children.iter_mut().enumerate() {
             let left = bound.saturating_sub(started.elapsed());
             let what = match wait_bounded(child, left) {
@@ -169,12 +169,15 @@ impl K6Run {
                 )),
                 Some(_) => None,
             };
-            if let (Some(what), None) = (what, &failure) {
-                failure = Some(format!("{what}; its output: {}", tail(log)));
+            if let Some(what) = what {
+                failures.push(format!("{what}; its output: {}", tail(log)));
             }
         }
-        if let Some(what) = failure {
-            return Err(Error::Engine { engine: "k6", what });
+        if !failures.is_empty() {
+            return Err(Error::Engine {
+                engine: "k6",
+                what: failures.join("\n"),
+            });
         }
         let took = started.elapsed();
         (0..self.runners)

@@ -59,6 +59,8 @@ controls! {
     scheduler::eager_handoff_serves_a_later_request_at_once,
     tables::every_row_agrees_with_the_model,
     locust::seed004_from_a_distributed_run,
+    k6::seed004_from_k6,
+    k6::seed004_split_between_two_runners,
     tables::an_http_aio_fan_out_hides_its_wait,
 }
 

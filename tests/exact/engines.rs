@@ -413,46 +413,6 @@ fn a_dead_host_is_refused_before_locust_starts() {
     assert!(message.contains("no path"), "{message}");
 }
 
-/// A Locust that exits non-zero, and a master whose workers never connect, end the run
-/// with the master's own words — never a verdict.
-#[test]
-fn a_failing_locust_is_named() -> Result {
-    let server = perfshape::Target::demo(perfshape::PoolSettings::workers(1)?)?;
-    let host = server.url_of("/")?.trim_end_matches('/').to_string();
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let schedule = seed004()?;
-    let failing = LocustRun::new(&host, 2, dir.path())?.executable("/bin/false");
-    let message = failing.run(&schedule).unwrap_err().to_string();
-    assert!(
-        message.contains("the master exited with exit status: 1"),
-        "{message}"
-    );
-
-    // Workers that start and exit at once: the master waits 1 s for them, then gives up.
-    let real = perfshape::external::find_locust()?;
-    let fake = dir.path().join("locust-without-workers.sh");
-    std::fs::write(
-        &fake,
-        format!(
-            "#!/bin/sh\ncase \"$*\" in *--worker*) exit 0;; esac\nexec {} \"$@\"\n",
-            real.display()
-        ),
-    )
-    .expect("written");
-    Command::new("chmod")
-        .arg("+x")
-        .arg(&fake)
-        .status()
-        .expect("chmod");
-    let lonely = LocustRun::new(&host, 2, dir.path())?
-        .executable(&fake)
-        .worker_wait(Duration::from_secs(1));
-    let message = lonely.run(&schedule).unwrap_err().to_string();
-    assert!(message.contains("locust: the master exited"), "{message}");
-    assert!(message.to_lowercase().contains("worker"), "{message}");
-    Ok(())
-}
-
 /// k6-operator's runners each write a summary of their share: the judge adds them up.
 /// Two runners' summaries, captured from one run split with `--execution-segment`: every
 /// stage's requests are the two shares' sum, its mean their weighted mean, its slowest the

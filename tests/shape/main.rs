@@ -15,7 +15,6 @@
 mod common;
 mod endpoints;
 mod layers;
-mod locust;
 mod loops;
 mod model_vs_reality;
 mod orders;

@@ -1,6 +1,6 @@
 //! Seed 004 on Locust's distributed engine — a master and 2 workers on loopback — judged
 //! from Locust's own statistics (`src/catalog/locust.rs`). Needs Locust: `.ci/run`
-//! installs it into target/locust-venv; without it the test fails and says how.
+//! installs it into target/engines-venv; without it the test fails and says how.
 
 use perfshape::catalog::Setup::Claimed;
 use perfshape::catalog::locust;
