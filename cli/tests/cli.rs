@@ -147,9 +147,10 @@ fn perfshape_gated(
 #[test]
 fn the_judge_command_reads_k6_and_locust_statistics() {
     let dir = fresh_folder("judge");
-    for stats in [
-        "tests/data/engines/k6-seed004-summary.json",
-        "tests/data/engines/locust-seed004_stats.csv",
+    // Each captured with its schedule: k6's loops at its least, 1000 ms; Locust's at 600.
+    for (stats, loop_ms, sent) in [
+        ("tests/data/engines/k6-seed004-summary.json", "1000", 3814),
+        ("tests/data/engines/locust-seed004_stats.csv", "600", 2217),
     ] {
         let (code, stdout, stderr) = perfshape(
             &[
@@ -158,7 +159,7 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
                 stats,
                 "--test-scale",
                 "--loop-ms",
-                "600",
+                loop_ms,
             ],
             &dir,
         );
@@ -169,7 +170,7 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
             "{stdout}"
         );
         assert!(
-            stdout.contains("sent 2217 = ok 2217 + failed 0"),
+            stdout.contains(&format!("sent {sent} = ok {sent} + failed 0")),
             "{stdout}"
         );
     }
@@ -192,9 +193,10 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// `perfshape export k6` writes a script naming every stage; `perfshape locust
-/// --print-commands` writes the locustfile and prints the master's and workers' commands,
-/// running nothing — and refuses a dead host at once.
+/// `perfshape export k6` writes a script naming every stage and refuses one k6 would
+/// refuse; `perfshape locust --print-commands` writes the locustfile and prints the
+/// master's and workers' commands, running nothing; both engine commands refuse a dead
+/// host at once.
 #[test]
 fn the_export_and_locust_commands_write_their_scripts() {
     let dir = fresh_folder("export");
@@ -215,8 +217,49 @@ fn the_export_and_locust_commands_write_their_scripts() {
         text.matches("executor: 'constant-vus', vus: 100").count(),
         12
     );
+    // Loops shorter than k6 runs are refused before a script is written, naming the flag
+    // (the README's command once wrote --loop-ms 600, and k6 refused all 12 scenarios).
+    let short = dir.join("short.js");
+    let (code, _, stderr) = perfshape(
+        &[
+            "export",
+            "k6",
+            "fixtures/seed-004-jmeter-endpoints.toml",
+            "--test-scale",
+            "--loop-ms",
+            "600",
+            "--out",
+            short.to_str().expect("UTF-8"),
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(3), "could not run");
+    assert!(
+        stderr.contains("row \"blocking\" is a closed loop of 600 ms")
+            && stderr.contains("--loop-ms"),
+        "{stderr}"
+    );
+    assert!(!short.exists());
 
     let port = closed_port();
+    // `perfshape k6` refuses a dead host before k6 starts.
+    let (code, _, stderr) = perfshape(
+        &[
+            "k6",
+            "fixtures/seed-004-jmeter-endpoints.toml",
+            "--host",
+            &format!("http://127.0.0.1:{port}"),
+            "--test-scale",
+            "--loop-ms",
+            "1000",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(3), "could not run");
+    assert!(
+        stderr.contains(&format!("cannot reach http://127.0.0.1:{port}")),
+        "{stderr}"
+    );
     let (code, _, stderr) = perfshape(
         &[
             "locust",

@@ -20,6 +20,8 @@
 //! rates are computed, not assumed: `tests/exact/rule.rs` runs the rule on synthetic round
 //! series by Monte Carlo with a fixed seed (see the README for the figures).
 
+use std::sync::OnceLock;
+
 use serde::Serialize;
 
 use super::band::Band;
@@ -106,7 +108,7 @@ impl DecisionRule {
             .filter(|&(_, &v)| log_miss(band, v) > FAR * spread)
             .map(|(i, _)| i + 1)
             .collect();
-        let j = order_for_quantile(n, HOLD_QUANTILE, HOLD_CONFIDENCE);
+        let (j, _) = orders(n);
         if j > 0
             && band.contains(sorted[j - 1])
             && band.contains(sorted[n - j])
@@ -189,7 +191,7 @@ pub fn median_interval(values: &[f64]) -> Option<(f64, f64)> {
 /// [`median_interval`] of values already sorted (at least one).
 fn interval_of_sorted(sorted: &[f64]) -> (f64, f64) {
     let n = sorted.len();
-    let k = order_for_median(n, BROKEN_CONFIDENCE);
+    let (_, k) = orders(n);
     (sorted[k - 1], sorted[n - k])
 }
 
@@ -227,6 +229,31 @@ fn binomial_at_least(n: usize, p: f64, j: usize) -> f64 {
 fn choose(n: usize, k: usize) -> f64 {
     (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64)
 }
+
+/// The rule's order statistics for `n` rounds: `j` for the hold ([`order_for_quantile`] at
+/// [`HOLD_QUANTILE`], [`HOLD_CONFIDENCE`]) and `k` for the median's interval
+/// ([`order_for_median`] at [`BROKEN_CONFIDENCE`]). They depend on `n` alone and cost
+/// O(n³) each, so those up to [`ORDERS_KEPT`] rounds are computed once: the suite's Monte
+/// Carlo decides a few hundred thousand series (it spent most of its time here).
+fn orders(n: usize) -> (usize, usize) {
+    static KEPT: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
+    let compute = |n| {
+        (
+            order_for_quantile(n, HOLD_QUANTILE, HOLD_CONFIDENCE),
+            order_for_median(n, BROKEN_CONFIDENCE),
+        )
+    };
+    match KEPT
+        .get_or_init(|| (0..=ORDERS_KEPT).map(compute).collect())
+        .get(n)
+    {
+        Some(&kept) => kept,
+        None => compute(n),
+    }
+}
+
+/// The most rounds whose order statistics are kept ([`orders`]): past any rule's maximum.
+const ORDERS_KEPT: usize = 64;
 
 /// The largest `j` such that the `j`-th lowest of `n` rounds lies below the `q`-quantile
 /// with probability ≥ `confidence` (0 when even the lowest does not).

@@ -64,7 +64,6 @@ fn a_failing_locust_is_named() -> Result {
     Ok(())
 }
 
-
 /// A k6 runner that exits non-zero (here 104, k6's code for a script it refuses) ends the
 /// run with its command and its last lines, whichever runner it is; the other runner is
 /// waited for, not left behind.
