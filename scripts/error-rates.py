@@ -11,6 +11,7 @@ often it failed.
     python3 scripts/error-rates.py --runs 20 --controls       # the negative controls
     python3 scripts/error-rates.py --runs 10 --controls --busy
     python3 scripts/error-rates.py --runs 20 --controls --filter 'test(c3)'  # a part only
+    python3 scripts/error-rates.py --runs 10 --engines        # seed 004 on Locust and k6
     python3 scripts/error-rates.py --margins > docs/margins.md  # the page, from the series
 
 Each run's claim reports go to target/error-rates/<series>/run-<i>/ (PERFSHAPE_ARTIFACTS)
@@ -64,6 +65,9 @@ def series(args) -> tuple[str, list[str]]:
     if args.controls:
         name, which = f"controls-{label}", "binary(controls)"
         profile = ["--profile", "selftest", "--ignore-default-filter"]
+    elif args.engines:
+        name, which = f"engines-{label}", "binary(engines)"
+        profile = ["--profile", "engines"]
     elif args.tables:
         name, which = f"suite-tables-{label}", "(binary(shape) | binary(tables))"
         profile = ["--ignore-default-filter"]
@@ -295,6 +299,7 @@ def main() -> int:
     parser.add_argument("--busy", action="store_true", help="keep one core busy")
     parser.add_argument("--tables", action="store_true", help="run the tables' claims too")
     parser.add_argument("--controls", action="store_true", help="run the negative controls")
+    parser.add_argument("--engines", action="store_true", help="run seed 004 on Locust and k6 (profile engines)")
     parser.add_argument("--filter", help="only the tests of this nextest filter, e.g. 'test(c3)'")
     parser.add_argument("--margins", action="store_true", help="print docs/margins.md from the tallies")
     args = parser.parse_args()

@@ -46,6 +46,9 @@ pub struct Load {
     /// What runs, except in a negative control ([`Target::load_claiming`]).
     scenario: Scenario,
     plan: Plan,
+    /// What the warm-up sends instead of `plan`: the same route with 1 ms of work, when
+    /// the load runs a strategy of the demo service ([`Load::warmed_briefly`]).
+    brief: Option<Plan>,
     model: Model,
     prediction: Prediction,
     summaries: Arc<Mutex<Vec<Summary>>>,
@@ -84,6 +87,7 @@ impl Load {
             actual,
             scenario,
             plan,
+            brief: None,
             model,
             prediction,
             summaries: Arc::default(),
@@ -130,24 +134,25 @@ impl Load {
     /// threads and connections exist), then runs it once and returns the run as it is,
     /// failures included: the experiment tables report them rather than refuse them.
     pub(crate) fn measure_once(&self) -> Result<Run> {
-        let client = self.target.client();
         let concurrency = self.actual.client.concurrency(self.actual.n);
         // Two descriptors per connection (both ends are in this process), plus slack.
         crate::fd_limit::ensure_fd_limit(2 * concurrency as u64 + 256)?;
-        client.run(
-            ClientStrategy::FanOut,
-            &self.brief_url()?,
-            concurrency.max(1),
-        )?;
-        let (run, _) = client.run_plan(self.actual.client, &self.plan, self.actual.n, None)?;
+        // A failed warm-up request is the table's to report, with the run's own.
+        self.warm_up_run()?;
+        let (run, _) =
+            self.target
+                .client()
+                .run_plan(self.actual.client, &self.plan, self.actual.n, None)?;
         Ok(run)
     }
 
-    /// The demo endpoint of the run's strategy with 1 ms of work: a warm-up there opens the
-    /// same connections and threads as one at full work, for a fraction of its time (at
-    /// N = 1000 blocking requests of 10 ms on 8 workers, a full warm-up cost as much as the
-    /// 1.3 s run, and the experiment tables paid that on every row).
-    fn brief_url(&self) -> Result<String> {
+    /// This load warmed up on the demo endpoint of its strategy with 1 ms of work: that
+    /// opens the same connections and threads as a warm-up at full work, for a fraction of
+    /// its time. At full work a warm-up cost a wave of the load's own requests — at N =
+    /// 1000 blocking requests of 10 ms on 8 workers as much as the 1.3 s run, and ≈ 4 s of
+    /// the suite's claims (a round each, 150–300 ms, where their new connections cost
+    /// ~0.1 ms each).
+    pub(crate) fn warmed_briefly(mut self) -> Result<Load> {
         let brief = Duration::from_millis(1);
         let server = match self.actual.server {
             ServerStrategy::Mixed { .. } => ServerStrategy::Mixed {
@@ -156,7 +161,9 @@ impl Load {
             },
             other => other,
         };
-        self.target.url_of(&server.path_and_query(brief)?)
+        let url = self.target.url_of(&server.path_and_query(brief)?)?;
+        self.brief = Some(Plan::get(&crate::client::check_url(&url)?));
+        Ok(self)
     }
 
     fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
@@ -189,16 +196,23 @@ impl Load {
     }
 
     /// Opens what a run will use — a connection per request it holds at once, the
-    /// threads that serve them — with one concurrent request each: a warm-up far cheaper
-    /// than a whole sequential run. (Running short loads once in full instead cost the
-    /// suite 1.3 s, to spare it an occasional first-round outlier the rule outvotes.)
+    /// threads that serve them — with one concurrent request each, at 1 ms of work where
+    /// the load is the demo's ([`Load::warmed_briefly`]): a warm-up far cheaper than a
+    /// whole run. (Running short loads once in full instead cost the suite 1.3 s, to spare
+    /// it an occasional first-round outlier the rule outvotes.)
     fn warm(&self) -> Result<()> {
+        self.warm_up_run()?.require_ok().map(drop)
+    }
+
+    /// The warm-up's run, as it came.
+    fn warm_up_run(&self) -> Result<Run> {
         let concurrency = self.actual.client.concurrency(self.actual.n).max(1);
+        let plan = self.brief.as_ref().unwrap_or(&self.plan);
         let (run, _) =
             self.target
                 .client()
-                .run_plan(ClientStrategy::FanOut, &self.plan, concurrency, None)?;
-        run.require_ok().map(drop)
+                .run_plan(ClientStrategy::FanOut, plan, concurrency, None)?;
+        Ok(run)
     }
 
     fn described(&self, measure: Measure<'static>) -> Measure<'static> {

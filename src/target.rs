@@ -408,7 +408,7 @@ impl Target {
         let actual = actual.into().0?;
         let url = self.url_of(&actual.server.path_and_query(actual.work)?)?;
         let plan = Plan::get(&crate::client::check_url(&url)?);
-        Load::new(self, plan, actual, claimed.into().0?)
+        Load::new(self, plan, actual, claimed.into().0?)?.warmed_briefly()
     }
 }
 

@@ -5,13 +5,13 @@
 //! An engine distributes load but cannot say whether a *shape* holds: k6's thresholds
 //! compare one metric with an absolute number, Locust has no pass or fail. perfshape lays a
 //! fixture's rows out as a [`Schedule`] of interleaved rounds, writes it for the engine
-//! ([`locustfile`], [`k6_script`]), runs either itself when asked ([`LocustRun`],
-//! [`K6Run`], one k6 process or several splitting the load), reads
-//! the engine's statistics ([`EngineStats`]) and decides the claims with the same rule,
-//! reports and shape summaries as in-process ([`Judge`]).
+//! ([`locustfile`], [`k6_script`]), runs either itself when asked ([`LocustRun`];
+//! [`K6Run`], one k6 process or several splitting the load), reads the engine's statistics
+//! ([`EngineStats`]) and decides the claims with the same rule, reports and shape
+//! summaries as in-process ([`Judge`]).
 //!
 //! A test that judges a k6 run of seed 004 (the script was [`k6_script`] of this
-//! schedule; its summary came back from the load machines):
+//! schedule, its loops at k6's least, 1 s; the summary came back from the load machines):
 //!
 //! ```
 //! use std::path::Path;
@@ -22,7 +22,7 @@
 //! let root = Path::new(env!("CARGO_MANIFEST_DIR"));
 //! let experiment = Experiment::load(root.join("fixtures/seed-004-jmeter-endpoints.toml"))?
 //!     .at_test_scale()?
-//!     .with_loop_duration(Duration::from_millis(600))?;
+//!     .with_loop_duration(Duration::from_millis(1000))?;
 //! let schedule = Schedule::new(&experiment, 3)?;
 //! let stats = EngineStats::read(&root.join("tests/data/engines/k6-seed004-summary.json"))?;
 //! # let scratch = std::env::temp_dir().join("perfshape-doc-judge");
