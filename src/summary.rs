@@ -35,6 +35,9 @@ pub struct Summary {
     /// Requests sent more than 1 ms after their intended start (an open loop that fell
     /// behind, or a request that queued for a capped connection).
     pub late: usize,
+    /// The most requests in flight at once, sent and not yet answered: the concurrency
+    /// the server was offered (under a connection cap, at most the cap).
+    pub most_in_flight: usize,
 }
 
 /// Latency figures, from an HDR histogram at microsecond resolution.
@@ -90,8 +93,25 @@ impl Summary {
                 .iter()
                 .filter(|r| r.start > r.intended_start + LATE)
                 .count(),
+            most_in_flight: most_in_flight(records),
         }
     }
+}
+
+/// The most of `records` whose [start, end) overlap: a sweep over their starts and ends,
+/// an end before a start at the same instant (a connection handed straight on).
+fn most_in_flight(records: &[RequestRecord]) -> usize {
+    let mut events: Vec<(Duration, i32)> = records
+        .iter()
+        .flat_map(|r| [(r.start, 1), (r.end, -1)])
+        .collect();
+    events.sort();
+    let (mut now, mut most) = (0_i32, 0_i32);
+    for (_, step) in events {
+        now += step;
+        most = most.max(now);
+    }
+    most as usize
 }
 
 impl Latency {
@@ -151,6 +171,33 @@ mod tests {
     #[test]
     fn no_completions_is_no_wave() {
         assert_eq!(count_waves(&[], ms(10)), 0);
+    }
+
+    /// Requests `(start, end)` in milliseconds.
+    fn records(spans: &[(u64, u64)]) -> Vec<RequestRecord> {
+        spans
+            .iter()
+            .enumerate()
+            .map(|(i, &(start, end))| {
+                let mut record =
+                    RequestRecord::failed_at(i, ms(end), crate::record::FailureKind::Request);
+                record.start = ms(start);
+                record
+            })
+            .collect()
+    }
+
+    #[test]
+    fn in_flight_counts_overlaps_and_hands_a_connection_straight_on() {
+        // Two lanes of 20 ms, each request starting as the one before it ends: 2.
+        let lanes = records(&[(0, 20), (0, 20), (20, 40), (20, 40), (40, 60)]);
+        assert_eq!(most_in_flight(&lanes), 2);
+        // A fan-out of 3 and a late one: 3.
+        assert_eq!(
+            most_in_flight(&records(&[(0, 20), (1, 21), (2, 22), (30, 50)])),
+            3
+        );
+        assert_eq!(most_in_flight(&[]), 0);
     }
 
     proptest! {

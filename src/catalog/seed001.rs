@@ -112,14 +112,24 @@ pub fn a_cap_of_two_connections(setup: Setup) -> Result<Shapes> {
         .requests(20)
         .work(ms(20));
     let capped = load(setup, &target, scenario, |s| s.lifecycle(Lifecycle::Shared))?;
-    let accepted = || target.served().map_or(0, |s| s.accepted_connections());
+    let accepted = target.clone();
     let checked = Claim::bound(
         "seed 001 async fan-out through 2 connections per host ÷ model",
         capped.wall(),
     )
     .within(0.95, 1.5)
+    // How many connections the server accepted is not the cap's to decide: hyper's pool
+    // races a new connection against the return of the one a finished request leaves
+    // (hyper-util 0.1 `one_connection_for`, its idle return spawned by `send_request`),
+    // and one run in 30 with a core busy opened a third. A raw figure, not snapshotted.
+    .observed(move || {
+        let count = accepted.served().map_or(0, |s| s.accepted_connections());
+        vec![("connections the server accepted".into(), count as f64)]
+    })
     .check()?;
-    let checked = checked.fact("connections the server accepted", accepted());
+    // What the cap decides: never more than 2 requests in flight, in any run.
+    let most = capped.summaries().iter().map(|s| s.most_in_flight).max();
+    let checked = checked.fact("requests in flight at most", most.unwrap_or(0));
     Ok(vec![shape(
         "a_cap_of_two_connections_serialises_an_async_client",
         checked,

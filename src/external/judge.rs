@@ -118,7 +118,12 @@ impl Judge {
                     .collect()
             })
             .collect();
-        let engine = stats.engine.name();
+        // Several summaries added up (k6's runners) are named as such in every claim, so a
+        // split run's claims are told from a single process's.
+        let engine = match stats.parts {
+            0 | 1 => stats.engine.name().to_string(),
+            n => format!("{} ({n} summaries added up)", stats.engine.name()),
+        };
         let sent: u64 = stages.iter().map(|s| s.requests).sum();
         let failed: u64 = stages.iter().map(|s| s.failures).sum();
         let dropped: u64 = stages.iter().map(|s| s.dropped).sum();
@@ -338,7 +343,12 @@ impl Judge {
     ) -> Result<()> {
         let first = judged.is_empty();
         let accounting = accounting.to_string();
-        let engine = stats.engine.name();
+        // Several summaries added up (k6's runners) are named as such in every claim, so a
+        // split run's claims are told from a single process's.
+        let engine = match stats.parts {
+            0 | 1 => stats.engine.name().to_string(),
+            n => format!("{} ({n} summaries added up)", stats.engine.name()),
+        };
         let mut claim = claim
             .rounds(3, schedule.rounds)
             .warmup(0)

@@ -67,6 +67,9 @@ pub struct EngineStats {
     /// How long the engine ran, when perfshape ran it ([`LocustRun`](super::LocustRun)).
     #[serde(skip)]
     pub took: Option<std::time::Duration>,
+    /// How many statistics files were added up ([`EngineStats::merged`]): 1 for one
+    /// engine process, N for N runners' summaries. Claims judged from several say so.
+    pub parts: usize,
 }
 
 impl EngineStats {
@@ -139,6 +142,7 @@ impl EngineStats {
             *self.dropped.entry(scenario).or_default() += dropped;
         }
         self.source = format!("{} + {}", self.source, other.source);
+        self.parts += other.parts;
         Ok(self)
     }
 
@@ -186,6 +190,7 @@ impl EngineStats {
             stages,
             dropped: BTreeMap::new(),
             took: None,
+            parts: 1,
         })
     }
 
@@ -250,6 +255,7 @@ impl EngineStats {
             stages,
             dropped: BTreeMap::new(),
             took: None,
+            parts: 1,
         })
     }
 
@@ -317,6 +323,7 @@ impl EngineStats {
             stages,
             dropped,
             took: None,
+            parts: 1,
         })
     }
 
