@@ -8,11 +8,11 @@
 //! length and a minute.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use super::k6::k6_script;
-use super::process::{check_host, find_engine, kill, path_arg, tail, wait_bounded};
+use super::process::{check_host, find_engine, kill, path_arg, spawn_logged, tail, wait_bounded};
 use super::schedule::Schedule;
 use super::stats::EngineStats;
 use crate::error::{Error, Result};
@@ -191,21 +191,7 @@ impl K6Run {
     }
 
     fn spawn(&self, args: &[String], log: &Path) -> Result<Child> {
-        let out = std::fs::File::create(log)
-            .map_err(|e| Error::io(format!("creating {}", log.display()), e))?;
-        let err = out
-            .try_clone()
-            .map_err(|e| Error::io(format!("opening {}", log.display()), e))?;
-        Command::new(&self.k6)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(out)
-            .stderr(err)
-            .spawn()
-            .map_err(|e| Error::Engine {
-                engine: "k6",
-                what: format!("cannot start {}: {e}", self.k6.display()),
-            })
+        spawn_logged("k6", &self.k6, args, log)
     }
 }
 

@@ -7,11 +7,13 @@
 //! master's own last words; statistics missing a stage are refused when read.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use super::locustfile::locustfile;
-use super::process::{check_host, find_engine, free_port, kill, path_arg, tail, wait_bounded};
+use super::process::{
+    check_host, find_engine, free_port, kill, path_arg, spawn_logged, tail, wait_bounded,
+};
 use super::schedule::Schedule;
 use super::stats::EngineStats;
 use crate::error::{Error, Result};
@@ -243,21 +245,7 @@ impl LocustRun {
     }
 
     fn spawn(&self, args: &[String], log: &Path) -> Result<Child> {
-        let out = std::fs::File::create(log)
-            .map_err(|e| Error::io(format!("creating {}", log.display()), e))?;
-        let err = out
-            .try_clone()
-            .map_err(|e| Error::io(format!("opening {}", log.display()), e))?;
-        Command::new(&self.locust)
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(out)
-            .stderr(err)
-            .spawn()
-            .map_err(|e| Error::Engine {
-                engine: "locust",
-                what: format!("cannot start {}: {e}", self.locust.display()),
-            })
+        spawn_logged("locust", &self.locust, args, log)
     }
 }
 

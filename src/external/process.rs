@@ -6,7 +6,7 @@
 use std::io::Read as _;
 use std::net::{TcpListener, TcpStream, ToSocketAddrs};
 use std::path::{Path, PathBuf};
-use std::process::Child;
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -146,4 +146,29 @@ pub(super) fn tail(log: &Path) -> String {
     let mut lines = lines;
     lines.reverse();
     format!("{}:\n  {}", log.display(), lines.join("\n  "))
+}
+
+/// Starts `exe` with `args`, its output (both streams) into `log` and no input: an engine
+/// process whose last words [`tail`] can quote.
+pub(super) fn spawn_logged(
+    engine: &'static str,
+    exe: &Path,
+    args: &[String],
+    log: &Path,
+) -> Result<Child> {
+    let out = std::fs::File::create(log)
+        .map_err(|e| Error::io(format!("creating {}", log.display()), e))?;
+    let err = out
+        .try_clone()
+        .map_err(|e| Error::io(format!("opening {}", log.display()), e))?;
+    Command::new(exe)
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(out)
+        .stderr(err)
+        .spawn()
+        .map_err(|e| Error::Engine {
+            engine,
+            what: format!("cannot start {}: {e}", exe.display()),
+        })
 }
