@@ -115,12 +115,7 @@ impl K6Run {
     /// length plus a minute; returns their summaries added up, as `perfshape judge` adds
     /// up k6-operator's.
     pub fn run(&self, schedule: &Schedule) -> Result<EngineStats> {
-        let mut runners = self.run_each(schedule)?.into_iter();
-        let first = runners.next().ok_or_else(|| Error::Engine {
-            engine: "k6",
-            what: "no runner wrote a summary".into(),
-        })?;
-        runners.try_fold(first, EngineStats::merged)
+        EngineStats::added_up(self.run_each(schedule)?)
     }
 
     /// As [`K6Run::run`], with each runner's summary on its own, in runner order.

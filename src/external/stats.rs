@@ -100,14 +100,21 @@ impl EngineStats {
     /// k6-operator's runners, each of which offered its share of every stage (requests
     /// and failures summed, means weighted by their requests, the largest maximum).
     pub fn read_all(paths: &[impl AsRef<Path>]) -> Result<EngineStats> {
-        let mut parts = paths.iter().map(|p| EngineStats::read(p.as_ref()));
-        let mut total = parts
+        let parts = paths
+            .iter()
+            .map(|p| EngineStats::read(p.as_ref()))
+            .collect::<Result<Vec<_>>>()?;
+        EngineStats::added_up(parts)
+    }
+
+    /// Several runs' statistics added up, stage by stage ([`EngineStats::merged`]);
+    /// refused when there are none.
+    pub fn added_up(parts: impl IntoIterator<Item = EngineStats>) -> Result<EngineStats> {
+        let mut parts = parts.into_iter();
+        let first = parts
             .next()
-            .ok_or_else(|| Error::invalid("statistics files", "none", "at least one file"))??;
-        for part in parts {
-            total = total.merged(part?)?;
-        }
-        Ok(total)
+            .ok_or_else(|| Error::invalid("statistics files", "none", "at least one file"))?;
+        parts.try_fold(first, EngineStats::merged)
     }
 
     /// This run's statistics and `other`'s, of the same engine, added up stage by stage.

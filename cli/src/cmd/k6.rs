@@ -2,9 +2,9 @@
 
 use std::path::PathBuf;
 
-use perfshape::external::K6Run;
+use perfshape::external::{Engine, K6Run};
 
-use super::schedule::{ScheduleArgs, judge};
+use super::schedule::{ScheduleArgs, announce, judge};
 use crate::exit::Exit;
 
 /// Run a fixture's rows on k6 — the script `perfshape export k6` writes, by one k6 process
@@ -34,17 +34,14 @@ pub(crate) struct Args {
 impl Args {
     pub(crate) fn run(self) -> perfshape::Result<Exit> {
         let schedule = self.schedule.schedule(&self.fixture)?;
-        // The script is checked before k6 is looked for or the host is dialled.
-        perfshape::external::k6_script(&schedule)?;
+        // A schedule k6 would refuse is named before k6 is looked for or the host dialled.
+        schedule.check_engine(Engine::K6)?;
         let run = K6Run::new(&self.host, self.runners, &self.dir)?;
-        eprintln!(
-            "k6: {} rows × {} rounds, {} users, {:.1} s, {} runner(s) against {} …",
-            schedule.rows.len(),
-            schedule.rounds,
-            schedule.users(),
-            schedule.total().as_secs_f64(),
-            self.runners,
-            self.host
+        announce(
+            "k6",
+            &schedule,
+            &format!("{} runner(s)", self.runners),
+            &self.host,
         );
         let stats = run.run(&schedule)?;
         judge(&schedule, &stats, self.against_model)

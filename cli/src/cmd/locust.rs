@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use perfshape::external::{LocustRun, locustfile};
 
 use super::files::write;
-use super::schedule::{ScheduleArgs, judge};
+use super::schedule::{ScheduleArgs, announce, judge};
 use crate::exit::Exit;
 
 /// Run a fixture's rows on Locust — a master and local worker processes, headless,
@@ -59,14 +59,11 @@ impl Args {
             );
             return Ok(Exit::Holds);
         }
-        eprintln!(
-            "locust: {} rows × {} rounds, {} users, {:.1} s, {} workers against {} …",
-            schedule.rows.len(),
-            schedule.rounds,
-            schedule.users(),
-            schedule.total().as_secs_f64(),
-            self.workers,
-            self.host
+        announce(
+            "locust",
+            &schedule,
+            &format!("{} workers", self.workers),
+            &self.host,
         );
         let stats = run.run(&schedule)?;
         judge(&schedule, &stats, self.against_model)

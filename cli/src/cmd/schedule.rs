@@ -1,5 +1,6 @@
-//! What the engine verbs (`locust`, `judge`, `export k6`) share: how a fixture's rows are
-//! laid out for an engine, and the verdict table of its statistics.
+//! What the engine verbs (`locust`, `k6`, `judge`, `export k6`) share: how a fixture's rows
+//! are laid out for an engine, the line announcing a run, and the verdict table of its
+//! statistics.
 
 use std::path::Path;
 use std::time::Duration;
@@ -48,6 +49,18 @@ impl ScheduleArgs {
             None => schedule,
         })
     }
+}
+
+/// Says on stderr what an engine is about to offer: `engine` with `processes` (e.g. "2
+/// workers") against `host`.
+pub(super) fn announce(engine: &str, schedule: &Schedule, processes: &str, host: &str) {
+    eprintln!(
+        "{engine}: {} rows × {} rounds, {} users, {:.1} s, {processes} against {host} …",
+        schedule.rows.len(),
+        schedule.rounds,
+        schedule.users(),
+        schedule.total().as_secs_f64(),
+    );
 }
 
 /// Decides the schedule's claims from an engine's statistics, prints a table, and says
