@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use crate::claim::{Claim, ClaimReport, Measure, median as middle};
 use crate::client::{Plan, Request, Vary};
+use crate::compare::Comparison;
 use crate::error::{Result, check_range};
 use crate::evidence::Evidence;
 use crate::limits::MAX_REQUESTS;
@@ -497,6 +498,15 @@ impl Endpoint {
             self.concurrent(n),
         )
         .context("n", n)
+    }
+
+    /// **Compared with** `base`: this endpoint is the candidate (the new build), `base`
+    /// the same request on the old one; both are measured in the same interleaved rounds,
+    /// under a fan-out by default (10, or 4 per server worker), and the [`Comparison`]
+    /// makes the claim — [`slower_by_at_most`](Comparison::slower_by_at_most) or
+    /// [`faster_by_at_least`](Comparison::faster_by_at_least).
+    pub fn compared_with(&self, base: &Endpoint) -> Comparison {
+        Comparison::new(self, base, self.fan_out().max(base.fan_out()))
     }
 }
 

@@ -74,6 +74,18 @@ pub enum Error {
         /// The parse error, the lookup error or the connect error.
         reason: String,
     },
+    /// The two sides of a comparison answer the same request differently (their status,
+    /// or bodies of clearly different lengths): named before any load, as a timing of two
+    /// different answers compares nothing.
+    #[error("the base ({base}) and the candidate ({candidate}) answer differently: {what}")]
+    Differs {
+        /// The base's URL.
+        base: String,
+        /// The candidate's URL.
+        candidate: String,
+        /// How they differ.
+        what: String,
+    },
     /// A claim did not hold (or could not be decided) and the gate is strict: the
     /// message is the full report, and the reports are there to read (a test that wants
     /// the verdict or the margin, a harness that collects them).

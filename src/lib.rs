@@ -61,6 +61,7 @@ mod assert;
 pub mod catalog;
 pub mod claim;
 pub mod client;
+pub mod compare;
 pub mod endpoint;
 pub mod error;
 mod evidence;
@@ -89,6 +90,7 @@ mod vocab;
 
 pub use claim::{Checked, Claim, Expected, Measure, Verdict};
 pub use client::{LoadClient, Request};
+pub use compare::{Compared, Comparison, Percentile};
 pub use endpoint::Endpoint;
 pub use error::{Error, Result};
 pub use load::Load;

@@ -118,6 +118,11 @@ pub struct RequestRecord {
     /// The client end of the connection, when the server said (classifies `connection`).
     #[serde(skip)]
     pub(crate) peer: Option<SocketAddr>,
+    /// The response body's length in bytes, when one was read: what tells two services
+    /// that answer the same request differently apart before a comparison
+    /// ([`Comparison`](crate::Comparison)).
+    #[serde(skip)]
+    pub(crate) body_len: Option<usize>,
 }
 
 impl RequestRecord {
@@ -141,6 +146,7 @@ impl RequestRecord {
             held: None,
             error: None,
             peer: None,
+            body_len: None,
         }
     }
 }

@@ -33,17 +33,19 @@ pub(crate) async fn send(
             match response.bytes().await {
                 Err(error) if error.is_timeout() => Err((FailureKind::Timeout, error)),
                 Err(error) => Err((FailureKind::Body, error)),
-                Ok(_) if !status.is_success() => Ok((
+                Ok(body) if !status.is_success() => Ok((
                     Outcome::Failed {
                         kind: FailureKind::Status(status.as_u16()),
                     },
                     headers,
+                    body.len(),
                 )),
-                Ok(_) => Ok((
+                Ok(body) => Ok((
                     Outcome::Ok {
                         status: status.as_u16(),
                     },
                     headers,
+                    body.len(),
                 )),
             }
         }
@@ -58,8 +60,9 @@ pub(crate) async fn send(
             record.outcome = Outcome::Failed { kind };
             record.error = Some(describe(&error));
         }
-        Ok((outcome, served)) => {
+        Ok((outcome, served, body_len)) => {
             record.outcome = outcome;
+            record.body_len = Some(body_len);
             record.served_by = served.by;
             record.server_at_start = served.at_start;
             record.peer = served.peer;

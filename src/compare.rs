@@ -1,0 +1,560 @@
+//! The same request on two targets — a base (the merge base's build, main) and a
+//! candidate (the pull request's) — measured in the same interleaved rounds: a regression
+//! gate whose noise is one machine's round-to-round noise within a minute, not the noise
+//! between two machines on two days that a stored baseline carries.
+
+use std::fmt;
+use std::time::Duration;
+
+use crate::claim::{Claim, ClaimReport, Measure, Unit};
+use crate::endpoint::Endpoint;
+use crate::error::{Error, Result, check_range};
+use crate::evidence::Evidence;
+use crate::limits::{MAX_LOOP_TIME, MAX_REQUESTS, MAX_USERS};
+use crate::run::Run;
+use crate::vocab::ClientStrategy;
+
+/// Requests in a row per side and round for [`Compared::Single`]: their median latency is
+/// the figure, so one request delayed by the scheduler does not make a round.
+pub const SINGLE_IN_A_ROW: usize = 5;
+
+/// The least closed loop a comparison runs: at 10 ms of work a user completes ten
+/// requests in it, enough for a throughput that is not one request's rounding.
+const LEAST_LOOP: Duration = Duration::from_millis(100);
+
+/// The most a tolerance may allow the candidate to be slower: ten times the base.
+const MOST_SLOWER: f64 = 10.0;
+
+/// Two bodies "differ" when their lengths differ by more than this share of the longer and
+/// by more than [`BODY_SLACK`] bytes: a different page, an error body under a 2xx, an
+/// empty answer — not a JSON body whose timestamps have one digit more.
+const BODY_SHARE: f64 = 0.25;
+/// See [`BODY_SHARE`].
+const BODY_SLACK: usize = 8;
+
+/// A latency percentile of a closed loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Percentile {
+    /// The median.
+    P50,
+    /// The 90th percentile.
+    P90,
+    /// The 99th percentile.
+    P99,
+}
+
+impl Percentile {
+    fn of(self, run: &Run) -> Duration {
+        let latency = crate::summary::Latency::of(run.records.iter().map(|r| r.latency()));
+        latency.map_or(Duration::ZERO, |l| match self {
+            Percentile::P50 => l.p50,
+            Percentile::P90 => l.p90,
+            Percentile::P99 => l.p99,
+        })
+    }
+}
+
+impl fmt::Display for Percentile {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Percentile::P50 => "p50",
+            Percentile::P90 => "p90",
+            Percentile::P99 => "p99",
+        })
+    }
+}
+
+/// What each side of a comparison is sent, and which of its figures is compared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Compared {
+    /// One request at a time: the median latency of [`SINGLE_IN_A_ROW`] in a row. What a
+    /// handler's own work costs, without queueing.
+    Single,
+    /// `n` requests at once: the wall time until the last is answered. What a burst
+    /// costs, queueing and scheduling included.
+    FanOut(usize),
+    /// A closed loop of `users`, each sending its next request when the last is answered,
+    /// for `duration`: the requests answered per second.
+    Throughput {
+        /// Concurrent users.
+        users: usize,
+        /// How long the users send.
+        duration: Duration,
+    },
+    /// The same closed loop: a latency percentile.
+    Latency {
+        /// Concurrent users.
+        users: usize,
+        /// How long the users send.
+        duration: Duration,
+        /// Which percentile.
+        percentile: Percentile,
+    },
+}
+
+impl Compared {
+    fn validate(self) -> Result<Compared> {
+        match self {
+            Compared::Single => {}
+            Compared::FanOut(n) => {
+                check_range("fan-out", n, 1, MAX_REQUESTS, " requests")?;
+            }
+            Compared::Throughput { users, duration }
+            | Compared::Latency {
+                users, duration, ..
+            } => {
+                check_range("users", users, 1, MAX_USERS, "")?;
+                check_range(
+                    "loop duration",
+                    duration.as_millis(),
+                    LEAST_LOOP.as_millis(),
+                    MAX_LOOP_TIME.as_millis(),
+                    " ms",
+                )?;
+            }
+        }
+        Ok(self)
+    }
+
+    /// The closed loop's strategy, for the loop figures.
+    fn closed_loop(users: usize, duration: Duration) -> ClientStrategy {
+        ClientStrategy::ClosedLoop {
+            users,
+            think: Duration::ZERO,
+            ramp: Duration::ZERO,
+            duration,
+        }
+    }
+
+    /// Whether a larger figure is slower (a time) rather than faster (a throughput).
+    fn is_time(self) -> bool {
+        !matches!(self, Compared::Throughput { .. })
+    }
+}
+
+impl fmt::Display for Compared {
+    /// `one request at a time`, `fan-out of 20`, `closed loop of 8 users for 500 ms:
+    /// throughput`: stable words for reports and snapshots.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Compared::Single => write!(
+                f,
+                "one request at a time (median of {SINGLE_IN_A_ROW} in a row)"
+            ),
+            Compared::FanOut(n) => write!(f, "fan-out of {n}"),
+            Compared::Throughput { users, duration } => write!(
+                f,
+                "closed loop of {users} users for {} ms: throughput",
+                duration.as_millis()
+            ),
+            Compared::Latency {
+                users,
+                duration,
+                percentile,
+            } => write!(
+                f,
+                "closed loop of {users} users for {} ms: {percentile} latency",
+                duration.as_millis()
+            ),
+        }
+    }
+}
+
+/// The same request on two targets — a base and a candidate — compared in the same
+/// interleaved rounds: "the candidate is at most 10 % slower than the base", or "at least
+/// 20 % faster". Make one with [`Endpoint::compared_with`] on the candidate's endpoint.
+///
+/// Both sides are measured by the same kind of load client, one after the other in every
+/// round (A B, then B A), so whatever the machine does to one round it does to both: the
+/// decision's noise is the round-to-round noise of one machine, not the run-to-run noise
+/// of a stored baseline. Before any load, each side is sent its first request, and a side
+/// that is down, answers non-2xx, or answers differently from the other (its status, or a
+/// body of another length) is named.
+///
+/// ```
+/// use std::time::Duration;
+/// use axum::{Router, routing::get};
+/// use perfshape::{PoolSettings, Target, Verdict};
+///
+/// let handler = |ms: u64| get(move || async move {
+///     tokio::time::sleep(Duration::from_millis(ms)).await;
+///     "report"
+/// });
+/// let base = Target::serve(Router::new().route("/report", handler(30)), PoolSettings::workers(1)?)?
+///     .named("main");
+/// let candidate = Target::serve(Router::new().route("/report", handler(20)), PoolSettings::workers(1)?)?
+///     .named("pull request");
+/// let comparison = candidate.get("/report").compared_with(&base.get("/report")).fan_out(10)?;
+/// let checked = comparison.clone().slower_by_at_most(0.10)?.check()?;
+/// assert_eq!(checked.verdict(), Verdict::Holds);
+/// // The same comparison with the sides swapped is a 50 % slowdown: caught.
+/// let swapped = comparison.swapped().slower_by_at_most(0.10)?.check()?;
+/// assert_eq!(swapped.verdict(), Verdict::Broken);
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct Comparison {
+    base: Endpoint,
+    candidate: Endpoint,
+    load: Compared,
+    bodies_may_differ: bool,
+}
+
+impl Comparison {
+    /// `candidate` against `base`, under a fan-out (10, or 4 per server worker).
+    pub(crate) fn new(candidate: &Endpoint, base: &Endpoint, fan_out: usize) -> Comparison {
+        Comparison {
+            base: base.clone(),
+            candidate: candidate.clone(),
+            load: Compared::FanOut(fan_out),
+            bodies_may_differ: false,
+        }
+    }
+
+    /// Compares under `load` (checked: a fan-out of 1..=100,000, a loop of 1..=10,000
+    /// users for 100 ms to 10 minutes).
+    pub fn load(mut self, load: Compared) -> Result<Self> {
+        self.load = load.validate()?;
+        Ok(self)
+    }
+
+    /// One request at a time, each side the median of five in a row.
+    pub fn single(self) -> Self {
+        Comparison {
+            load: Compared::Single,
+            ..self
+        }
+    }
+
+    /// `n` requests at once, each side its wall time.
+    pub fn fan_out(self, n: usize) -> Result<Self> {
+        self.load(Compared::FanOut(n))
+    }
+
+    /// A closed loop of `users` for `duration`, each side its throughput (for a latency
+    /// percentile, [`load`](Self::load) with [`Compared::Latency`]).
+    pub fn closed_loop(self, users: usize, duration: Duration) -> Result<Self> {
+        self.load(Compared::Throughput { users, duration })
+    }
+
+    /// Accepts two sides whose first answers differ in body length (a page that embeds a
+    /// build id, say): by default a comparison refuses them, as two services that answer
+    /// differently are rarely the same request.
+    pub fn bodies_may_differ(mut self) -> Self {
+        self.bodies_may_differ = true;
+        self
+    }
+
+    /// The same comparison with base and candidate exchanged: a negative control (a
+    /// candidate claimed faster must then break).
+    pub fn swapped(self) -> Self {
+        Comparison {
+            base: self.candidate,
+            candidate: self.base,
+            ..self
+        }
+    }
+
+    /// The load each side is sent.
+    pub fn compared(&self) -> Compared {
+        self.load
+    }
+
+    /// The base's endpoint.
+    pub fn base(&self) -> &Endpoint {
+        &self.base
+    }
+
+    /// The candidate's endpoint.
+    pub fn candidate(&self) -> &Endpoint {
+        &self.candidate
+    }
+
+    /// **No regression**: the candidate's figure ÷ the base's (a time; for throughput, the
+    /// base's ÷ the candidate's) is at most 1 + `tolerance` — `0.10` for "at most 10 %
+    /// slower". The tolerance is above 0 and at most 10.
+    pub fn slower_by_at_most(self, tolerance: f64) -> Result<Claim<'static>> {
+        if !(tolerance > 0.0 && tolerance <= MOST_SLOWER) {
+            return Err(Error::invalid(
+                "tolerance",
+                tolerance,
+                "above 0 and at most 10 (0.10 is 10 %)",
+            ));
+        }
+        let name = self.sentence(&format!("at most {} slower than", percent(tolerance)));
+        Ok(self
+            .claim(&name)
+            .at_most(1.0 + tolerance)
+            .ideal(1.0)
+            .context("tolerance", format!("{} slower", percent(tolerance))))
+    }
+
+    /// **An improvement**: the candidate's figure ÷ the base's (a time; for throughput,
+    /// the base's ÷ the candidate's) is at most 1 − `share` — `0.20` for "at least 20 %
+    /// faster". The share is above 0 and below 1.
+    pub fn faster_by_at_least(self, share: f64) -> Result<Claim<'static>> {
+        if !(share > 0.0 && share < 1.0) {
+            return Err(Error::invalid(
+                "share",
+                share,
+                "above 0 and below 1 (0.20 is 20 % faster)",
+            ));
+        }
+        let name = self.sentence(&format!("at least {} faster than", percent(share)));
+        Ok(self
+            .claim(&name)
+            .at_most(1.0 - share)
+            .context("tolerance", format!("{} faster", percent(share))))
+    }
+
+    /// Sends each side its first request and refuses, naming both, a pair that cannot be
+    /// compared: a side that is down or answers non-2xx, two different statuses, bodies of
+    /// clearly different lengths (unless [`bodies_may_differ`](Self::bodies_may_differ)),
+    /// or two served routers on different pools. Every claim of a comparison does this
+    /// before any load.
+    pub fn preflight(&self) -> Result<()> {
+        if let (Some(base), Some(candidate)) = (self.base.workers(), self.candidate.workers()) {
+            if base != candidate {
+                return Err(Error::invalid(
+                    "pools",
+                    format!("base on {base}, candidate on {candidate}"),
+                    "the same pool on both sides: a comparison measures the code, not the pool",
+                ));
+            }
+        }
+        let (base, candidate) = (
+            first_answer("base", &self.base)?,
+            first_answer("candidate", &self.candidate)?,
+        );
+        let differ = |what: String| Error::Differs {
+            base: self.base.url(),
+            candidate: self.candidate.url(),
+            what,
+        };
+        if base.status != candidate.status {
+            return Err(differ(format!(
+                "status {} from the base, {} from the candidate",
+                base.status, candidate.status
+            )));
+        }
+        let (short, long) = (
+            base.bytes.min(candidate.bytes),
+            base.bytes.max(candidate.bytes),
+        );
+        if !self.bodies_may_differ
+            && long - short > BODY_SLACK
+            && (long - short) as f64 > BODY_SHARE * long as f64
+        {
+            return Err(differ(format!(
+                "a body of {} bytes from the base, {} from the candidate (bodies_may_differ() or \
+                 --bodies-may-differ accepts it)",
+                base.bytes, candidate.bytes
+            )));
+        }
+        Ok(())
+    }
+
+    /// "`/report` on pull request (router on W=1 B=512) is {relation} on main (…)", or
+    /// with both requests named when they differ.
+    fn sentence(&self, relation: &str) -> String {
+        let (base, candidate) = self.target_names();
+        if self.base.request().to_string() == self.candidate.request().to_string() {
+            format!(
+                "{} on {candidate} is {relation} on {base}",
+                self.candidate.name()
+            )
+        } else {
+            format!(
+                "{} on {candidate} is {relation} {} on {base}",
+                self.candidate.name(),
+                self.base.name()
+            )
+        }
+    }
+
+    /// How reports name the two targets: their descriptions, told apart by "base" and
+    /// "candidate" when they read the same.
+    fn target_names(&self) -> (String, String) {
+        let (base, candidate) = (
+            self.base.target().describe(),
+            self.candidate.target().describe(),
+        );
+        if base == candidate {
+            (format!("base ({base})"), format!("candidate ({candidate})"))
+        } else {
+            (base, candidate)
+        }
+    }
+
+    /// The claim, its figure "how much slower the candidate is": candidate ÷ base for a
+    /// time, base ÷ candidate for a throughput.
+    fn claim(self, name: &str) -> Claim<'static> {
+        let load = self.load;
+        let (base_name, candidate_name) = self.target_names();
+        let candidate = side(&self.candidate, load, &candidate_name, Some(self.clone()));
+        let base = side(&self.base, load, &base_name, None);
+        let claim = if load.is_time() {
+            Claim::ratio(name, candidate, base)
+        } else {
+            Claim::ratio(name, base, candidate)
+        };
+        let budget = match load {
+            // Two loops a round, up to 15 rounds, and their warm-ups.
+            Compared::Throughput { duration, .. } | Compared::Latency { duration, .. } => {
+                Duration::from_secs(20).max(duration * 40)
+            }
+            _ => Duration::from_secs(20),
+        };
+        claim
+            .budget(budget)
+            .context("load", load)
+            .context("base", &base_name)
+            .context("candidate", &candidate_name)
+            .explain(move |report: &ClaimReport| explain(report, load))
+    }
+}
+
+/// "the candidate is 4.2 % slower than the base (median round; fan-out of 20: 21.3 ms
+/// against 20.4 ms)".
+fn explain(report: &ClaimReport, load: Compared) -> Vec<String> {
+    let medians = report.side_medians();
+    let (candidate, base) = match (load.is_time(), medians.as_slice()) {
+        (true, [c, b]) => (*c, *b),
+        (false, [b, c]) => (*c, *b),
+        _ => return Vec::new(),
+    };
+    let unit = report
+        .sides
+        .first()
+        .map_or(Unit::Plain, |(_, unit)| unit.to_owned());
+    let change = report.median - 1.0;
+    let how = if change >= 0.0 { "slower" } else { "faster" };
+    vec![format!(
+        "the candidate is {:.1} % {how} than the base (median round; {load}: {} against {})",
+        change.abs() * 100.0,
+        unit.show(candidate),
+        unit.show(base)
+    )]
+}
+
+/// One side of a comparison: `endpoint` under `load`, labelled with its target's name.
+/// The side given `preflight` checks the pair before its warm-up (the first side warmed).
+fn side(
+    endpoint: &Endpoint,
+    load: Compared,
+    target: &str,
+    preflight: Option<Comparison>,
+) -> Measure<'static> {
+    let label = format!("{} on {target}", endpoint.name());
+    let evidence = Evidence::default();
+    let (this, seen) = (endpoint.clone(), evidence.clone());
+    let observe = move |strategy: ClientStrategy, n: usize| {
+        seen.observe(this.server_pool(), || this.run(strategy, n))
+    };
+    let measure = match load {
+        Compared::Single => Measure::duration(&label, move || {
+            let run = observe(ClientStrategy::Sequential, SINGLE_IN_A_ROW)?;
+            Ok(Percentile::P50.of(&run))
+        }),
+        Compared::FanOut(n) => Measure::duration(&label, move || {
+            observe(ClientStrategy::FanOut, n).map(|run| run.wall)
+        }),
+        Compared::Throughput { users, duration } => Measure::rate(&label, move || {
+            let run = observe(Compared::closed_loop(users, duration), MAX_REQUESTS)?;
+            Ok(run.ok() as f64 / run.wall.as_secs_f64().max(f64::MIN_POSITIVE))
+        })
+        .floor(duration),
+        Compared::Latency {
+            users,
+            duration,
+            percentile,
+        } => Measure::duration(&label, move || {
+            let run = observe(Compared::closed_loop(users, duration), MAX_REQUESTS)?;
+            Ok(percentile.of(&run))
+        })
+        .floor(duration),
+    };
+    let this = endpoint.clone();
+    let mut preflight = preflight;
+    measure
+        .warm_with(move || {
+            if let Some(pair) = preflight.take() {
+                pair.preflight()?;
+            }
+            this.preflight()?;
+            // Connections and threads, opened as the load will use them.
+            let (strategy, n) = match load {
+                Compared::Single => (ClientStrategy::Sequential, SINGLE_IN_A_ROW),
+                Compared::FanOut(n) => (ClientStrategy::FanOut, n),
+                Compared::Throughput { users, .. } | Compared::Latency { users, .. } => {
+                    (ClientStrategy::FanOut, users)
+                }
+            };
+            this.run(strategy, n).map(drop)
+        })
+        .evidence(move || evidence.describe(&format!("{load}")))
+}
+
+/// What a side answered to its first request.
+struct Answer {
+    status: u16,
+    bytes: usize,
+}
+
+/// `endpoint`'s first request, sent once: its status and body length, or why there is
+/// none (the connect error, a non-2xx status), naming the side and its URL.
+fn first_answer(side: &str, endpoint: &Endpoint) -> Result<Answer> {
+    let plan = endpoint.plan()?;
+    let label = format!("the {side}'s {} ({})", plan.label, endpoint.url());
+    let (run, _) = endpoint.target().client().run_plan(
+        ClientStrategy::Sequential,
+        &plan.labelled(label),
+        1,
+        None,
+    )?;
+    run.require_ok()?;
+    let record = &run.records[0];
+    let status = match record.outcome {
+        crate::run::Outcome::Ok { status } => status,
+        crate::run::Outcome::Failed { .. } => 0,
+    };
+    Ok(Answer {
+        status,
+        bytes: record.body_len.unwrap_or(0),
+    })
+}
+
+/// `0.1` as `10 %`, `0.025` as `2.5 %`.
+fn percent(share: f64) -> String {
+    let value = format!("{:.2}", share * 100.0);
+    let value = value.trim_end_matches('0').trim_end_matches('.');
+    format!("{value} %")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percents_read_as_written() {
+        assert_eq!(percent(0.1), "10 %");
+        assert_eq!(percent(0.025), "2.5 %");
+        assert_eq!(percent(1.5), "150 %");
+    }
+
+    #[test]
+    fn loads_out_of_range_are_named() {
+        let err = Compared::FanOut(0).validate().unwrap_err().to_string();
+        assert!(err.starts_with("invalid fan-out: 0"), "{err}");
+        let err = Compared::Throughput {
+            users: 4,
+            duration: Duration::from_millis(50),
+        }
+        .validate()
+        .unwrap_err()
+        .to_string();
+        assert!(err.starts_with("invalid loop duration: 50"), "{err}");
+    }
+}
