@@ -106,6 +106,17 @@ pub enum Error {
         /// What went wrong, with the engine's own words where it gave any.
         what: String,
     },
+    /// A service a comparison starts from a command could not be started, or did not
+    /// listen: which side, the command as run, and what happened (its last output lines).
+    #[error("the {name} command `{command}` {what}")]
+    Service {
+        /// `base` or `candidate`.
+        name: String,
+        /// The command, its port filled in.
+        command: String,
+        /// What went wrong.
+        what: String,
+    },
     /// An engine's statistics lack what a verdict needs — a row, a round, a column — or
     /// hold failed requests: no verdict is taken from partial data.
     #[error("{source_name}: {what}")]

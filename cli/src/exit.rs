@@ -1,6 +1,6 @@
 //! The exit status of every command: what a CI step reads instead of parsing the output.
 //!
-//! The same four codes for every command that decides (`judge`, `locust`, `k6`, `selftest`), as
+//! The same four codes for every command that decides (`compare`, `judge`, `locust`, `k6`, `selftest`), as
 //! k6 gives 99 for a failed threshold; a command that decides nothing (`serve`, `report`,
 //! `export`, …) exits 0 when it did its work and 3 when it could not.
 
@@ -11,7 +11,7 @@ use perfshape::claim::{ClaimReport, GateMode};
 
 /// The codes as `--help` prints them.
 pub(crate) const EXIT_STATUS: &str = "\
-Exit status (every command that decides: judge, locust, k6, selftest):
+Exit status (every command that decides: compare, judge, locust, k6, selftest):
   0  every claim holds (or the gate is advisory: PERFSHAPE_GATE=advisory)
   1  a claim is broken
   2  no claim is broken, but one is inconclusive (the rounds could not tell)

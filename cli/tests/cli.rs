@@ -375,3 +375,110 @@ fn the_exit_status_tells_holds_broken_inconclusive_and_could_not_run_apart() {
     assert!(stdout.contains("3  could not run"), "{stdout}");
     let _ = std::fs::remove_dir_all(dir);
 }
+
+/// `perfshape compare` refuses bad input at once, exit 3: a share it cannot read, a side
+/// nobody listens on (the URL and the connect error), a command that exits before it
+/// listens (its command and last lines) — and starts nothing it does not stop.
+#[test]
+fn the_compare_command_refuses_bad_input_at_once() {
+    let dir = fresh_folder("compare-bad");
+    let (code, _, stderr) = perfshape(
+        &[
+            "compare",
+            "http://127.0.0.1:1/",
+            "http://127.0.0.1:1/",
+            "--tolerance",
+            "ten",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("\"ten\": expected a percentage (10%) or a fraction (0.10)"),
+        "{stderr}"
+    );
+    let port = closed_port();
+    let dead = format!("http://127.0.0.1:{port}/report");
+    let (code, _, stderr) = perfshape(&["compare", &dead, &dead], &dir);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "perfshape: error: cannot reach {dead}: connecting to 127.0.0.1:{port}"
+        )),
+        "{stderr}"
+    );
+    let (code, _, stderr) = perfshape(
+        &[
+            "compare",
+            "--base-cmd",
+            "echo 'cannot open build/main'; exit 7",
+            "--candidate-cmd",
+            "true",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("perfshape: error: the base command `echo 'cannot open build/main'; exit 7` exited (exit status: 7) before listening on 127.0.0.1:")
+            && stderr.contains("cannot open build/main"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = perfshape(&["compare", "--base-cmd", "true"], &dir);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(stderr.contains("--candidate-cmd"), "{stderr}");
+}
+
+/// The whole command on two started builds, timed (the `shape` group runs it alone): the
+/// same build on both sides holds (exit 0); a candidate whose handler waits 30 ms where
+/// the base's waits 20 is broken (exit 1), one line per endpoint.
+#[test]
+fn timed_compare_of_two_started_builds() {
+    let dir = fresh_folder("compare-timed");
+    let serve = format!(
+        "{} serve --workers 1 --bind 127.0.0.1:{{port}}",
+        env!("CARGO_BIN_EXE_perfshape")
+    );
+    let (code, stdout, stderr) = perfshape(
+        &[
+            "compare",
+            "--base-cmd",
+            &serve,
+            "--candidate-cmd",
+            &serve,
+            "--path",
+            "/async?ms=20",
+            "--path",
+            "/offload?ms=20",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(0), "{stdout}{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "one line per endpoint: {stdout}");
+    assert!(
+        lines[0].starts_with("holds        /async?ms=20: the candidate is "),
+        "{stdout}"
+    );
+    assert!(
+        lines[1].starts_with("holds        /offload?ms=20: "),
+        "{stdout}"
+    );
+    let base = perfshape::external::StartedService::start(
+        "base",
+        &serve,
+        None,
+        std::time::Duration::from_secs(20),
+        &dir.join("base.log"),
+    )
+    .expect("the demo service starts");
+    let (base_url, candidate_url) = (
+        format!("{}/async?ms=20", base.url()),
+        format!("{}/async?ms=30", base.url()),
+    );
+    let (code, stdout, stderr) = perfshape(&["compare", &base_url, &candidate_url], &dir);
+    assert_eq!(code, Some(1), "{stdout}{stderr}");
+    assert!(
+        stdout.starts_with("broken       /async?ms=20 vs /async?ms=30: the candidate is "),
+        "{stdout}"
+    );
+}

@@ -8,6 +8,7 @@
 //! where 1 is claimed) and must come out broken: that is the proof that each claim can
 //! fail. `tests/controls/` and `perfshape selftest` run the controls.
 
+pub mod compare;
 pub mod endpoints;
 #[cfg(feature = "experiments")]
 pub mod k6;
@@ -78,6 +79,7 @@ pub fn entries() -> Vec<Entry> {
         strategies::ENTRIES,
         loops::ENTRIES,
         endpoints::ENTRIES,
+        compare::ENTRIES,
         scheduler::ENTRIES,
     ]
     .concat();

@@ -197,6 +197,16 @@ pub struct Claim<'a> {
     elsewhere: Option<(Duration, Duration)>,
 }
 
+impl std::fmt::Debug for Claim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Claim")
+            .field("name", &self.name)
+            .field("band", &self.band)
+            .field("context", &self.context)
+            .finish_non_exhaustive()
+    }
+}
+
 /// Turns a finished report into sentences a reader needs: what the figure means for the
 /// code under test, and the runtime evidence behind it.
 type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + Send + 'a>;

@@ -43,6 +43,7 @@ mod locust;
 mod locustfile;
 mod process;
 mod schedule;
+mod service;
 mod stats;
 
 pub use judge::{Judge, Judged, LITTLE_SLACK, MODEL_BAND, OFFERED, ORDER_STEP};
@@ -52,6 +53,7 @@ pub use locust::{LOCUST_ENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_loc
 pub use locustfile::locustfile;
 pub use process::{ENGINES_PIP, ENGINES_VENV};
 pub use schedule::{EngineLoad, K6_MIN_DURATION, LEAD, ROUNDS, Schedule, ScheduledRow, Stage};
+pub use service::{PORT_PLACEHOLDER, StartedService};
 pub use stats::{Engine, EngineStats, StageStats};
 
 /// A string as a literal in a generated script: JSON's escaping is valid in both Python

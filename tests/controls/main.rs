@@ -56,6 +56,8 @@ controls! {
     loops::the_probe_finds_the_pool,
     endpoints::waiting_handlers_do_not_block_their_worker,
     endpoints::an_async_handler_is_faster_than_a_blocking_one,
+    compare::the_same_build_is_no_regression,
+    compare::a_faster_build_is_claimed_faster,
     scheduler::eager_handoff_serves_a_later_request_at_once,
     tables::every_row_agrees_with_the_model,
     locust::seed004_from_a_distributed_run,

@@ -4,6 +4,7 @@
 //! a work time it chose, so these tests run in parallel with each other.
 
 mod claims;
+mod compare;
 mod cpu;
 mod deterministic;
 mod engines;

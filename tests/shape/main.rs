@@ -13,6 +13,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod compare;
 mod endpoints;
 mod layers;
 mod loops;

@@ -2,6 +2,7 @@
 //! share: the experiments' runner, an engine's schedule flags and verdict table, files.
 
 pub(crate) mod all;
+pub(crate) mod compare;
 pub(crate) mod export;
 pub(crate) mod judge;
 pub(crate) mod k6;

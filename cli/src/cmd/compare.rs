@@ -1,0 +1,273 @@
+//! `perfshape compare BASE CANDIDATE`: the same request on two builds, interleaved — the
+//! regression gate in one run.
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use perfshape::claim::artifact_dir;
+use perfshape::external::StartedService;
+use perfshape::{Compared, Error, Percentile, Target};
+
+use crate::exit::Exit;
+
+/// Compare the same request on two builds of a service, measured in the same interleaved
+/// rounds: "the candidate is at most 10 % slower than the base". Give two running
+/// services (full URLs, so paths may differ; or bases with --path), or two commands that
+/// start them (--base-cmd, --candidate-cmd: each gets a port as {port} and $PORT, is
+/// waited for and stopped after). One line per endpoint.
+#[derive(clap::Args)]
+pub(crate) struct Args {
+    /// The base's URL (the merge base, main): the full URL of the request, or with --path
+    /// the base the paths are appended to.
+    #[arg(required_unless_present = "base_cmd", conflicts_with = "base_cmd")]
+    base: Option<String>,
+    /// The candidate's URL (the pull request's build), as BASE.
+    #[arg(
+        required_unless_present = "candidate_cmd",
+        conflicts_with = "candidate_cmd"
+    )]
+    candidate: Option<String>,
+    /// A shell command that starts the base on {port} (also $PORT), e.g.
+    /// 'target/main/server --port {port}'.
+    #[arg(long, requires = "candidate_cmd")]
+    base_cmd: Option<String>,
+    /// A shell command that starts the candidate on {port} (also $PORT).
+    #[arg(long, requires = "base_cmd")]
+    candidate_cmd: Option<String>,
+    /// The base command's port (default: a free one on 127.0.0.1).
+    #[arg(long, requires = "base_cmd")]
+    base_port: Option<u16>,
+    /// The candidate command's port (default: a free one on 127.0.0.1).
+    #[arg(long, requires = "candidate_cmd")]
+    candidate_port: Option<u16>,
+    /// Seconds a started command has to listen on its port.
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=600))]
+    start_timeout: u64,
+    /// A path and query to compare, appended to both sides (repeat for several; one line
+    /// each). Default with commands: /.
+    #[arg(long = "path")]
+    paths: Vec<String>,
+    /// What each side is sent: single (one request at a time), fanout:N (N at once), or
+    /// closed:USERS (a closed loop for --loop-ms).
+    #[arg(long, default_value = "fanout:20")]
+    load: LoadArg,
+    /// The closed loop's length, in milliseconds.
+    #[arg(long, default_value_t = 500)]
+    loop_ms: u64,
+    /// The closed loop's figure: throughput, p50, p90 or p99 (latency).
+    #[arg(long, default_value = "throughput")]
+    figure: FigureArg,
+    /// How much slower the candidate may be: 10% (or 0.10).
+    #[arg(long, default_value = "10%", conflicts_with = "faster")]
+    tolerance: Share,
+    /// Claim instead that the candidate is at least this much faster: 20% (or 0.20).
+    #[arg(long)]
+    faster: Option<Share>,
+    /// Accept first answers whose body lengths differ (by default refused: different
+    /// answers are rarely the same request).
+    #[arg(long)]
+    bodies_may_differ: bool,
+    /// Seconds before one request counts as failed.
+    #[arg(long, default_value_t = 10)]
+    timeout: u64,
+}
+
+/// `single`, `fanout:N` or `closed:USERS`.
+#[derive(Clone, Copy, Debug)]
+enum LoadArg {
+    Single,
+    FanOut(usize),
+    Closed(usize),
+}
+
+impl FromStr for LoadArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let count = |what: &str, n: &str| {
+            n.parse::<usize>()
+                .map_err(|_| format!("{what} {n:?} is not a whole number"))
+        };
+        match text.split_once(':') {
+            None if text == "single" => Ok(LoadArg::Single),
+            Some(("fanout", n)) => count("fanout", n).map(LoadArg::FanOut),
+            Some(("closed", n)) => count("closed", n).map(LoadArg::Closed),
+            _ => Err(format!(
+                "{text:?}: expected single, fanout:N or closed:USERS"
+            )),
+        }
+    }
+}
+
+/// A closed loop's figure.
+#[derive(Clone, Copy, Debug)]
+enum FigureArg {
+    Throughput,
+    Latency(Percentile),
+}
+
+impl FromStr for FigureArg {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        match text {
+            "throughput" => Ok(FigureArg::Throughput),
+            "p50" => Ok(FigureArg::Latency(Percentile::P50)),
+            "p90" => Ok(FigureArg::Latency(Percentile::P90)),
+            "p99" => Ok(FigureArg::Latency(Percentile::P99)),
+            _ => Err(format!("{text:?}: expected throughput, p50, p90 or p99")),
+        }
+    }
+}
+
+/// A share: `10%`, `2.5%` or `0.10`.
+#[derive(Clone, Copy, Debug)]
+struct Share(f64);
+
+impl FromStr for Share {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, String> {
+        let bad = || format!("{text:?}: expected a percentage (10%) or a fraction (0.10)");
+        let share = match text.strip_suffix('%') {
+            Some(percent) => percent.trim().parse::<f64>().map_err(|_| bad())? / 100.0,
+            None => text.parse::<f64>().map_err(|_| bad())?,
+        };
+        if share.is_finite() && share > 0.0 {
+            Ok(Share(share))
+        } else {
+            Err(bad())
+        }
+    }
+}
+
+impl Args {
+    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+        let load = self.compared()?;
+        let limits = perfshape::client::Limits {
+            request_timeout: Duration::from_secs(self.timeout),
+            run_deadline: Duration::from_secs(self.timeout + 60),
+        };
+        // Started services are stopped when these drop, whatever happens below.
+        let mut started = Vec::new();
+        let (base, candidate, paths) = match (&self.base_cmd, &self.candidate_cmd) {
+            (Some(base_cmd), Some(candidate_cmd)) => {
+                let within = Duration::from_secs(self.start_timeout);
+                let dir = artifact_dir();
+                std::fs::create_dir_all(&dir).map_err(|e| Error::Io {
+                    what: format!("creating {}", dir.display()),
+                    source: e,
+                })?;
+                for (name, command, port) in [
+                    ("base", base_cmd, self.base_port),
+                    ("candidate", candidate_cmd, self.candidate_port),
+                ] {
+                    let log = dir.join(format!("compare-{name}.log"));
+                    eprintln!("starting the {name}: {command}");
+                    started.push(StartedService::start(name, command, port, within, &log)?);
+                }
+                let paths = if self.paths.is_empty() {
+                    vec!["/".to_string()]
+                } else {
+                    self.paths.clone()
+                };
+                (started[0].url(), started[1].url(), paths)
+            }
+            _ => {
+                let (base, candidate) = (
+                    self.base.clone().unwrap_or_default(),
+                    self.candidate.clone().unwrap_or_default(),
+                );
+                if self.paths.is_empty() {
+                    // Full URLs: each side its own path.
+                    let (b, bp) = Target::split_url(&base)?;
+                    let (c, cp) = Target::split_url(&candidate)?;
+                    let (b, c) = (b.with_limits(limits)?, c.with_limits(limits)?);
+                    let line = self.compare_one(
+                        &b.named("base").request(perfshape::Request::get(bp)),
+                        &c.named("candidate").request(perfshape::Request::get(cp)),
+                        load,
+                    )?;
+                    return Ok(line);
+                }
+                (base, candidate, self.paths.clone())
+            }
+        };
+        let base = Target::url(&base)?.with_limits(limits)?.named("base");
+        let candidate = Target::url(&candidate)?
+            .with_limits(limits)?
+            .named("candidate");
+        let mut exit = Exit::Holds;
+        for path in &paths {
+            base.url_of(path)?;
+            let line = self.compare_one(
+                &base.get(path.as_str()),
+                &candidate.get(path.as_str()),
+                load,
+            )?;
+            exit = exit.max(line);
+        }
+        drop(started);
+        Ok(exit)
+    }
+
+    /// The load flags as the library's [`Compared`].
+    fn compared(&self) -> perfshape::Result<Compared> {
+        let duration = Duration::from_millis(self.loop_ms);
+        Ok(match (self.load, self.figure) {
+            (LoadArg::Single, _) => Compared::Single,
+            (LoadArg::FanOut(n), _) => Compared::FanOut(n),
+            (LoadArg::Closed(users), FigureArg::Throughput) => {
+                Compared::Throughput { users, duration }
+            }
+            (LoadArg::Closed(users), FigureArg::Latency(percentile)) => Compared::Latency {
+                users,
+                duration,
+                percentile,
+            },
+        })
+    }
+
+    /// One endpoint's comparison, decided and printed on one line; its exit status.
+    fn compare_one(
+        &self,
+        base: &perfshape::Endpoint,
+        candidate: &perfshape::Endpoint,
+        load: Compared,
+    ) -> perfshape::Result<Exit> {
+        let mut comparison = candidate.compared_with(base).load(load)?;
+        if self.bodies_may_differ {
+            comparison = comparison.bodies_may_differ();
+        }
+        // Before any load: both sides up, 2xx, answering alike.
+        comparison.preflight()?;
+        let claim = match self.faster {
+            Some(Share(share)) => comparison.faster_by_at_least(share)?,
+            None => comparison.slower_by_at_most(self.tolerance.0)?,
+        };
+        eprintln!(
+            "comparing {} (base) with {} (candidate): {load}, interleaved …",
+            base.url(),
+            candidate.url()
+        );
+        let checked = claim.check()?;
+        let report = checked.report();
+        let what = report.explanation.first().cloned().unwrap_or_default();
+        let path = if base.path() == candidate.path() {
+            base.path().to_string()
+        } else {
+            format!("{} vs {}", base.path(), candidate.path())
+        };
+        println!(
+            "{:<12} {path}: {what}; {:.3} against a band {} in {} rounds",
+            report.verdict.to_string(),
+            report.median,
+            report.band,
+            report.rounds.len()
+        );
+        if let Some(artifact) = &report.artifact {
+            eprintln!("raw figures: {}", artifact.display());
+        }
+        Ok(Exit::of([report]))
+    }
+}

@@ -1,0 +1,232 @@
+//! A comparison refuses, before any load and naming both sides, a pair it cannot compare:
+//! a side answering non-2xx, two statuses, two bodies of clearly different lengths, two
+//! pools; and its settings out of range. A service started from a command is named with
+//! its command and last lines when it exits first or never listens, and is stopped —
+//! its whole process group — when dropped.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use axum::routing::get;
+use perfshape::external::StartedService;
+use perfshape::{Error, PoolSettings, Result, Target};
+
+/// A router answering `/ok` ("ok"), `/created` (201), `/long` (200 bytes) and `/boom`
+/// (500), counting every request.
+fn service(calls: &Arc<AtomicUsize>) -> Router {
+    let count = |calls: &Arc<AtomicUsize>| {
+        let calls = Arc::clone(calls);
+        move || {
+            calls.fetch_add(1, Ordering::Relaxed);
+        }
+    };
+    let (a, b, c, d) = (count(calls), count(calls), count(calls), count(calls));
+    Router::new()
+        .route(
+            "/ok",
+            get(move || async move {
+                a();
+                "ok"
+            }),
+        )
+        .route(
+            "/created",
+            get(move || async move {
+                b();
+                (StatusCode::CREATED, "ok")
+            }),
+        )
+        .route(
+            "/long",
+            get(move || async move {
+                c();
+                "x".repeat(200)
+            }),
+        )
+        .route(
+            "/boom",
+            get(move || async move {
+                d();
+                StatusCode::INTERNAL_SERVER_ERROR
+            }),
+        )
+}
+
+fn served(calls: &Arc<AtomicUsize>, workers: usize) -> Result<Target> {
+    Target::serve(service(calls), PoolSettings::workers(workers)?)
+}
+
+#[test]
+fn a_pair_that_answers_differently_is_named_before_any_load() -> Result {
+    let (base_calls, candidate_calls) = (Arc::default(), Arc::default());
+    let base = served(&base_calls, 1)?.named("main");
+    let candidate = served(&candidate_calls, 1)?.named("pull request");
+    // A candidate answering 500: named as the candidate, with its URL.
+    let err = candidate
+        .get("/boom")
+        .compared_with(&base.get("/ok"))
+        .slower_by_at_most(0.1)?
+        .check()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("the candidate's GET /boom (http://127.0.0.1:")
+            && err.contains("/boom) answered 500 in 1 of 1 requests"),
+        "{err}"
+    );
+    // Two statuses.
+    let err = candidate
+        .get("/created")
+        .compared_with(&base.get("/ok"))
+        .preflight()
+        .unwrap_err();
+    assert!(matches!(err, Error::Differs { .. }), "{err}");
+    assert!(
+        err.to_string()
+            .ends_with("answer differently: status 200 from the base, 201 from the candidate"),
+        "{err}"
+    );
+    // Two bodies: 2 bytes against 200, unless they may differ.
+    let comparison = candidate.get("/long").compared_with(&base.get("/ok"));
+    let err = comparison.preflight().unwrap_err().to_string();
+    assert!(
+        err.contains("a body of 2 bytes from the base, 200 from the candidate"),
+        "{err}"
+    );
+    comparison.bodies_may_differ().preflight()?;
+    // And the check of a pair that differs sent nothing but the first requests.
+    let before = (
+        base_calls.load(Ordering::Relaxed),
+        candidate_calls.load(Ordering::Relaxed),
+    );
+    let err = candidate
+        .get("/long")
+        .compared_with(&base.get("/ok"))
+        .fan_out(50)?
+        .slower_by_at_most(0.1)?
+        .check()
+        .unwrap_err();
+    assert!(matches!(err, Error::Differs { .. }), "{err}");
+    let after = (
+        base_calls.load(Ordering::Relaxed),
+        candidate_calls.load(Ordering::Relaxed),
+    );
+    assert_eq!(
+        (after.0 - before.0, after.1 - before.1),
+        (1, 1),
+        "one request each"
+    );
+    Ok(())
+}
+
+#[test]
+fn two_pools_or_settings_out_of_range_are_refused() -> Result {
+    let calls = Arc::default();
+    let (one, two) = (served(&calls, 1)?, served(&calls, 2)?);
+    let err = two
+        .get("/ok")
+        .compared_with(&one.get("/ok"))
+        .preflight()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid pools: base on W=1 B=512, candidate on W=2 B=512 (allowed: the same pool on \
+         both sides: a comparison measures the code, not the pool)"
+    );
+    let comparison = one.get("/ok").compared_with(&one.get("/ok"));
+    for tolerance in [0.0, -0.1, f64::NAN, 11.0] {
+        let err = comparison.clone().slower_by_at_most(tolerance).unwrap_err();
+        assert!(err.to_string().starts_with("invalid tolerance"), "{err}");
+    }
+    for share in [0.0, 1.0, f64::NAN] {
+        let err = comparison.clone().faster_by_at_least(share).unwrap_err();
+        assert!(err.to_string().starts_with("invalid share"), "{err}");
+    }
+    let err = comparison.clone().fan_out(0).unwrap_err();
+    assert!(err.to_string().starts_with("invalid fan-out: 0"), "{err}");
+    let err = comparison
+        .closed_loop(0, Duration::from_millis(500))
+        .unwrap_err();
+    assert!(err.to_string().starts_with("invalid users: 0"), "{err}");
+    Ok(())
+}
+
+/// A log file of this test's own.
+fn log(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("perfshape-exact-{name}-{}.log", std::process::id()))
+}
+
+#[test]
+fn a_command_that_exits_first_or_never_listens_is_named() {
+    let err = StartedService::start(
+        "base",
+        "echo 'no such build'; exit 4",
+        None,
+        Duration::from_secs(10),
+        &log("exits"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("the base command `echo 'no such build'; exit 4` exited (exit status: 4) before listening on 127.0.0.1:"),
+        "{err}"
+    );
+    assert!(err.contains("no such build"), "its last lines: {err}");
+    let err = StartedService::start(
+        "candidate",
+        "sleep 30",
+        None,
+        Duration::from_millis(300),
+        &log("silent"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with("the candidate command `sleep 30` did not listen on 127.0.0.1:")
+            && err.contains("within 0.3 s (stopped)"),
+        "{err}"
+    );
+    let taken = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+    let port = taken.local_addr().expect("an address").port();
+    let err = StartedService::start(
+        "base",
+        "true",
+        Some(port),
+        Duration::from_secs(1),
+        &log("taken"),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.starts_with(&format!(
+            "the base command `true` 127.0.0.1:{port} is taken already"
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_started_service_listens_on_its_port_and_stops_with_its_children() -> Result {
+    // `sleep 0;` makes the shell fork the server rather than become it: the server is the
+    // shell's child, which stopping must reach too.
+    let service = StartedService::start(
+        "base",
+        "sleep 0; python3 -m http.server --bind 127.0.0.1 {port}",
+        None,
+        Duration::from_secs(20),
+        &log("python"),
+    )?;
+    let port = service.port();
+    assert!(service.command().ends_with(&format!("127.0.0.1 {port}")));
+    Target::url(&service.url())?.endpoint("/")?;
+    drop(service);
+    let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
+    assert!(
+        std::net::TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_err(),
+        "nothing listens on {addr} once the service is dropped"
+    );
+    Ok(())
+}
