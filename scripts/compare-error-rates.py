@@ -1,0 +1,208 @@
+#!/usr/bin/env python3
+"""`perfshape compare`'s error rates on this machine, measured: the false-alarm rate of
+the same build on both sides (A/A) and how often an injected slowdown is caught, per load
+and tolerance, each cell K runs of the command, quiet or with one core kept busy by
+`yes > /dev/null`.
+
+    python3 scripts/compare-error-rates.py --runs 20           # quiet
+    python3 scripts/compare-error-rates.py --runs 20 --busy    # one core kept busy
+    python3 scripts/compare-error-rates.py --page > docs/compare.md
+
+Two kinds of pair:
+- demo: two `perfshape serve --workers 2` processes (started and stopped here, by pid);
+  the base `/async?ms=20`, the candidate `/async?ms=20|22|24|30` (0, 10, 20, 50 % more
+  work), compared as two running services (`perfshape compare BASE_URL CANDIDATE_URL`);
+- router: the `two_builds` example (an axum router on 2 workers whose `/report` awaits
+  20 ms) started twice by the command itself (`--base-cmd`, `--candidate-cmd`), the
+  candidate computing 0 or 2 ms more per request.
+
+Each series' results go to target/compare-rates/<quiet|busy>.json; `--page` prints
+docs/compare.md from both. Standard library only.
+"""
+
+import argparse
+import collections
+import json
+import pathlib
+import socket
+import statistics
+import subprocess
+import sys
+import time
+
+ROOT = pathlib.Path("target/compare-rates")
+PERFSHAPE = "target/release/perfshape"
+TWO_BUILDS = "target/release/examples/two_builds"
+LOADS = ["single", "fanout:20", "closed:8"]
+LOOP_MS = "300"
+# (pair, slowdown label, candidate setting, tolerance)
+CELLS = (
+    [("demo", f"{pct} %", ms, "10%") for pct, ms in [(0, 20), (10, 22), (20, 24), (50, 30)]]
+    + [("demo", f"{pct} %", ms, "5%") for pct, ms in [(0, 20), (10, 22)]]
+    + [("router", f"+{x} ms", x, "10%") for x in [0, 2]]
+)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_listening(port: int) -> None:
+    for _ in range(500):
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.1).close()
+            return
+        except OSError:
+            time.sleep(0.02)
+    sys.exit(f"nothing listens on 127.0.0.1:{port}")
+
+
+def compare(args: list[str]) -> dict:
+    """One `perfshape compare`: its exit code, verdict and median figure."""
+    done = subprocess.run([PERFSHAPE, "compare", *args], capture_output=True, text=True)
+    line = done.stdout.strip().splitlines()[-1] if done.stdout.strip() else ""
+    verdict = line.split()[0] if line else "error"
+    median = None
+    if " against a band " in line:
+        median = float(line.split(" against a band ")[0].rsplit(";", 1)[1].strip())
+    if done.returncode == 3:
+        print(done.stderr, file=sys.stderr)
+    return {"code": done.returncode, "verdict": verdict, "median": median}
+
+
+def measure(runs: int) -> list[dict]:
+    ports = [free_port(), free_port()]
+    servers = [
+        subprocess.Popen(
+            [PERFSHAPE, "serve", "--workers", "2", "--bind", f"127.0.0.1:{p}"],
+            stdout=subprocess.DEVNULL,
+        )
+        for p in ports
+    ]
+    results = []
+    try:
+        for p in ports:
+            wait_listening(p)
+        for pair, label, setting, tolerance in CELLS:
+            for load in LOADS:
+                cell = {"pair": pair, "slowdown": label, "load": load, "tolerance": tolerance,
+                        "runs": []}
+                for _ in range(runs):
+                    common = ["--load", load, "--loop-ms", LOOP_MS, "--tolerance", tolerance]
+                    if pair == "demo":
+                        base = f"http://127.0.0.1:{ports[0]}/async?ms=20"
+                        candidate = f"http://127.0.0.1:{ports[1]}/async?ms={setting}"
+                        cell["runs"].append(compare([base, candidate, *common]))
+                    else:
+                        cell["runs"].append(compare([
+                            "--path", "/report",
+                            "--base-cmd", f"{TWO_BUILDS} 0",
+                            "--candidate-cmd", f"{TWO_BUILDS} {setting}",
+                            *common,
+                        ]))
+                tally = collections.Counter(r["verdict"] for r in cell["runs"])
+                print(f"{pair} {label} {load} {tolerance}: {dict(tally)}", file=sys.stderr)
+                results.append(cell)
+    finally:
+        for server in servers:
+            server.terminate()
+            server.wait()
+    return results
+
+
+def page() -> str:
+    series = {}
+    for name in ["quiet", "busy"]:
+        path = ROOT / f"{name}.json"
+        if path.exists():
+            series[name] = json.loads(path.read_text())
+    if not series:
+        sys.exit(f"no series under {ROOT}: run the script with --runs first")
+    runs = {name: s["runs"] for name, s in series.items()}
+    out = [
+        "# Comparing two builds: `perfshape compare`'s error rates",
+        "",
+        "Generated by `python3 scripts/compare-error-rates.py --page` from the series",
+        "",
+        "```sh",
+        *[
+            f"python3 scripts/compare-error-rates.py --runs {n}" + (" --busy" if name == "busy" else "")
+            for name, n in runs.items()
+        ],
+        "```",
+        "",
+        "on this 2-core machine. Each cell is that many runs of the command, each a claim",
+        "decided by the rule (3 to 15 interleaved rounds). A run **fails the gate** when its",
+        "verdict is broken or inconclusive (exit 1 or 2). For the same build on both sides",
+        "(0 %, +0 ms) that is a false alarm; for a slowdown it is the slowdown caught.",
+        "",
+        "- **demo**: two `perfshape serve --workers 2`, the base `/async?ms=20`, the candidate",
+        "  `/async?ms=20|22|24|30` — 0, 10, 20 and 50 % more *work* (the request takes ≈1.7 ms",
+        "  more than its work, so the share of the request is a little less);",
+        "- **router**: `examples/two_builds.rs` started twice by `--base-cmd` and",
+        "  `--candidate-cmd`, its `/report` awaiting 20 ms, the candidate computing 2 ms more per",
+        "  request on its worker.",
+        "",
+        f"Loads: `single` (one request at a time, the median of 5 in a row), `fanout:20`,",
+        f"`closed:8` (8 users for {LOOP_MS} ms, throughput). Verdicts as held / broken /",
+        "inconclusive; the median is the median over runs of each run's figure (candidate ÷",
+        "base, as a time).",
+        "",
+    ]
+    for name, s in series.items():
+        out += [
+            f"## {name.capitalize()} ({s['runs']} runs per cell)",
+            "",
+            "| pair | slowdown | tolerance | load | held / broken / inconclusive | fails the gate | median figure (range) |",
+            "|---|---|---|---|---|---:|---|",
+        ]
+        for cell in s["cells"]:
+            verdicts = collections.Counter(r["verdict"] for r in cell["runs"])
+            n = len(cell["runs"])
+            failing = n - verdicts["holds"]
+            medians = [r["median"] for r in cell["runs"] if r["median"] is not None]
+            figure = (
+                f"{statistics.median(medians):.3f} ({min(medians):.3f}–{max(medians):.3f})"
+                if medians else "—"
+            )
+            out.append(
+                f"| {cell['pair']} | {cell['slowdown']} | {cell['tolerance']} | `{cell['load']}` | "
+                f"{verdicts['holds']} / {verdicts['broken']} / {verdicts['inconclusive']} | "
+                f"{failing}/{n} | {figure} |"
+            )
+        out.append("")
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, help="runs per cell")
+    parser.add_argument("--busy", action="store_true", help="keep one core busy")
+    parser.add_argument("--page", action="store_true", help="print docs/compare.md")
+    args = parser.parse_args()
+    if args.page:
+        print(page())
+        return
+    if not args.runs:
+        parser.error("--runs N (or --page)")
+    subprocess.run(
+        ["cargo", "build", "--release", "--bin", "perfshape", "--example", "two_builds"],
+        check=True,
+    )
+    busy = subprocess.Popen(["yes"], stdout=subprocess.DEVNULL) if args.busy else None
+    try:
+        cells = measure(args.runs)
+    finally:
+        if busy:
+            busy.kill()
+            busy.wait()
+    ROOT.mkdir(parents=True, exist_ok=True)
+    name = "busy" if args.busy else "quiet"
+    (ROOT / f"{name}.json").write_text(json.dumps({"runs": args.runs, "cells": cells}, indent=1))
+    print(page())
+
+
+if __name__ == "__main__":
+    main()
