@@ -163,8 +163,14 @@ impl Args {
                     ("candidate", candidate_cmd, self.candidate_port),
                 ] {
                     let log = dir.join(format!("compare-{name}.log"));
-                    eprintln!("starting the {name}: {command}");
-                    started.push(StartedService::start(name, command, port, within, &log)?);
+                    let service = StartedService::start(name, command, port, within, &log)?;
+                    eprintln!(
+                        "the {name} listens at {}: {} (its output: {})",
+                        service.url(),
+                        service.command(),
+                        log.display()
+                    );
+                    started.push(service);
                 }
                 let paths = if self.paths.is_empty() {
                     vec!["/".to_string()]
@@ -265,7 +271,8 @@ impl Args {
             report.band,
             report.rounds.len()
         );
-        if let Some(artifact) = &report.artifact {
+        // A claim that does not hold has printed its whole report, artifact included.
+        if let (true, Some(artifact)) = (report.verdict.holds(), &report.artifact) {
             eprintln!("raw figures: {}", artifact.display());
         }
         Ok(Exit::of([report]))
