@@ -451,7 +451,7 @@ fn side(
     let evidence = Evidence::default();
     let (this, seen) = (endpoint.clone(), evidence.clone());
     let observe = move |strategy: ClientStrategy, n: usize| {
-        seen.observe(this.server_pool(), || this.run(strategy, n))
+        seen.observe(this.target(), || this.run(strategy, n))
     };
     let measure = match load {
         Compared::Single => Measure::duration(&label, move || {

@@ -8,14 +8,14 @@ use std::time::Duration;
 use crate::claim::{Claim, ClaimReport, Measure, median as middle};
 use crate::client::{Plan, Request, Vary};
 use crate::compare::Comparison;
-use crate::error::{Result, check_range};
+use crate::error::{Error, Result, check_range};
 use crate::evidence::Evidence;
 use crate::limits::MAX_REQUESTS;
 use crate::load::{Load, ScenarioInput};
-use crate::pool::Pool;
-use crate::probe::{ProbeSettings, probe_plan};
+use crate::probe::{ProbeReport, ProbeSettings, probe_plan};
 use crate::run::Run;
 use crate::target::Target;
+use crate::usage::{SATURATED, Usage};
 use crate::vocab::{ClientStrategy, Held, PoolSettings};
 
 /// Requests of the baseline "one request alone", in a row (their mean): one keeps the
@@ -244,10 +244,6 @@ impl Endpoint {
         })
     }
 
-    pub(crate) fn server_pool(&self) -> Option<&Pool> {
-        self.target.served().map(|s| s.pool())
-    }
-
     /// This endpoint, claimed to behave like `scenario`'s server strategy with its work
     /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
     /// measures expect what the model predicts for that strategy.
@@ -303,8 +299,7 @@ impl Endpoint {
         let held_share = Measure::value(&label, move || {
             // Alternate which goes first, as a claim's sides would be.
             rounds += 1;
-            let fan_out =
-                || seen.observe(this.server_pool(), || this.run(ClientStrategy::FanOut, n));
+            let fan_out = || seen.observe(&this.target, || this.run(ClientStrategy::FanOut, n));
             let ((alone, held), run) = if rounds % 2 == 1 {
                 let alone = this.alone()?;
                 (alone, fan_out()?)
@@ -362,7 +357,7 @@ impl Endpoint {
         let label = format!("{n} concurrent {}", self.name());
         let what = label.clone();
         Measure::duration(&label, move || {
-            seen.observe(this.server_pool(), || this.run(ClientStrategy::FanOut, n))
+            seen.observe(&this.target, || this.run(ClientStrategy::FanOut, n))
                 .map(|run| run.wall)
         })
         .evidence(move || evidence.describe(&what))
@@ -402,7 +397,7 @@ impl Endpoint {
                 };
                 let (slow_plan, cheap_plan) = (busy.plan()?, cheap.plan()?);
                 let mut answered = None;
-                let run = seen.observe(busy.server_pool(), || {
+                let run = seen.observe(&busy.target, || {
                     let (run, probe) = busy.target.client().run_plan(
                         ClientStrategy::FanOut,
                         &slow_plan,
@@ -498,6 +493,15 @@ impl Endpoint {
             self.concurrent(n),
         )
         .context("n", n)
+    }
+
+    /// The probe of this endpoint on its target's load client, its usage evidence kept.
+    fn probe(&self, evidence: &Evidence, settings: ProbeSettings) -> Result<ProbeReport> {
+        let plan = self.plan()?;
+        let server = self.target.served().map(|s| s.pool());
+        evidence.observe(&self.target, || {
+            probe_plan(self.target.client(), server, &plan, settings)
+        })
     }
 
     /// **Compared with** `base`: this endpoint is the candidate (the new build), `base`
@@ -631,6 +635,71 @@ impl ConcurrencyLimit {
         self
     }
 
+    /// **Limited by the machine's CPU**, not by a pool: the machine's CPU busy share at the
+    /// plateau (the most over the steps where throughput stopped growing; 0 when it never
+    /// did) is at least 0.75 — the cores busy, the service's work and perfshape's own load
+    /// client together. What a cheap endpoint on a small machine reads.
+    pub fn limited_by_cpu(self) -> Claim<'static> {
+        self.attribution("is limited by the machine's CPU", 0.0)
+            .at_least(SATURATED)
+    }
+
+    /// **Limited by a pool** (or a lock), not by the CPU: throughput stopped growing while
+    /// the machine's CPU was under 0.75 busy — its busy share at the plateau is the figure
+    /// (1 when throughput never stopped growing: no limit is no pool).
+    pub fn limited_by_a_pool(self) -> Claim<'static> {
+        self.attribution("is limited by a pool, not by the CPU", 1.0)
+            .at_most(SATURATED)
+    }
+
+    /// The machine's CPU busy share at the probe's plateau, `no_plateau` without one.
+    fn attribution(self, sentence: &str, no_plateau: f64) -> Claim<'static> {
+        let ConcurrencyLimit { endpoint, settings } = self;
+        let (evidence, this) = (Evidence::default(), endpoint.clone());
+        let observed = evidence.clone();
+        let sentences: Arc<Mutex<Vec<String>>> = Arc::default();
+        let said = Arc::clone(&sentences);
+        Claim::figure(
+            &format!("{} {sentence}", endpoint.name()),
+            Measure::value("machine CPU busy at the plateau", move || {
+                let report = this.probe(&observed, settings)?;
+                said.lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .push(report.sentence());
+                match (report.stops_growing_at, report.plateau) {
+                    (None, _) => Ok(no_plateau),
+                    (
+                        Some(_),
+                        Some(Usage {
+                            machine: Some(machine),
+                            ..
+                        }),
+                    ) => Ok(machine),
+                    (Some(_), _) => Err(Error::Limited {
+                        what: report.sentence(),
+                    }),
+                }
+            })
+            .floor(settings.step * 3)
+            .evidence(move || evidence.describe("probe")),
+        )
+        .warmup(0)
+        .context("target", endpoint.target.describe())
+        .context(
+            "steps",
+            format!(
+                "concurrency 1, 2, 4, … up to {}, {} ms each",
+                settings.max_concurrency,
+                settings.step.as_millis()
+            ),
+        )
+        .explain(move |_: &ClaimReport| {
+            let mut sentences = sentences.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            sentences.truncate(1);
+            sentences
+        })
+    }
+
     /// Behaves like a pool of ≈`k`: the estimate ÷ `k` in [0.8, 1.25].
     pub fn about(self, k: f64) -> Claim<'static> {
         self.claim(&format!("behaves like a pool of ≈{k}"), k)
@@ -660,13 +729,17 @@ impl ConcurrencyLimit {
         Claim::bound(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("pool estimate", move || {
-                let plan = this.plan()?;
-                let report = observed.observe(this.server_pool(), || {
-                    probe_plan(this.target.client(), &plan, settings)
-                })?;
+                let report = this.probe(&observed, settings)?;
                 seen.lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(report.stops_growing_at);
+                if report.limit.is_perfshapes_own() {
+                    // A plateau of the machine's CPU or of the load client measures
+                    // perfshape, not the service: no verdict about a pool is taken from it.
+                    return Err(Error::Limited {
+                        what: report.sentence(),
+                    });
+                }
                 Ok(report.pool_estimate)
             })
             .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))

@@ -66,6 +66,14 @@ pub enum Error {
         /// What ran out, e.g. `timed out in 10 of 10 requests`.
         what: String,
     },
+    /// A figure was capped by perfshape itself or by the machine — the load client's
+    /// workers or every core saturated — so it measures them, not the service: a claim
+    /// reports it as inconclusive, never as a verdict about the service.
+    #[error("perfshape or the machine was the limit, not the service: {what}")]
+    Limited {
+        /// What was saturated, in the probe's words.
+        what: String,
+    },
     /// A target could not be reached before any load was offered.
     #[error("cannot reach {url}: {reason}")]
     Unreachable {

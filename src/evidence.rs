@@ -1,48 +1,62 @@
 //! Runtime evidence: what the server pool's workers did while a claim measured — which
 //! worker was busy and for how long, how often each parked, how many tasks were alive —
-//! from tokio's stable metrics, so a "blocks its worker" verdict shows the worker.
+//! from tokio's stable metrics, so a "blocks its worker" verdict shows the worker; and
+//! on both sides of every load, the machine's CPU and the load client's busy share
+//! ([`Usage`]), so a figure capped by perfshape or the machine says so.
 
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::Instant;
 
 use crate::error::Result;
-use crate::pool::{Pool, Window};
+use crate::pool::Window;
+use crate::target::Target;
+use crate::usage::{Usage, UsageMeter};
 
-/// How long a pool may take to park after a load, so its busy time is all counted.
-const SETTLE: Duration = Duration::from_millis(50);
+/// What one load saw around it.
+#[derive(Clone, Debug)]
+struct Seen {
+    length: std::time::Duration,
+    server: Option<Window>,
+    usage: Usage,
+}
 
-/// The server pool's activity over each load a measure runs; shared between the measure that records it and the report that shows it.
-/// Empty (and
-/// silent) when perfshape does not serve the target: a running service's workers are
-/// not ours to read.
+/// The activity around each load a measure runs; shared between the measure that records
+/// it and the report that shows it. A running service's workers are not ours to read: for
+/// a URL target only the machine and the load client are.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Evidence(Arc<Mutex<Vec<Window>>>);
+pub(crate) struct Evidence(Arc<Mutex<Vec<Seen>>>);
 
 impl Evidence {
-    /// Runs `load`, reading the server pool's activity around it when there is a pool.
+    /// Runs `load` on `target`, reading the machine, the load client's pool and (when
+    /// perfshape serves the target) the server's pool around it.
     pub(crate) fn observe<T>(
         &self,
-        pool: Option<&Pool>,
+        target: &Target,
         load: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        let before = pool.map(|p| p.settled_activity(SETTLE));
+        let meter = UsageMeter::start(target.client().pool(), target.served().map(|s| s.pool()));
+        let started = Instant::now();
         let done = load()?;
-        if let (Some(pool), Some(before)) = (pool, before) {
-            let window = pool.settled_activity(SETTLE).since(&before);
-            self.0
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .push(window);
-        }
+        let length = started.elapsed();
+        let (usage, server) = meter.finish();
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(Seen {
+            length,
+            server,
+            usage,
+        });
         Ok(done)
     }
 
-    /// The median window (by length), as a line of a report:
-    /// `runtime over the median 10 concurrent /report: worker 0 busy 204 ms of 205 ms …`.
+    /// The median load (by length), as a line of a report: `runtime over the median 10
+    /// concurrent /report: worker 0 busy 204 ms of 205 ms …; machine 2 cores 40% busy;
+    /// load client 12% busy; server 50% busy`.
     pub(crate) fn describe(&self, what: &str) -> Option<String> {
-        let mut windows = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        windows.sort_by_key(|window| window.length);
-        let window = windows.get(windows.len() / 2)?;
-        Some(format!("runtime over the median {what}: {window}"))
+        let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        seen.sort_by_key(|s| s.length);
+        let median = seen.get(seen.len() / 2)?;
+        Some(match &median.server {
+            Some(window) => format!("runtime over the median {what}: {window}; {}", median.usage),
+            None => format!("over the median {what}: {}", median.usage),
+        })
     }
 }

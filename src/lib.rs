@@ -86,6 +86,7 @@ pub mod scenario;
 pub mod server;
 pub mod summary;
 mod target;
+pub mod usage;
 mod vocab;
 
 pub use claim::{Checked, Claim, Expected, Measure, Verdict};

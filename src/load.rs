@@ -168,8 +168,7 @@ impl Load {
 
     fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
         let health = Plan::get(&crate::client::check_url(&self.target.url_of("/health")?)?);
-        let pool = self.target.served().map(|s| s.pool());
-        let (run, probe) = self.evidence.observe(pool, || {
+        let (run, probe) = self.evidence.observe(&self.target, || {
             self.target.client().run_plan(
                 self.actual.client,
                 &self.plan,

@@ -177,7 +177,7 @@ impl Mix {
                 .map(|(endpoint, _)| endpoint.alone().map(|(d, _)| d))
                 .collect::<Result<Vec<Duration>>>()?;
             let plan = this.plan()?;
-            let run = seen.observe(this.target.served().map(|s| s.pool()), || {
+            let run = seen.observe(&this.target, || {
                 let (run, _) =
                     this.target
                         .client()

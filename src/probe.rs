@@ -11,8 +11,10 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use crate::client::{LoadClient, Plan};
-use crate::error::{Result, check_range};
+use crate::error::{Error, Result, check_range};
 use crate::limits::MAX_REQUESTS;
+use crate::pool::Pool;
+use crate::usage::{Usage, UsageMeter};
 use crate::vocab::ClientStrategy;
 
 /// How to probe.
@@ -51,6 +53,60 @@ pub struct ProbeStep {
     /// Mean latency of the successful requests.
     #[serde(with = "crate::vocab::millis")]
     pub mean_latency: Duration,
+    /// What the machine and the pools did over the step.
+    #[serde(default)]
+    pub usage: Usage,
+}
+
+/// What stopped the throughput growing, judged from the machine and the pools at the
+/// plateau: Little's law turns any plateau into "a pool of ≈k", so the probe looks before
+/// it says so.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Limit {
+    /// Throughput still grew at the highest concurrency tried.
+    None,
+    /// Flat while the machine's CPU and the load client had room: a pool or a lock in the
+    /// service (or in front of it).
+    Pool,
+    /// The machine's CPU was saturated — the service and perfshape's own load client share
+    /// it: a figure about the machine, not a pool.
+    Cpu,
+    /// The load client's workers were saturated while the CPU was not: perfshape was the
+    /// limit.
+    LoadClient,
+    /// The machine's CPU use could not be read (no `/proc/stat`), so the plateau is not
+    /// attributed.
+    #[default]
+    NotAttributed,
+}
+
+impl Limit {
+    /// Whether the limit is perfshape's or the machine's, so that no claim about the
+    /// service may be decided on it.
+    pub fn is_perfshapes_own(self) -> bool {
+        matches!(self, Limit::Cpu | Limit::LoadClient)
+    }
+
+    /// The plateau's attribution from what was saturated there.
+    fn of(stops_growing_at: Option<usize>, plateau: Option<Usage>) -> Limit {
+        let Some(usage) = plateau.filter(|_| stops_growing_at.is_some()) else {
+            return if stops_growing_at.is_some() {
+                Limit::NotAttributed
+            } else {
+                Limit::None
+            };
+        };
+        if usage.cpu_saturated() {
+            Limit::Cpu
+        } else if usage.client_saturated() {
+            Limit::LoadClient
+        } else if usage.machine.is_none() {
+            Limit::NotAttributed
+        } else {
+            Limit::Pool
+        }
+    }
 }
 
 /// What the probe found. `perfshape probe` writes it as JSON, which `perfshape report`
@@ -66,36 +122,77 @@ pub struct ProbeReport {
     /// The pool size the best throughput implies: best throughput × the latency of one
     /// request alone.
     pub pool_estimate: f64,
+    /// What stopped the growth.
+    #[serde(default)]
+    pub limit: Limit,
+    /// The most of each usage figure over the plateau's steps (the step where growth
+    /// stopped and after), when growth stopped.
+    #[serde(default)]
+    pub plateau: Option<Usage>,
+}
+
+impl ProbeReport {
+    /// The best throughput of any step.
+    pub fn best_throughput(&self) -> f64 {
+        self.steps.iter().map(|s| s.throughput).fold(0.0, f64::max)
+    }
+
+    /// What the probe found, in one sentence that names what limits it.
+    pub fn sentence(&self) -> String {
+        let best = self.best_throughput();
+        let k = self.pool_estimate;
+        let Some(c) = self.stops_growing_at else {
+            return format!(
+                "throughput still grows at concurrency {}: no cap found (async, or a pool larger than that; ≈{k:.1} so far)",
+                self.steps.last().map_or(0, |s| s.concurrency),
+            );
+        };
+        let plateau = self.plateau.unwrap_or_default();
+        match self.limit {
+            Limit::Pool => format!(
+                "throughput stops growing at concurrency {c}: behaves like a pool of ≈{k:.1} (at the plateau: {plateau})"
+            ),
+            Limit::Cpu => format!(
+                "throughput stops growing at concurrency {c}, {best:.0} requests/s: limited by CPU ({} cores {:.0}% busy, the service's and perfshape's own load client's), not by a pool — inconclusive about the service",
+                plateau.cores.unwrap_or(0),
+                plateau.machine.unwrap_or(0.0) * 100.0
+            ),
+            Limit::LoadClient => format!(
+                "throughput stops growing at concurrency {c}: the load client was the limit at {best:.0} requests/s (its workers {:.0}% busy, the machine {:.0}%): inconclusive",
+                plateau.client * 100.0,
+                plateau.machine.unwrap_or(0.0) * 100.0
+            ),
+            Limit::NotAttributed | Limit::None => format!(
+                "throughput stops growing at concurrency {c}, {best:.0} requests/s (≈{k:.1} by Little's law): not attributed — the machine's CPU use could not be read, so a pool cannot be told from a saturated CPU"
+            ),
+        }
+    }
 }
 
 impl std::fmt::Display for ProbeReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        writeln!(f, "| concurrency | ok/sent | throughput | mean latency |")?;
-        writeln!(f, "|---:|---:|---:|---:|")?;
+        let percent =
+            |x: Option<f64>| x.map_or("—".to_string(), |x| format!("{:.0}%", x * 100.0));
+        writeln!(
+            f,
+            "| concurrency | ok/sent | throughput | mean latency | machine CPU | load client busy | server busy |"
+        )?;
+        writeln!(f, "|---:|---:|---:|---:|---:|---:|---:|")?;
         for s in &self.steps {
             writeln!(
                 f,
-                "| {} | {}/{} | {:.1}/s | {:.1} ms |",
+                "| {} | {}/{} | {:.1}/s | {:.1} ms | {} | {} | {} |",
                 s.concurrency,
                 s.ok,
                 s.sent,
                 s.throughput,
-                s.mean_latency.as_secs_f64() * 1e3
+                s.mean_latency.as_secs_f64() * 1e3,
+                percent(s.usage.machine),
+                percent(Some(s.usage.client)),
+                percent(s.usage.server)
             )?;
         }
-        match self.stops_growing_at {
-            Some(c) => write!(
-                f,
-                "throughput stops growing at concurrency {c}: behaves like a blocking pool of ≈{:.1}",
-                self.pool_estimate
-            ),
-            None => write!(
-                f,
-                "throughput still grows at concurrency {}: no cap found (async, or a pool larger than that; ≈{:.1} so far)",
-                self.steps.last().map_or(0, |s| s.concurrency),
-                self.pool_estimate
-            ),
-        }
+        f.write_str(&self.sentence())
     }
 }
 
@@ -109,15 +206,16 @@ impl std::fmt::Display for ProbeReport {
 /// and a URL that fails at once must not be sent hundreds of requests.
 pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<ProbeReport> {
     let plan = Plan::get(&crate::client::check_url(url)?);
-    let mut report = probe_plan(client, &plan, settings)?;
+    let mut report = probe_plan(client, None, &plan, settings)?;
     report.url = url.to_string();
     Ok(report)
 }
 
-/// [`probe`] of any request (an endpoint's template): its `url` in the report is the
-/// request, `POST /orders`.
+/// [`probe`] of any request (an endpoint's template), reading `server`'s workers too when
+/// perfshape serves it: its `url` in the report is the request, `POST /orders`.
 pub(crate) fn probe_plan(
     client: &LoadClient,
+    server: Option<&Pool>,
     plan: &Plan,
     settings: ProbeSettings,
 ) -> Result<ProbeReport> {
@@ -142,8 +240,11 @@ pub(crate) fn probe_plan(
         // No warm-up fan-out first: a step's new connections cost ~0.1 ms each on loopback,
         // under 1 % of a step, where the fan-out cost a wave of the endpoint's own work
         // per `concurrency ÷ pool` (0.5 s of a 1.6 s claim on a pool of 2, measured).
+        let meter = UsageMeter::start(client.pool(), server);
         let step = run(strategy, MAX_REQUESTS)?;
-        step.require_ok()?;
+        let (usage, _) = meter.finish();
+        step.require_ok()
+            .map_err(|e| at_concurrency(e, concurrency))?;
         let summary = step.summary(Duration::from_millis(1));
         let best = steps.iter().map(|s| s.throughput).fold(0.0, f64::max);
         stalls = if steps.is_empty() || summary.throughput >= best * growth {
@@ -157,6 +258,7 @@ pub(crate) fn probe_plan(
             ok: summary.ok,
             throughput: summary.throughput,
             mean_latency: summary.latency.map(|l| l.mean).unwrap_or_default(),
+            usage,
         });
         concurrency *= 2;
     }
@@ -171,10 +273,118 @@ pub(crate) fn probe_plan(
         })
         .flatten();
     let alone = steps.first().map_or(0.0, |s| s.mean_latency.as_secs_f64());
+    let plateau = stops_growing_at
+        .and_then(|c| Usage::most(steps.iter().filter(|s| s.concurrency >= c).map(|s| s.usage)));
     Ok(ProbeReport {
         url: plan.label.clone(),
         steps,
         stops_growing_at,
         pool_estimate: best * alone,
+        limit: Limit::of(stops_growing_at, plateau),
+        plateau,
     })
+}
+
+/// A step's failed requests, named with the step's concurrency.
+fn at_concurrency(error: Error, concurrency: usize) -> Error {
+    match error {
+        Error::Failed { request, what } => Error::Failed {
+            request,
+            what: format!("at concurrency {concurrency}: {what}"),
+        },
+        Error::TooSlow { request, what } => Error::TooSlow {
+            request,
+            what: format!("at concurrency {concurrency}: {what}"),
+        },
+        other => other,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(machine: Option<f64>, client: f64) -> Option<Usage> {
+        Some(Usage {
+            machine,
+            cores: machine.map(|_| 2),
+            client,
+            server: None,
+        })
+    }
+
+    #[test]
+    fn a_plateau_is_a_pool_only_while_the_cpu_and_the_client_have_room() {
+        assert_eq!(Limit::of(None, usage(Some(0.99), 0.99)), Limit::None);
+        assert_eq!(Limit::of(Some(2), usage(Some(0.05), 0.02)), Limit::Pool);
+        // A core kept busy by another process still leaves a pool a pool.
+        assert_eq!(Limit::of(Some(2), usage(Some(0.55), 0.02)), Limit::Pool);
+        assert_eq!(Limit::of(Some(4), usage(Some(0.90), 0.88)), Limit::Cpu);
+        assert_eq!(
+            Limit::of(Some(4), usage(Some(0.60), 0.95)),
+            Limit::LoadClient
+        );
+        // Without the machine's figure a plateau is never called a pool.
+        assert_eq!(Limit::of(Some(2), usage(None, 0.1)), Limit::NotAttributed);
+        assert_eq!(Limit::of(Some(2), None), Limit::NotAttributed);
+        assert!(Limit::Cpu.is_perfshapes_own() && Limit::LoadClient.is_perfshapes_own());
+        assert!(!Limit::Pool.is_perfshapes_own() && !Limit::NotAttributed.is_perfshapes_own());
+    }
+
+    #[test]
+    fn each_limit_has_its_sentence() {
+        let step = |concurrency, throughput| ProbeStep {
+            concurrency,
+            sent: 100,
+            ok: 100,
+            throughput,
+            mean_latency: Duration::from_millis(20),
+            usage: Usage::default(),
+        };
+        let mut report = ProbeReport {
+            url: "/health".into(),
+            steps: vec![
+                step(1, 50.0),
+                step(2, 100.0),
+                step(4, 101.0),
+                step(8, 100.0),
+            ],
+            stops_growing_at: Some(2),
+            pool_estimate: 2.0,
+            limit: Limit::Pool,
+            plateau: usage(Some(0.04), 0.01),
+        };
+        assert!(
+            report.sentence().starts_with(
+                "throughput stops growing at concurrency 2: behaves like a pool of ≈2.0"
+            ),
+            "{}",
+            report.sentence()
+        );
+        report.limit = Limit::Cpu;
+        report.plateau = usage(Some(0.93), 0.9);
+        assert!(
+            report
+                .sentence()
+                .contains("limited by CPU (2 cores 93% busy")
+                && !report.sentence().contains("behaves like a pool"),
+            "{}",
+            report.sentence()
+        );
+        report.limit = Limit::LoadClient;
+        assert!(
+            report
+                .sentence()
+                .contains("the load client was the limit at 101 requests/s (its workers 90% busy"),
+            "{}",
+            report.sentence()
+        );
+        report.limit = Limit::NotAttributed;
+        assert!(
+            report.sentence().contains("not attributed")
+                && !report.sentence().contains("behaves like a pool"),
+            "{}",
+            report.sentence()
+        );
+    }
 }

@@ -20,6 +20,11 @@ pub const ENTRIES: &[Entry] = &[
         control: "a lock where a pool of 2 is claimed; a blocking pool where no limit is",
         run: the_probe_finds_the_pool,
     },
+    Entry {
+        name: "loops::the_probe_says_what_limits_it",
+        control: "the blocking pool claimed limited by the CPU, /health claimed limited by a pool",
+        run: the_probe_says_what_limits_it,
+    },
 ];
 
 /// No coordinated omission: an open loop offering 10 requests at 75 per second to a server
@@ -74,5 +79,22 @@ pub fn the_probe_finds_the_pool(setup: Setup) -> Result<Shapes> {
     Ok(vec![
         shape("the_probe_finds_a_pool_of_two", pool_of_two),
         shape("the_probe_finds_no_limit_on_async", unlimited),
+    ])
+}
+
+/// The probe attributes each plateau by looking at the machine: a blocking server on 2
+/// workers stops growing while the CPU idles (a pool); `/health`, no work, served and
+/// loaded on the same 2 cores, stops when the cores are busy (the CPU, not a pool).
+pub fn the_probe_says_what_limits_it(setup: Setup) -> Result<Shapes> {
+    let target = Target::demo(super::workers(2)?)?;
+    let blocking = target.demo_endpoint(Blocking, ms(20))?.concurrency_limit();
+    let health = target.endpoint("/health")?.concurrency_limit();
+    let (pool, cpu) = match setup {
+        Setup::Claimed => (blocking.limited_by_a_pool(), health.limited_by_cpu()),
+        Setup::Control => (blocking.limited_by_cpu(), health.limited_by_a_pool()),
+    };
+    Ok(vec![
+        shape("a_blocking_pool_is_a_pool", pool.check()?),
+        shape("health_is_limited_by_the_cpu", cpu.check()?),
     ])
 }

@@ -442,6 +442,13 @@ impl<'a> Claim<'a> {
                     rounds.len()
                 ),
             },
+            Err(Error::Limited { what }) => Decision {
+                verdict: Some(Verdict::Inconclusive),
+                reason: format!(
+                    "after {} rounds, perfshape or the machine was the limit, not the service: {what}",
+                    rounds.len()
+                ),
+            },
             Err(other) => return Err(other),
         };
         Ok((rounds, decision))

@@ -100,7 +100,21 @@ pub fn probe_plot(report: &ProbeReport) -> Result<String> {
                 .map_err(|e| failed(&e))?;
             chart
                 .draw_series(std::iter::once(Text::new(
-                    format!(" stops growing: a pool of ≈{:.1}", report.pool_estimate),
+                    match report.limit {
+                        crate::probe::Limit::Cpu => " stops growing: the machine's CPU".to_string(),
+                        crate::probe::Limit::LoadClient => {
+                            " stops growing: the load client".to_string()
+                        }
+                        crate::probe::Limit::Pool => {
+                            format!(" stops growing: a pool of ≈{:.1}", report.pool_estimate)
+                        }
+                        crate::probe::Limit::NotAttributed | crate::probe::Limit::None => {
+                            format!(
+                                " stops growing: not attributed (≈{:.1})",
+                                report.pool_estimate
+                            )
+                        }
+                    },
                     (knee, t_max * 0.95),
                     ("sans-serif", 12).into_font().color(&KNEE),
                 )))

@@ -54,6 +54,7 @@ controls! {
     strategies::an_in_flight_cap_bounds_the_queue,
     loops::an_open_loop_sees_the_queue,
     loops::the_probe_finds_the_pool,
+    loops::the_probe_says_what_limits_it,
     endpoints::waiting_handlers_do_not_block_their_worker,
     endpoints::an_async_handler_is_faster_than_a_blocking_one,
     compare::the_same_build_is_no_regression,

@@ -190,6 +190,7 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
         ok: 10,
         throughput,
         mean_latency: Duration::from_millis(ms),
+        usage: Default::default(),
     };
     let report = ProbeReport {
         url: "http://127.0.0.1:8080/blocking?ms=20".into(),
@@ -201,6 +202,8 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
         ],
         stops_growing_at: Some(2),
         pool_estimate: 2.0,
+        limit: perfshape::probe::Limit::Pool,
+        plateau: None,
     };
     let texts = svg_texts(&probe_plot(&report)?);
     for axis in ["concurrency", "throughput", "mean latency"] {

@@ -15,3 +15,38 @@ fn the_probe_finds_the_pool_of_a_blocking_server() -> Result {
     assert_shapes!(loops::the_probe_finds_the_pool(Claimed)?);
     Ok(())
 }
+
+#[test]
+fn the_probe_says_what_limits_it() -> Result {
+    assert_shapes!(loops::the_probe_says_what_limits_it(Claimed)?);
+    Ok(())
+}
+
+/// A concurrency claim whose plateau is the machine's CPU, not the service's, takes no
+/// verdict: `/health` (no work) on 2 workers, served and loaded on 2 cores, "behaves like
+/// a pool of ≈2" is inconclusive, its reason naming the CPU — never held or broken on a
+/// figure that measures perfshape and the machine.
+#[test]
+fn a_plateau_of_the_cpu_is_no_verdict_about_a_pool() -> Result {
+    let target = perfshape::Target::demo(perfshape::PoolSettings::workers(2)?)?;
+    let checked = target
+        .endpoint("/health")?
+        .concurrency_limit()
+        .about(2.0)
+        .check()?;
+    let report = checked.report();
+    assert_eq!(
+        checked.verdict(),
+        perfshape::Verdict::Inconclusive,
+        "{report}"
+    );
+    assert!(
+        report
+            .reason
+            .contains("perfshape or the machine was the limit, not the service")
+            && report.reason.contains("limited by CPU"),
+        "{}",
+        report.reason
+    );
+    Ok(())
+}

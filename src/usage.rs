@@ -1,0 +1,224 @@
+//! What the machine and both pools were doing over a load: the share of the machine's CPU
+//! in use (every process's, from `/proc/stat`), the load client's workers' busy share, and
+//! — for a router perfshape serves — the server's. A figure measured while the machine or
+//! the load client was saturated measures perfshape and the machine, not the service; these
+//! are what tell it apart.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::pool::{Activity, Pool, Window};
+
+/// How long a pool may take to park after a load, so that its busy time is counted: tokio
+/// publishes a worker's busy time when it parks.
+const SETTLE: Duration = Duration::from_millis(50);
+
+/// The share at which the machine's CPU, or the load client's workers, count as saturated.
+/// A plateau under a pool or a lock leaves the CPU mostly idle (a blocking pool of 2 at
+/// 20 ms: ≈2 % of 2 cores; ≈52 % with a core kept busy by another process). A plateau of
+/// a cheap endpoint whose server and load client share 2 cores reads 88–100 %, not 100 %:
+/// each request is a ping-pong between the two, and while both wait on the other's wake-up
+/// a core idles. 0.75 sits between the two. `/proc/stat` counts in 10 ms ticks: a 100 ms
+/// step on 2 cores reads in steps of 5 %.
+pub const SATURATED: f64 = 0.75;
+
+/// The machine's CPU time so far, in ticks, from `/proc/stat`: busy (everything but idle
+/// and I/O wait) and total, over every core.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuReading {
+    busy: u64,
+    total: u64,
+    cores: usize,
+}
+
+impl CpuReading {
+    /// Reads `/proc/stat` now; `None` where it cannot be read (not Linux, no /proc).
+    pub fn now() -> Option<CpuReading> {
+        use procfs::CurrentSI as _;
+        let stats = procfs::KernelStats::current().ok()?;
+        let t = stats.total;
+        let idle = t.idle + t.iowait.unwrap_or(0);
+        let total = t.user
+            + t.nice
+            + t.system
+            + idle
+            + t.irq.unwrap_or(0)
+            + t.softirq.unwrap_or(0)
+            + t.steal.unwrap_or(0);
+        Some(CpuReading {
+            busy: total - idle,
+            total,
+            cores: stats.cpu_time.len().max(1),
+        })
+    }
+
+    /// The share of every core's time in use since `earlier` (0 to 1), `None` when no tick
+    /// passed.
+    pub fn busy_since(&self, earlier: &CpuReading) -> Option<f64> {
+        let total = self.total.checked_sub(earlier.total)?;
+        let busy = self.busy.saturating_sub(earlier.busy);
+        (total > 0).then(|| (busy as f64 / total as f64).clamp(0.0, 1.0))
+    }
+
+    /// The cores `/proc/stat` lists.
+    pub fn cores(&self) -> usize {
+        self.cores
+    }
+}
+
+/// What the machine and the pools did over one load.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// The share of the machine's CPU in use, every process's (0 to 1); `None` when
+    /// `/proc/stat` could not be read.
+    pub machine: Option<f64>,
+    /// The machine's cores, when read.
+    pub cores: Option<usize>,
+    /// The load client's workers' busy share (their tokio busy time ÷ workers × the
+    /// load's length).
+    pub client: f64,
+    /// The server's workers' busy share, when perfshape serves the target.
+    pub server: Option<f64>,
+}
+
+impl Usage {
+    /// Whether the machine's CPU was saturated.
+    pub fn cpu_saturated(&self) -> bool {
+        self.machine.is_some_and(|m| m >= SATURATED)
+    }
+
+    /// Whether the load client's workers were saturated.
+    pub fn client_saturated(&self) -> bool {
+        self.client >= SATURATED
+    }
+
+    /// The largest of each figure over several loads.
+    pub fn most(usages: impl IntoIterator<Item = Usage>) -> Option<Usage> {
+        usages.into_iter().reduce(|a, b| Usage {
+            machine: a.machine.zip(b.machine).map(|(x, y)| x.max(y)),
+            cores: a.cores.or(b.cores),
+            client: a.client.max(b.client),
+            server: match (a.server, b.server) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                (x, y) => x.or(y),
+            },
+        })
+    }
+}
+
+impl std::fmt::Display for Usage {
+    /// `machine 2 cores 97% busy; load client 88% busy; server 64% busy`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match (self.machine, self.cores) {
+            (Some(m), Some(c)) => write!(f, "machine {c} cores {:.0}% busy", m * 100.0)?,
+            _ => f.write_str("machine CPU not readable")?,
+        }
+        write!(f, "; load client {:.0}% busy", self.client * 100.0)?;
+        if let Some(server) = self.server {
+            write!(f, "; server {:.0}% busy", server * 100.0)?;
+        }
+        Ok(())
+    }
+}
+
+/// Readings taken before a load, for its [`Usage`] after.
+pub(crate) struct UsageMeter<'p> {
+    client: &'p Pool,
+    server: Option<&'p Pool>,
+    cpu: Option<CpuReading>,
+    client_then: Activity,
+    server_then: Option<Activity>,
+}
+
+impl<'p> UsageMeter<'p> {
+    /// Starts reading `client`'s and `server`'s workers and the machine's CPU.
+    pub(crate) fn start(client: &'p Pool, server: Option<&'p Pool>) -> UsageMeter<'p> {
+        UsageMeter {
+            client_then: client.settled_activity(SETTLE),
+            server_then: server.map(|p| p.settled_activity(SETTLE)),
+            cpu: CpuReading::now(),
+            client,
+            server,
+        }
+    }
+
+    /// The usage since [`start`](Self::start), and the server pool's window (the evidence
+    /// of which worker was busy) when there is a server.
+    pub(crate) fn finish(self) -> (Usage, Option<Window>) {
+        let cpu_now = CpuReading::now();
+        let client = self
+            .client
+            .settled_activity(SETTLE)
+            .since(&self.client_then);
+        let server = self
+            .server
+            .zip(self.server_then.as_ref())
+            .map(|(pool, then)| pool.settled_activity(SETTLE).since(then));
+        let usage = Usage {
+            machine: cpu_now
+                .zip(self.cpu)
+                .and_then(|(now, then)| now.busy_since(&then)),
+            cores: cpu_now.map(|c| c.cores()),
+            client: busy_share(&client),
+            server: server.as_ref().map(busy_share),
+        };
+        (usage, server)
+    }
+}
+
+/// A window's busy time over its workers × its length (0 to 1).
+fn busy_share(window: &Window) -> f64 {
+    let capacity = window.length.as_secs_f64() * window.workers.len().max(1) as f64;
+    let busy: f64 = window.workers.iter().map(|w| w.busy.as_secs_f64()).sum();
+    (busy / capacity.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_machine_is_read_where_there_is_a_proc_stat() {
+        let Some(then) = CpuReading::now() else {
+            assert!(!std::path::Path::new("/proc/stat").exists());
+            return;
+        };
+        // Keep one core busy for 100 ms: at least some ticks must pass, some of them busy.
+        let started = std::time::Instant::now();
+        let mut x = 0u64;
+        while started.elapsed() < Duration::from_millis(100) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let now = CpuReading::now().expect("read once, read again");
+        let busy = now.busy_since(&then).expect("ticks passed in 100 ms");
+        assert!(busy > 0.0 && busy <= 1.0, "{busy}");
+        assert_eq!(now.cores(), then.cores());
+    }
+
+    #[test]
+    fn the_most_of_several_loads_takes_each_figure_s_largest() {
+        let a = Usage {
+            machine: Some(0.5),
+            cores: Some(2),
+            client: 0.9,
+            server: None,
+        };
+        let b = Usage {
+            machine: Some(0.95),
+            cores: Some(2),
+            client: 0.2,
+            server: Some(0.4),
+        };
+        let most = Usage::most([a, b]).expect("two loads");
+        assert_eq!(
+            (most.machine, most.client, most.server),
+            (Some(0.95), 0.9, Some(0.4))
+        );
+        assert!(most.cpu_saturated() && most.client_saturated());
+        assert_eq!(
+            most.to_string(),
+            "machine 2 cores 95% busy; load client 90% busy; server 40% busy"
+        );
+    }
+}
