@@ -56,6 +56,9 @@ pub struct ProbeStep {
     /// What the machine and the pools did over the step.
     #[serde(default)]
     pub usage: Usage,
+    /// The bound that ended the step early, if one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<crate::run::CutShort>,
 }
 
 /// What stopped the throughput growing, judged from the machine and the pools at the
@@ -192,6 +195,11 @@ impl std::fmt::Display for ProbeReport {
                 percent(s.usage.server)
             )?;
         }
+        for s in &self.steps {
+            if let Some(cut_short) = s.cut_short {
+                writeln!(f, "concurrency {}: {cut_short}", s.concurrency)?;
+            }
+        }
         f.write_str(&self.sentence())
     }
 }
@@ -259,6 +267,7 @@ pub(crate) fn probe_plan(
             throughput: summary.throughput,
             mean_latency: summary.latency.map(|l| l.mean).unwrap_or_default(),
             usage,
+            cut_short: step.cut_short,
         });
         concurrency *= 2;
     }
@@ -340,6 +349,7 @@ mod tests {
             throughput,
             mean_latency: Duration::from_millis(20),
             usage: Usage::default(),
+            cut_short: None,
         };
         let mut report = ProbeReport {
             url: "/health".into(),

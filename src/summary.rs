@@ -38,6 +38,9 @@ pub struct Summary {
     /// The most requests in flight at once, sent and not yet answered: the concurrency
     /// the server was offered (under a connection cap, at most the cap).
     pub most_in_flight: usize,
+    /// The bound that ended the load early, if one did ([`Run::cut_short`](crate::Run)).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cut_short: Option<crate::run::CutShort>,
 }
 
 /// Latency figures, from an HDR histogram at microsecond resolution.
@@ -94,6 +97,7 @@ impl Summary {
                 .filter(|r| r.start > r.intended_start + LATE)
                 .count(),
             most_in_flight: most_in_flight(records),
+            cut_short: None,
         }
     }
 }

@@ -250,7 +250,9 @@ impl LoadClient {
             }
         };
         let wall = records.iter().map(|r| r.end).max().unwrap_or_default();
+        let cut_short = cut_short(strategy, n, &records, origin.elapsed(), self.inner.limits);
         let mut run = Run::new(label, records, wall);
+        run.cut_short = cut_short;
         if self.inner.lifecycle == Lifecycle::PerRequest {
             // A fresh client per request always opens a fresh connection.
             run.classify_connections(&mut HashSet::new());
@@ -456,6 +458,49 @@ async fn closed_loop(
         }
     }
     records
+}
+
+/// The bound that ended a load early, if one did: a closed loop whose `n` requests were
+/// all sent before its duration was up, or any load past the run's deadline (requests
+/// recorded as past it, or a closed loop meant to outlast it that ran into it).
+fn cut_short(
+    strategy: ClientStrategy,
+    n: usize,
+    records: &[RequestRecord],
+    elapsed: Duration,
+    limits: Limits,
+) -> Option<crate::run::CutShort> {
+    use crate::run::CutShort;
+    let deadline = records
+        .iter()
+        .filter(|r| {
+            r.outcome
+                == crate::record::Outcome::Failed {
+                    kind: FailureKind::Deadline,
+                }
+        })
+        .map(|r| r.start)
+        .min()
+        .map(|_| CutShort::Deadline {
+            at: limits.run_deadline,
+        });
+    let ClientStrategy::ClosedLoop { duration, .. } = strategy else {
+        return deadline;
+    };
+    if duration > limits.run_deadline && elapsed >= limits.run_deadline {
+        return Some(CutShort::Deadline {
+            at: limits.run_deadline,
+        });
+    }
+    let last = records.iter().map(|r| r.start).max().unwrap_or_default();
+    if records.len() >= n && last < duration {
+        return Some(CutShort::Requests {
+            n,
+            at: last,
+            meant: duration,
+        });
+    }
+    deadline
 }
 
 /// Request i is intended at i / rate. It is sent then if fewer than `max_in_flight` are in

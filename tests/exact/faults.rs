@@ -126,3 +126,55 @@ fn a_side_past_its_time_limit_ends_the_claim_with_a_report() -> Result {
     );
     Ok(())
 }
+
+/// A load that ends on a bound says which and when: a closed loop of 5 s that reaches its
+/// cap of 40 requests first, one that runs into the run's deadline, and one that ends on
+/// its own time (no bound).
+#[test]
+fn a_load_cut_short_by_a_bound_says_which_and_when() -> perfshape::Result {
+    use perfshape::run::CutShort;
+    use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server};
+    use std::time::Duration;
+
+    let server = Server::serve(
+        axum::Router::new().route("/ok", axum::routing::get(|| async { "ok" })),
+        Pool::workers("server", 1)?,
+    )?;
+    let url = format!("{}/ok", server.base_url());
+    let looping = |seconds: f64| ClientStrategy::ClosedLoop {
+        users: 2,
+        think: Duration::ZERO,
+        ramp: Duration::ZERO,
+        duration: Duration::from_secs_f64(seconds),
+    };
+    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
+    let run = client.run(looping(5.0), &url, 40)?;
+    assert_eq!(run.sent(), 40);
+    match run.cut_short {
+        Some(CutShort::Requests { n: 40, at, meant }) => {
+            assert!(at < meant && meant == Duration::from_secs(5), "{at:?}");
+        }
+        other => panic!("the request bound, not {other:?}"),
+    }
+    let summary = run.summary(Duration::from_millis(1));
+    assert!(
+        summary.cut_short.is_some_and(|c| c
+            .to_string()
+            .starts_with("cut short by its bound of 40 requests at ")),
+        "{summary:?}"
+    );
+    let run = client.run(looping(0.05), &url, 100_000)?;
+    assert_eq!(run.cut_short, None, "ended on its own time");
+    let bounded = client(Limits {
+        request_timeout: Duration::from_secs(1),
+        run_deadline: Duration::from_millis(100),
+    })?;
+    let run = bounded.run(looping(2.0), &url, 100_000)?;
+    assert_eq!(
+        run.cut_short,
+        Some(CutShort::Deadline {
+            at: Duration::from_millis(100)
+        })
+    );
+    Ok(())
+}

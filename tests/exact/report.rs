@@ -191,6 +191,7 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
         throughput,
         mean_latency: Duration::from_millis(ms),
         usage: Default::default(),
+        cut_short: None,
     };
     let report = ProbeReport {
         url: "http://127.0.0.1:8080/blocking?ms=20".into(),

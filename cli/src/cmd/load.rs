@@ -66,8 +66,8 @@ impl Args {
                 ms(l.max)
             );
         }
-        if summary.sent == MAX_REQUESTS {
-            eprintln!("note: the loop reached its cap of {MAX_REQUESTS} requests before its time");
+        if let Some(cut_short) = summary.cut_short {
+            println!("{cut_short}: a shorter load than asked for");
         }
         Ok(Exit::Holds)
     }
