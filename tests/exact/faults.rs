@@ -147,8 +147,8 @@ fn a_load_cut_short_by_a_bound_says_which_and_when() -> perfshape::Result {
         ramp: Duration::ZERO,
         duration: Duration::from_secs_f64(seconds),
     };
-    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
-    let run = client.run(looping(5.0), &url, 40)?;
+    let unbounded = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
+    let run = unbounded.run(looping(5.0), &url, 40)?;
     assert_eq!(run.sent(), 40);
     match run.cut_short {
         Some(CutShort::Requests { n: 40, at, meant }) => {
@@ -163,7 +163,7 @@ fn a_load_cut_short_by_a_bound_says_which_and_when() -> perfshape::Result {
             .starts_with("cut short by its bound of 40 requests at ")),
         "{summary:?}"
     );
-    let run = client.run(looping(0.05), &url, 100_000)?;
+    let run = unbounded.run(looping(0.05), &url, 100_000)?;
     assert_eq!(run.cut_short, None, "ended on its own time");
     let bounded = client(Limits {
         request_timeout: Duration::from_secs(1),
