@@ -51,7 +51,7 @@ fn main() -> perfshape::Result {
                 pool,
                 work: ms(3),
                 connection_cap: None,
-                probe: None,
+                canary: None,
                 overhead: Duration::ZERO,
                 offered: Offered::ClosedLoop {
                     users: 300,
@@ -68,7 +68,7 @@ fn main() -> perfshape::Result {
                 pool,
                 work: ms(2),
                 connection_cap: None,
-                probe: None,
+                canary: None,
                 overhead: Duration::ZERO,
                 offered: Offered::OpenLoop {
                     rate: 5_000.0,

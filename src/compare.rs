@@ -508,7 +508,7 @@ struct Answer {
 fn first_answer(side: &str, endpoint: &Endpoint) -> Result<Answer> {
     let plan = endpoint.plan()?;
     let label = format!("the {side}'s {} ({})", plan.label, endpoint.url());
-    let (run, _) = endpoint.target().client().run_plan(
+    let run = endpoint.target().client().run_plan(
         ClientStrategy::Sequential,
         &plan.labelled(label),
         1,

@@ -15,7 +15,7 @@ use crate::load::{Load, ScenarioInput};
 use crate::probe::{ProbeReport, ProbeSettings, probe_plan};
 use crate::run::Run;
 use crate::target::Target;
-use crate::usage::{SATURATED, Usage};
+
 use crate::vocab::{ClientStrategy, Held, PoolSettings};
 
 /// Requests of the baseline "one request alone", in a row (their mean): one keeps the
@@ -217,7 +217,7 @@ impl Endpoint {
     /// Sends `n` requests the way `strategy` says and returns the run, refusing one with
     /// failed requests (`GET /orders answered 500 in 3 of 20 requests`).
     pub fn run(&self, strategy: ClientStrategy, n: usize) -> Result<Run> {
-        let (run, _) = self
+        let run = self
             .target
             .client()
             .run_plan(strategy, &self.plan()?, n, None)?;
@@ -396,19 +396,17 @@ impl Endpoint {
                     None => busy.alone()?.0 / 5,
                 };
                 let (slow_plan, cheap_plan) = (busy.plan()?, cheap.plan()?);
-                let mut answered = None;
-                let run = seen.observe(&busy.target, || {
-                    let (run, probe) = busy.target.client().run_plan(
+                let mut run = seen.observe(&busy.target, || {
+                    let run = busy.target.client().run_plan(
                         ClientStrategy::FanOut,
                         &slow_plan,
                         n,
                         Some((&cheap_plan, after)),
                     )?;
                     run.require_ok()?;
-                    answered = probe;
                     Ok(run)
                 })?;
-                let record = answered.expect("a probe was asked for");
+                let record = run.canary.take().expect("a canary was asked for");
                 let wait = record.latency();
                 // A cheap request that failed gives no figure: say which and why.
                 Run::new(cheap_plan.label.clone(), vec![record], wait).require_ok()?;
@@ -635,25 +633,31 @@ impl ConcurrencyLimit {
         self
     }
 
-    /// **Limited by the machine's CPU**, not by a pool: the machine's CPU busy share at the
-    /// plateau (the most over the steps where throughput stopped growing; 0 when it never
-    /// did) is at least 0.75 — the cores busy, the service's work and perfshape's own load
-    /// client together. What a cheap endpoint on a small machine reads.
+    /// **Limited by the machine's CPU**, not by a pool: at the plateau (the steps where
+    /// throughput stopped growing; without one, the highest concurrency tried) the machine
+    /// was busy past 0.75 — and, when perfshape serves the target, this process used at
+    /// least a quarter of it, so the CPU is the load's own, not another process's. The
+    /// figure is that CPU pressure, 1 at the thresholds
+    /// ([`Usage::cpu_pressure`](crate::usage::Usage::cpu_pressure)). What a cheap endpoint
+    /// on a small machine reads: its server and perfshape's load client share the cores.
+    /// (Without a plateau too: a machine whose other work comes and goes can make the
+    /// throughput of a saturated CPU look as if it still grew.)
     pub fn limited_by_cpu(self) -> Claim<'static> {
-        self.attribution("is limited by the machine's CPU", 0.0)
-            .at_least(SATURATED)
+        self.attribution("is limited by the machine's CPU", None)
+            .at_least(1.0)
     }
 
     /// **Limited by a pool** (or a lock), not by the CPU: throughput stopped growing while
-    /// the machine's CPU was under 0.75 busy — its busy share at the plateau is the figure
-    /// (1 when throughput never stopped growing: no limit is no pool).
+    /// the CPU pressure at the plateau was under 1 (the figure is 2 when throughput never
+    /// stopped growing: no limit is no pool).
     pub fn limited_by_a_pool(self) -> Claim<'static> {
-        self.attribution("is limited by a pool, not by the CPU", 1.0)
-            .at_most(SATURATED)
+        self.attribution("is limited by a pool, not by the CPU", Some(2.0))
+            .at_most(1.0)
     }
 
-    /// The machine's CPU busy share at the probe's plateau, `no_plateau` without one.
-    fn attribution(self, sentence: &str, no_plateau: f64) -> Claim<'static> {
+    /// The CPU pressure at the probe's plateau; without one, `no_plateau`, or when that is
+    /// `None` the pressure at the highest concurrency tried.
+    fn attribution(self, sentence: &str, no_plateau: Option<f64>) -> Claim<'static> {
         let ConcurrencyLimit { endpoint, settings } = self;
         let (evidence, this) = (Evidence::default(), endpoint.clone());
         let observed = evidence.clone();
@@ -661,21 +665,21 @@ impl ConcurrencyLimit {
         let said = Arc::clone(&sentences);
         Claim::figure(
             &format!("{} {sentence}", endpoint.name()),
-            Measure::value("machine CPU busy at the plateau", move || {
+            Measure::value("CPU pressure at the plateau", move || {
                 let report = this.probe(&observed, settings)?;
                 said.lock()
                     .unwrap_or_else(|p| p.into_inner())
                     .push(report.sentence());
-                match (report.stops_growing_at, report.plateau) {
-                    (None, _) => Ok(no_plateau),
-                    (
-                        Some(_),
-                        Some(Usage {
-                            machine: Some(machine),
-                            ..
-                        }),
-                    ) => Ok(machine),
-                    (Some(_), _) => Err(Error::Limited {
+                let usage = match (report.stops_growing_at, no_plateau) {
+                    (None, Some(figure)) => return Ok(figure),
+                    (None, None) => report.steps.last().map(|s| s.usage),
+                    (Some(_), _) => report.plateau,
+                };
+                match usage.and_then(|u| u.cpu_pressure()) {
+                    // A figure is positive: an idle machine reads "under 0.1 %".
+                    Some(pressure) => Ok(pressure.max(LEAST_SHARE)),
+                    // Without the machine's figure there is no attribution to claim.
+                    None => Err(Error::Limited {
                         what: report.sentence(),
                     }),
                 }

@@ -118,7 +118,7 @@ impl Load {
     /// Runs the load once and returns its run, refusing one with failed requests.
     /// Its summary (waves at half the work time) is kept for [`summaries`](Self::summaries).
     pub fn run(&self) -> Result<Run> {
-        self.run_with_probe(None).map(|(run, _)| run)
+        self.run_with_canary(None).map(|(run, _)| run)
     }
 
     /// The summaries of every run so far, in order: the shape facts a claim reports
@@ -139,11 +139,9 @@ impl Load {
         crate::fd_limit::ensure_fd_limit(2 * concurrency as u64 + 256)?;
         // A failed warm-up request is the table's to report, with the run's own.
         self.warm_up_run()?;
-        let (run, _) =
-            self.target
-                .client()
-                .run_plan(self.actual.client, &self.plan, self.actual.n, None)?;
-        Ok(run)
+        self.target
+            .client()
+            .run_plan(self.actual.client, &self.plan, self.actual.n, None)
     }
 
     /// This load warmed up on the demo endpoint of its strategy with 1 ms of work: that
@@ -166,14 +164,16 @@ impl Load {
         Ok(self)
     }
 
-    fn run_with_probe(&self, probe: Option<Duration>) -> Result<(Run, Option<Duration>)> {
+    /// Runs the load once, with a `/health` canary sent `canary` after its start when
+    /// asked: the run, and how long the canary waited.
+    fn run_with_canary(&self, canary: Option<Duration>) -> Result<(Run, Option<Duration>)> {
         let health = Plan::get(&crate::client::check_url(&self.target.url_of("/health")?)?);
-        let (run, probe) = self.evidence.observe(&self.target, || {
+        let mut run = self.evidence.observe(&self.target, || {
             self.target.client().run_plan(
                 self.actual.client,
                 &self.plan,
                 self.actual.n,
-                probe.map(|after| (&health, after)),
+                canary.map(|after| (&health, after)),
             )
         })?;
         run.require_ok()?;
@@ -181,7 +181,7 @@ impl Load {
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .push(run.summary(self.actual.work / 2));
-        let probe = match probe {
+        let waited = match run.canary.take() {
             None => None,
             Some(record) if record.outcome.is_ok() => Some(record.latency()),
             Some(record) => {
@@ -191,7 +191,7 @@ impl Load {
                 });
             }
         };
-        Ok((run, probe))
+        Ok((run, waited))
     }
 
     /// Opens what a run will use — a connection per request it holds at once, the
@@ -207,10 +207,10 @@ impl Load {
     fn warm_up_run(&self) -> Result<Run> {
         let concurrency = self.actual.client.concurrency(self.actual.n).max(1);
         let plan = self.brief.as_ref().unwrap_or(&self.plan);
-        let (run, _) =
-            self.target
-                .client()
-                .run_plan(ClientStrategy::FanOut, plan, concurrency, None)?;
+        let run = self
+            .target
+            .client()
+            .run_plan(ClientStrategy::FanOut, plan, concurrency, None)?;
         Ok(run)
     }
 
@@ -326,29 +326,34 @@ impl Load {
     }
 
     /// How long the demo's `/health` waits when sent `after` the load starts, while the
-    /// load is in flight; expects the model's probe latency when that is above zero (a
-    /// free worker answers at once, which no bound can divide by: compare with a ratio).
+    /// load is in flight (a canary); expects the model's canary latency when that is above
+    /// zero (a free worker answers at once, which no bound can divide by: compare with a
+    /// ratio).
     pub fn health_during(&self, after: Duration) -> Measure<'static> {
-        let probe = self.model.clone().with_probe(after);
-        let predicted = probe
+        let canary = self.model.clone().with_canary(after);
+        let predicted = canary
             .predict()
             .ok()
-            .and_then(|p| p.probe_latency)
+            .and_then(|p| p.canary_latency)
             .filter(|latency| !latency.is_zero());
         let this = self.clone();
         let measure = self
             .described(Measure::duration(
                 &format!("/health during {}", self.label()),
                 move || {
-                    let (_, probe) = this.run_with_probe(Some(after))?;
-                    Ok(probe.unwrap_or_default())
+                    let (_, waited) = this.run_with_canary(Some(after))?;
+                    Ok(waited.unwrap_or_default())
                 },
             ))
             .context("health sent after", format!("{} ms", after.as_millis()));
         match predicted {
             Some(latency) => measure.expecting(Expected::duration(
                 latency,
-                format!("{} probe after {} ms", probe.describe(), after.as_millis()),
+                format!(
+                    "{} canary after {} ms",
+                    canary.describe(),
+                    after.as_millis()
+                ),
             )),
             None => measure,
         }

@@ -178,10 +178,10 @@ impl Mix {
                 .collect::<Result<Vec<Duration>>>()?;
             let plan = this.plan()?;
             let run = seen.observe(&this.target, || {
-                let (run, _) =
-                    this.target
-                        .client()
-                        .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
+                let run = this
+                    .target
+                    .client()
+                    .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
                 run.require_ok()?;
                 Ok(run)
             })?;
@@ -217,7 +217,7 @@ impl Mix {
                 for (endpoint, _) in &this.routes {
                     endpoint.preflight()?;
                 }
-                let (run, _) = this.target.client().run_plan(
+                let run = this.target.client().run_plan(
                     ClientStrategy::FanOut,
                     &this.plan()?,
                     n,

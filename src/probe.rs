@@ -227,7 +227,7 @@ pub(crate) fn probe_plan(
     plan: &Plan,
     settings: ProbeSettings,
 ) -> Result<ProbeReport> {
-    let run = |strategy, n| client.run_plan(strategy, plan, n, None).map(|(run, _)| run);
+    let run = |strategy, n| client.run_plan(strategy, plan, n, None);
     check_range("max_concurrency", settings.max_concurrency, 1, 4096, "")?;
     check_range("step_ms", settings.step.as_millis(), 10, 60_000, " ms")?;
     check_range("growth_percent", settings.growth_percent, 1, 1000, " %")?;
@@ -317,6 +317,7 @@ mod tests {
         Some(Usage {
             machine,
             cores: machine.map(|_| 2),
+            process: None,
             client,
             server: None,
         })

@@ -45,6 +45,11 @@ pub struct Run {
     /// The bound that ended the load before it was done, if one did.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_short: Option<CutShort>,
+    /// The canary sent while the load was in flight, when one was asked for
+    /// ([`LoadRequest::with_canary`](crate::client::LoadRequest::with_canary)): not one of
+    /// the load's requests, so not in `records` nor in `sent`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canary: Option<RequestRecord>,
 }
 
 /// The bound that ended a load before it had offered what it meant to: a closed loop that
@@ -110,6 +115,7 @@ impl Run {
             records,
             wall,
             cut_short: None,
+            canary: None,
         }
     }
 

@@ -1,9 +1,11 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
+mod offer;
 mod request;
 mod send;
 mod tls;
 
+pub use offer::{Canary, LoadRequest};
 pub use request::Request;
 pub(crate) use request::{Plan, Vary, path_and_query};
 
@@ -147,7 +149,7 @@ impl LoadClient {
     }
 
     /// Requests this client has handed to an HTTP client so far, over every load (warm-ups
-    /// and probes included; an open loop's dropped requests and requests past a run's
+    /// and canaries included; an open loop's dropped requests and requests past a run's
     /// deadline never are): a server should have received exactly these.
     pub fn issued(&self) -> u64 {
         self.inner.issued.load(Ordering::Relaxed)
@@ -165,55 +167,52 @@ impl LoadClient {
 
     /// Sends `n` GET requests to `url` the way `strategy` says, and waits for all of them.
     pub fn run(&self, strategy: ClientStrategy, url: &str, n: usize) -> Result<Run> {
-        Ok(self.run_with_probe(strategy, url, n, None)?.0)
+        self.offer(LoadRequest::new(strategy, url, n))
     }
 
-    /// Like [`run`](Self::run), and with `probe = Some((url, after))` also sends one GET to
-    /// `url` `after` the load started, while the load is in flight: how responsive is the
-    /// server under this load? The probe uses this client's lifecycle, so a connection cap
-    /// queues it like any other request.
-    pub fn run_with_probe(
-        &self,
-        strategy: ClientStrategy,
-        url: &str,
-        n: usize,
-        probe: Option<(&str, Duration)>,
-    ) -> Result<(Run, Option<RequestRecord>)> {
+    /// Offers the load `request` asks for and waits for all of it, its canary too when it
+    /// has one ([`Run::canary`]).
+    pub fn offer(&self, request: LoadRequest<'_>) -> Result<Run> {
         // Parsed once, here, so a typo fails before anything is sent and no request pays
         // for parsing it again.
-        let probe = match probe {
-            Some((url, after)) => Some((Plan::get(&check_url(url)?), after)),
+        let canary = match request.canary {
+            Some(canary) => Some((Plan::get(&check_url(canary.url)?), canary.after)),
             None => None,
         };
-        let plan = Plan::get(&check_url(url)?);
-        self.run_plan(strategy, &plan, n, probe.as_ref().map(|(p, a)| (p, *a)))
+        let plan = Plan::get(&check_url(request.url)?);
+        self.run_plan(
+            request.strategy,
+            &plan,
+            request.n,
+            canary.as_ref().map(|(p, a)| (p, *a)),
+        )
     }
 
-    /// Sends `n` requests of `plan` the way `strategy` says (and the probe's one request
+    /// Sends `n` requests of `plan` the way `strategy` says (and the canary's one request
     /// `after` the load started), and waits for all of them.
     pub(crate) fn run_plan(
         &self,
         strategy: ClientStrategy,
         plan: &Plan,
         n: usize,
-        probe: Option<(&Plan, Duration)>,
-    ) -> Result<(Run, Option<RequestRecord>)> {
+        canary: Option<(&Plan, Duration)>,
+    ) -> Result<Run> {
         check_range("n", n, 1, MAX_REQUESTS, "")?;
         strategy.validate()?;
-        let probe = probe.map(|(plan, after)| (Arc::new(plan.clone()), after));
+        let canary = canary.map(|(plan, after)| (Arc::new(plan.clone()), after));
         let label = plan.label.clone();
         let plan = Arc::new(plan.clone());
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
-        // The probe is its own task on the pool: it must not wait behind the load (and
+        // The canary is its own task on the pool: it must not wait behind the load (and
         // cannot ride on sync-over-async's blocked threads).
-        let probe = self.spawn_probe(probe, origin, deadline);
-        let (records, probe) = match strategy {
+        let canary = self.spawn_canary(canary, origin, deadline);
+        let (records, canary) = match strategy {
             ClientStrategy::SyncOverAsync { threads } => {
                 let records = self.sync_over_async(threads, &plan, n, origin, deadline);
                 (
                     records,
-                    self.pool.block_on(async { join_probe(probe).await }),
+                    self.pool.block_on(async { join_canary(canary).await }),
                 )
             }
             _ => {
@@ -245,7 +244,7 @@ impl LoadClient {
                 });
                 self.pool.block_on(async {
                     let records = load.await.map_err(task_failed)?;
-                    Ok::<_, Error>((records, join_probe(probe).await))
+                    Ok::<_, Error>((records, join_canary(canary).await))
                 })?
             }
         };
@@ -260,16 +259,17 @@ impl LoadClient {
             let mut seen = self.inner.seen.lock().unwrap_or_else(|p| p.into_inner());
             run.classify_connections(&mut seen);
         }
-        Ok((run, probe))
+        run.canary = canary;
+        Ok(run)
     }
 
-    fn spawn_probe(
+    fn spawn_canary(
         &self,
-        probe: Option<(Arc<Plan>, Duration)>,
+        canary: Option<(Arc<Plan>, Duration)>,
         origin: Instant,
         deadline: Instant,
     ) -> Option<tokio::task::JoinHandle<RequestRecord>> {
-        let (plan, after) = probe?;
+        let (plan, after) = canary?;
         let inner = Arc::clone(&self.inner);
         Some(self.pool.handle().spawn(async move {
             tokio::time::sleep_until((origin + after).into()).await;
@@ -576,10 +576,10 @@ async fn join_all(
     records
 }
 
-async fn join_probe(
-    probe: Option<tokio::task::JoinHandle<RequestRecord>>,
+async fn join_canary(
+    canary: Option<tokio::task::JoinHandle<RequestRecord>>,
 ) -> Option<RequestRecord> {
-    match probe {
+    match canary {
         Some(handle) => handle.await.ok(),
         None => None,
     }

@@ -123,7 +123,7 @@ pub struct Model {
     pub offered: Offered,
     /// A `/health` request (a worker for no time) sent this long after the load starts,
     /// outside the connection cap: how responsive is the server under this load?
-    pub probe: Option<Duration>,
+    pub canary: Option<Duration>,
     /// What one request costs outside its handler — the HTTP stack's CPU on client and
     /// server (and building a client, for a client per request) — served one request at a
     /// time, half before the handler and half after ([`Phase::Stack`]); zero leaves it out. Not a setting but a
@@ -152,12 +152,12 @@ pub struct Prediction {
     pub waves: usize,
     /// Mean latency in seconds (exact, not from a histogram).
     pub mean_latency: f64,
-    /// How long the probe waited, when the model has one.
+    /// How long the canary waited, when the model has one.
     #[serde(
         skip_serializing_if = "Option::is_none",
         with = "crate::vocab::millis::opt"
     )]
-    pub probe_latency: Option<Duration>,
+    pub canary_latency: Option<Duration>,
     /// Each completed request's (intended start, end), in completion order.
     #[serde(skip)]
     pub timeline: Vec<(Duration, Duration)>,
@@ -178,7 +178,7 @@ impl Model {
             work: server.work_time(work),
             connection_cap: None,
             offered: Offered::from_client(client, n),
-            probe: None,
+            canary: None,
             overhead: Duration::ZERO,
         }
     }
@@ -192,10 +192,10 @@ impl Model {
         self
     }
 
-    /// The same model with a `/health` probe sent `after` the load starts.
+    /// The same model with a `/health` canary sent `after` the load starts.
     #[must_use]
-    pub fn with_probe(mut self, after: Duration) -> Model {
-        self.probe = Some(after);
+    pub fn with_canary(mut self, after: Duration) -> Model {
+        self.canary = Some(after);
         self
     }
 
@@ -304,7 +304,7 @@ impl Model {
             latency: Latency::of(latencies),
             waves: count_waves(&ends, self.work / 2),
             mean_latency,
-            probe_latency: outcome.probe_latency,
+            canary_latency: outcome.canary_latency,
             timeline: outcome.timeline,
         })
     }

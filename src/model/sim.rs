@@ -12,7 +12,7 @@ pub(super) struct Outcome {
     pub(super) sent: usize,
     pub(super) dropped: usize,
     pub(super) timeline: Vec<(Duration, Duration)>,
-    pub(super) probe_latency: Option<Duration>,
+    pub(super) canary_latency: Option<Duration>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -23,7 +23,7 @@ enum Event {
     UserSends(usize),
     /// An open-loop arrival is due.
     Arrival(usize),
-    /// The probe is sent.
+    /// The canary is sent.
     Probe,
 }
 
@@ -31,10 +31,10 @@ struct Request {
     intended: u64,
     phase: usize,
     user: Option<usize>,
-    probe: bool,
+    canary: bool,
 }
 
-/// The probe: a `/health` request needs a worker for no time.
+/// The canary: a `/health` request needs a worker for no time.
 const PROBE_PHASES: [Phase; 1] = [Phase::Worker(Duration::ZERO)];
 
 struct Sim<'m> {
@@ -58,7 +58,7 @@ struct Sim<'m> {
     next_index: usize,
     dropped: usize,
     timeline: Vec<(Duration, Duration)>,
-    probe_latency: Option<Duration>,
+    canary_latency: Option<Duration>,
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -87,9 +87,9 @@ pub(super) fn simulate(model: &Model) -> Outcome {
         next_index: 0,
         dropped: 0,
         timeline: Vec::new(),
-        probe_latency: None,
+        canary_latency: None,
     };
-    if let Some(after) = model.probe {
+    if let Some(after) = model.canary {
         sim.schedule(nanos(after), Event::Probe);
     }
     match model.offered {
@@ -130,7 +130,7 @@ pub(super) fn simulate(model: &Model) -> Outcome {
                     intended: sim.now,
                     phase: 0,
                     user: None,
-                    probe: true,
+                    canary: true,
                 });
                 sim.enter_phase(r);
             }
@@ -147,12 +147,12 @@ pub(super) fn simulate(model: &Model) -> Outcome {
             }
         }
     }
-    let probes = usize::from(model.probe.is_some());
+    let canaries = usize::from(model.canary.is_some());
     Outcome {
-        sent: sim.requests.len() - probes + sim.dropped,
+        sent: sim.requests.len() - canaries + sim.dropped,
         dropped: sim.dropped,
         timeline: sim.timeline,
-        probe_latency: sim.probe_latency,
+        canary_latency: sim.canary_latency,
     }
 }
 
@@ -160,7 +160,7 @@ impl Sim<'_> {
     /// The phase request `r` is in, if it has one left.
     fn phase_of(&self, r: usize) -> Option<Phase> {
         let request = &self.requests[r];
-        let phases: &[Phase] = if request.probe {
+        let phases: &[Phase] = if request.canary {
             &PROBE_PHASES
         } else {
             &self.phases
@@ -180,7 +180,7 @@ impl Sim<'_> {
             intended: self.now,
             phase: 0,
             user,
-            probe: false,
+            canary: false,
         });
         self.in_flight += 1;
         if self.free_connections > 0 {
@@ -300,8 +300,8 @@ impl Sim<'_> {
 
     fn complete(&mut self, r: usize) {
         let request = &self.requests[r];
-        if request.probe {
-            self.probe_latency = Some(Duration::from_nanos(self.now - request.intended));
+        if request.canary {
+            self.canary_latency = Some(Duration::from_nanos(self.now - request.intended));
             return;
         }
         self.timeline.push((

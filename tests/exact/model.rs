@@ -171,15 +171,15 @@ proptest! {
         prop_assert_eq!(p.sent, p.completed + p.dropped);
     }
 
-    /// A `/health` probe sent into a fan-out of W blocking requests waits for the rest of
+    /// A `/health` canary sent into a fan-out of W blocking requests waits for the rest of
     /// the work (every worker is blocked); into async or offloaded work it waits nothing.
     #[test]
-    fn a_probe_waits_only_for_blocked_workers(w in 1usize..8, work in 2u64..200, after_pct in 1u64..99) {
+    fn a_canary_waits_only_for_blocked_workers(w in 1usize..8, work in 2u64..200, after_pct in 1u64..99) {
         let after = ms(work) * after_pct as u32 / 100;
-        let probe = |server| fan_out(server, pool(w, 512), w, ms(work)).with_probe(after).predict().unwrap().probe_latency;
-        prop_assert_eq!(probe(ServerStrategy::Blocking), Some(ms(work) - after));
-        prop_assert_eq!(probe(ServerStrategy::Async), Some(Duration::ZERO));
-        prop_assert_eq!(probe(ServerStrategy::Offload), Some(Duration::ZERO));
+        let canary = |server| fan_out(server, pool(w, 512), w, ms(work)).with_canary(after).predict().unwrap().canary_latency;
+        prop_assert_eq!(canary(ServerStrategy::Blocking), Some(ms(work) - after));
+        prop_assert_eq!(canary(ServerStrategy::Async), Some(Duration::ZERO));
+        prop_assert_eq!(canary(ServerStrategy::Offload), Some(Duration::ZERO));
     }
 
     /// The model is a pure function: the same inputs give the same prediction.
@@ -208,7 +208,7 @@ fn absurd_loads_are_refused_not_simulated() {
         pool: pool(1, 1),
         work: ms(1),
         connection_cap: None,
-        probe: None,
+        canary: None,
         overhead: Duration::ZERO,
         offered: Offered::OpenLoop {
             rate: f64::NAN,
