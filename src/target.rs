@@ -188,11 +188,23 @@ impl Target {
     /// The same target measured by a load client with `workers` worker threads (default
     /// 2): a heavier load needs more, on a machine that has them.
     pub fn with_client_workers(mut self, workers: usize) -> Result<Target> {
-        self.client = Arc::new(LoadClient::with_limits(
-            Pool::workers("client", workers)?,
-            self.client.lifecycle(),
-            self.client.limits(),
-        )?);
+        self.client = Arc::new(
+            LoadClient::with_limits(
+                Pool::workers("client", workers)?,
+                self.client.lifecycle(),
+                self.client.limits(),
+            )?
+            .with_driver(self.client.driver())?,
+        );
+        Ok(self)
+    }
+
+    /// The same target measured by a load client whose closed loops `driver` sends
+    /// ([`Driver::Connections`](crate::client::Driver::Connections): one HTTP/1 connection
+    /// per user, for a figure the client's own cost per request must not cap).
+    pub fn with_driver(mut self, driver: crate::client::Driver) -> Result<Target> {
+        let client = self.rebuilt_client(self.client.lifecycle(), self.client.limits())?;
+        self.client = Arc::new(client.with_driver(driver)?);
         Ok(self)
     }
 
@@ -200,7 +212,8 @@ impl Target {
     /// limits.
     fn rebuilt_client(&self, lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
         let workers = self.client.pool().settings().workers;
-        LoadClient::with_limits(Pool::workers("client", workers)?, lifecycle, limits)
+        LoadClient::with_limits(Pool::workers("client", workers)?, lifecycle, limits)?
+            .with_driver(self.client.driver())
     }
 
     /// The same target measured with other per-request and per-run [`Limits`].

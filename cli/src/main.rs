@@ -83,6 +83,15 @@ enum Command {
 }
 
 fn main() -> ExitCode {
+    // A reader that stops early (`perfshape load … | head -1`) ends the command quietly, as
+    // it does any Unix tool, rather than making the next print panic on a broken pipe.
+    // SAFETY: set once, before any thread exists, to the default disposition.
+    unsafe {
+        let _ = nix::sys::signal::signal(
+            nix::sys::signal::Signal::SIGPIPE,
+            nix::sys::signal::SigHandler::SigDfl,
+        );
+    }
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

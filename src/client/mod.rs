@@ -1,5 +1,6 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
+mod connections;
 mod offer;
 mod request;
 mod send;
@@ -44,6 +45,20 @@ impl Default for Limits {
     }
 }
 
+/// What sends a load's requests.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Driver {
+    /// reqwest, with the configured [`Lifecycle`]: what the seed strategies measure.
+    #[default]
+    Reqwest,
+    /// For a closed loop with no think time or ramp, of one plain-HTTP request with a
+    /// shared client: one HTTP/1 connection per user (hyper's own), each request built
+    /// from parts prepared once — the load driver of `perfshape load` and `perfshape
+    /// probe`, whose figures a general-purpose client's cost per request would cap. Any
+    /// other load is sent by reqwest.
+    Connections,
+}
+
 /// Offers load to a URL with a [`ClientStrategy`], from its own [`Pool`], and returns a
 /// [`Run`] with one record per request.
 ///
@@ -72,6 +87,7 @@ pub struct LoadClient {
 /// What the tasks of a load share.
 struct Inner {
     lifecycle: Lifecycle,
+    driver: Driver,
     limits: Limits,
     /// One client (shared, capped), or the pool's clients used in turn.
     clients: Vec<reqwest::Client>,
@@ -130,6 +146,7 @@ impl LoadClient {
         Ok(LoadClient {
             inner: Arc::new(Inner {
                 lifecycle,
+                driver: Driver::Reqwest,
                 limits,
                 clients,
                 next_client: AtomicUsize::new(0),
@@ -141,6 +158,21 @@ impl LoadClient {
             }),
             pool,
         })
+    }
+
+    /// The same client (its pool and settings) sending closed loops with `driver`.
+    pub fn with_driver(self, driver: Driver) -> Result<LoadClient> {
+        let inner = &self.inner;
+        let mut client = LoadClient::with_limits(self.pool, inner.lifecycle, inner.limits)?;
+        Arc::get_mut(&mut client.inner)
+            .expect("a client just built is not shared")
+            .driver = driver;
+        Ok(client)
+    }
+
+    /// What sends this client's closed loops.
+    pub fn driver(&self) -> Driver {
+        self.inner.driver
     }
 
     /// The pool the load runs on.
@@ -218,9 +250,41 @@ impl LoadClient {
             _ => {
                 let inner = Arc::clone(&self.inner);
                 let at = Timing { origin, deadline };
+                // The connections driver, where it can send this load.
+                let raw = plan
+                    .fixed()
+                    .filter(|request| {
+                        self.inner.driver == Driver::Connections
+                            && self.inner.lifecycle == Lifecycle::Shared
+                            && connections::suits(request)
+                    })
+                    .map(|request| Arc::new(request.clone()));
                 let load = self.pool.handle().spawn(async move {
                     match strategy {
                         ClientStrategy::FanOut => fan_out(inner, plan, n, at).await,
+                        ClientStrategy::ClosedLoop {
+                            users,
+                            think,
+                            ramp,
+                            duration,
+                        } if raw.is_some() && think.is_zero() && ramp.is_zero() => {
+                            let request = raw.expect("checked above");
+                            let timeout = inner.limits.request_timeout;
+                            let records = connections::closed_loop(
+                                request,
+                                n,
+                                users,
+                                duration,
+                                at.origin,
+                                at.deadline,
+                                timeout,
+                            )
+                            .await;
+                            inner
+                                .issued
+                                .fetch_add(records.len() as u64, Ordering::Relaxed);
+                            records
+                        }
                         ClientStrategy::ClosedLoop {
                             users,
                             think,

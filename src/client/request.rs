@@ -298,6 +298,11 @@ impl Plan {
         }
     }
 
+    /// The one request every index sends, when no generator varies it.
+    pub(crate) fn fixed(&self) -> Option<&Prepared> {
+        self.vary.is_none().then_some(&self.first)
+    }
+
     /// Request `index`: the template's (borrowed: a plain load copies nothing per request),
     /// or the generator's (a generator that panics or returns a request that cannot be
     /// built is named with the index).

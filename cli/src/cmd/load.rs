@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use perfshape::ClientStrategy;
+use perfshape::client::Driver;
 use perfshape::limits::MAX_REQUESTS;
 
 use crate::exit::Exit;
@@ -25,6 +26,26 @@ pub(crate) struct Args {
     /// Load-generator worker threads.
     #[arg(long, default_value_t = 2)]
     client_workers: usize,
+    /// What sends the requests: connections (one HTTP/1 connection per user, the load
+    /// driver) or reqwest (the client the seed strategies use).
+    #[arg(long, value_enum, default_value_t = DriverArg::Connections)]
+    driver: DriverArg,
+}
+
+/// [`Driver`], as the command line spells it.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub(crate) enum DriverArg {
+    Connections,
+    Reqwest,
+}
+
+impl From<DriverArg> for Driver {
+    fn from(driver: DriverArg) -> Driver {
+        match driver {
+            DriverArg::Connections => Driver::Connections,
+            DriverArg::Reqwest => Driver::Reqwest,
+        }
+    }
 }
 
 impl Args {
@@ -35,9 +56,12 @@ impl Args {
             seconds,
             think_ms,
             client_workers,
+            driver,
         } = self;
         let (target, path) = perfshape::Target::split_url(&url)?;
-        let target = target.with_client_workers(client_workers)?;
+        let target = target
+            .with_client_workers(client_workers)?
+            .with_driver(driver.into())?;
         let endpoint = target.endpoint(&path)?;
         let strategy = ClientStrategy::ClosedLoop {
             users,

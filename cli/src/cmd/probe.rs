@@ -38,7 +38,9 @@ impl Args {
         };
         // Parse and connect first: a typo or a dead host fails here, before any load.
         let (target, path) = perfshape::Target::split_url(&url)?;
-        let target = target.with_limits(limits)?;
+        let target = target
+            .with_limits(limits)?
+            .with_driver(perfshape::client::Driver::Connections)?;
         let endpoint = target.endpoint(&path)?;
         let settings = perfshape::probe::ProbeSettings {
             max_concurrency,
