@@ -64,12 +64,15 @@ pub(super) async fn closed_loop(
     records
 }
 
+/// hyper's HTTP/1 connection on a TCP stream, pinned to be driven in place.
+type Driven = Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>;
+
 /// One HTTP/1 connection: the handle that sends on it, and the connection itself, driven
 /// by the user's own task while a request is in flight (a task of its own would add a
 /// wake-up between the socket and the user per request); `None` once it has closed.
 struct Link {
     sender: http1::SendRequest<Full<Bytes>>,
-    connection: Option<Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>>,
+    connection: Option<Driven>,
 }
 
 /// One user: its connection (or why it has none) and what each of its requests is made of.
