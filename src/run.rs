@@ -227,7 +227,9 @@ impl Run {
         for i in order {
             let record = &mut self.records[i];
             record.connection = match record.peer {
-                None => Connection::Unknown,
+                // No peer reported: what the sender knew (the connections driver knows
+                // each request's connection; reqwest leaves it unknown).
+                None => record.connection,
                 Some(peer) if seen.insert(peer) => Connection::New,
                 Some(_) => Connection::Reused,
             };

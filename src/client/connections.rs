@@ -49,7 +49,17 @@ pub(super) async fn closed_loop(
                 if index >= n {
                     break;
                 }
-                records.push(user.send(index).await);
+                let record = user.send(index).await;
+                // A user that cannot connect stops at its first failure: the run names it
+                // without sending a flood of failures.
+                let unconnected = record.outcome
+                    == (Outcome::Failed {
+                        kind: FailureKind::Connect,
+                    });
+                records.push(record);
+                if unconnected {
+                    break;
+                }
             }
             records
         });
@@ -78,10 +88,10 @@ struct Link {
 /// One user: its connection (or why it has none) and what each of its requests is made of.
 struct User<'r> {
     request: &'r Prepared,
-    link: Result<Link, String>,
+    /// The connection, `None` before the first request and after the server closed it.
+    link: Option<Link>,
     origin: Instant,
     timeout: Duration,
-    sent: usize,
     /// The request's head (method, path and query, `Host` and the template's headers),
     /// built once: each request clones it.
     head: hyper::http::request::Parts,
@@ -99,7 +109,6 @@ impl<'r> User<'r> {
             Some(query) => format!("{}?{query}", url.path()),
             None => url.path().to_string(),
         };
-        let link = connect(url, timeout).await;
         let mut head = hyper::Request::new(()).into_parts().0;
         head.method = request.method.clone();
         head.uri = path.parse().unwrap_or_default();
@@ -109,10 +118,9 @@ impl<'r> User<'r> {
         }
         User {
             request,
-            link,
+            link: None,
             origin,
             timeout,
-            sent: 0,
             head,
             timer: Box::pin(tokio::time::sleep(timeout)),
         }
@@ -121,21 +129,30 @@ impl<'r> User<'r> {
     async fn send(&mut self, index: usize) -> RequestRecord {
         let start = self.origin.elapsed();
         let mut record = RequestRecord::failed_at(index, start, FailureKind::Request);
-        record.connection = if self.sent == 0 {
-            Connection::New
-        } else {
-            Connection::Reused
-        };
-        self.sent += 1;
-        let Link { sender, connection } = match &mut self.link {
-            Ok(link) => link,
-            Err(error) => {
-                record.outcome = Outcome::Failed {
-                    kind: FailureKind::Connect,
-                };
-                record.error = Some(error.clone());
-                return record;
+        record.connection = Connection::Reused;
+        // A connection the server closed (`Connection: close`, an idle timeout) is opened
+        // again, as any HTTP/1 client would.
+        if self
+            .link
+            .as_ref()
+            .is_none_or(|link| link.connection.is_none() || link.sender.is_closed())
+        {
+            record.connection = Connection::New;
+            match connect(&self.request.url, self.timeout).await {
+                Ok(link) => self.link = Some(link),
+                Err(error) => {
+                    self.link = None;
+                    record.end = self.origin.elapsed();
+                    record.outcome = Outcome::Failed {
+                        kind: FailureKind::Connect,
+                    };
+                    record.error = Some(error);
+                    return record;
+                }
             }
+        }
+        let Some(Link { sender, connection }) = self.link.as_mut() else {
+            unreachable!("connected above");
         };
         let body = self.request.body.clone().unwrap_or_default();
         let request = hyper::Request::from_parts(self.head.clone(), Full::new(body));
@@ -157,23 +174,21 @@ impl<'r> User<'r> {
         // One timer per user, moved on for each request, instead of one made per request.
         let limit = self.origin + start + self.timeout;
         self.timer.as_mut().reset(limit.into());
-        let driven = async {
-            match connection.as_mut() {
-                Some(connection) => connection.as_mut().await,
-                None => std::future::pending().await,
+        let mut exchange = std::pin::pin!(exchange);
+        // The connection ends when the server closes it, often in the same poll that
+        // delivers the response: the exchange is awaited to its own end either way.
+        let answered = loop {
+            tokio::select! {
+                biased;
+                answered = &mut exchange => break Ok(answered),
+                _ = async {
+                    match connection.as_mut() {
+                        Some(driven) => driven.as_mut().await,
+                        None => std::future::pending().await,
+                    }
+                }, if connection.is_some() => *connection = None,
+                () = self.timer.as_mut() => break Err(()),
             }
-        };
-        let answered = tokio::select! {
-            biased;
-            answered = exchange => Ok(answered),
-            closed = driven => {
-                *connection = None;
-                Ok(Err(match closed {
-                    Ok(()) => "the server closed the connection".to_string(),
-                    Err(e) => format!("the connection failed: {e}"),
-                }))
-            }
-            () = self.timer.as_mut() => Err(()),
         };
         record.end = self.origin.elapsed();
         match answered {

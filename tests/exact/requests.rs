@@ -258,3 +258,77 @@ fn endpoints_claims_loads_and_mixes_are_static_and_send() {
     shared::<Target>();
     shared::<perfshape::Error>();
 }
+
+/// The connections driver accounts for every request as reqwest does: a closed loop of 2
+/// users opens 2 connections and reuses them; a 500 is a failure by status; a server that
+/// closes each connection gets a new one per request; a dead port ends each user at its
+/// first failure (2 records, not a flood), the connect error quoted.
+#[test]
+fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
+    use axum::http::{StatusCode, header};
+    use axum::routing::get;
+    use perfshape::client::Driver;
+    use perfshape::run::{Connection, FailureKind, Outcome};
+    use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server};
+
+    let router = axum::Router::new()
+        .route("/ok", get(|| async { "ok" }))
+        .route("/boom", get(|| async { StatusCode::INTERNAL_SERVER_ERROR }))
+        .route(
+            "/close",
+            get(|| async { ([(header::CONNECTION, "close")], "bye") }),
+        );
+    let server = Server::serve(router, Pool::workers("server", 1)?)?;
+    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?
+        .with_driver(Driver::Connections)?;
+    let looping = ClientStrategy::ClosedLoop {
+        users: 2,
+        think: std::time::Duration::ZERO,
+        ramp: std::time::Duration::ZERO,
+        duration: std::time::Duration::from_millis(100),
+    };
+    let url = |path: &str| format!("{}{path}", server.base_url());
+    let count = |run: &perfshape::Run, connection: Connection| {
+        run.records
+            .iter()
+            .filter(|r| r.connection == connection)
+            .count()
+    };
+
+    let run = client.run(looping, &url("/ok"), 500)?;
+    assert_eq!(run.sent(), run.ok() + run.failed());
+    assert_eq!((run.sent(), run.failed()), (500, 0), "{:?}", run.cut_short);
+    assert_eq!(count(&run, Connection::New), 2, "one connection per user");
+
+    let run = client.run(looping, &url("/boom"), 50)?;
+    assert_eq!((run.sent(), run.failed()), (50, 50));
+    assert!(run.records.iter().all(|r| r.outcome
+        == Outcome::Failed {
+            kind: FailureKind::Status(500)
+        }));
+
+    let run = client.run(looping, &url("/close"), 40)?;
+    assert_eq!((run.sent(), run.ok()), (40, 40));
+    assert_eq!(
+        count(&run, Connection::New),
+        40,
+        "a new connection per closed one"
+    );
+
+    let dead = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        listener.local_addr().expect("an address").port()
+    };
+    let run = client.run(looping, &format!("http://127.0.0.1:{dead}/ok"), 100_000)?;
+    assert_eq!(
+        (run.sent(), run.failed()),
+        (2, 2),
+        "each user stops at its first failure"
+    );
+    let error = run.records[0].error.clone().unwrap_or_default();
+    assert!(
+        error.starts_with(&format!("connecting to 127.0.0.1:{dead}: ")),
+        "{error}"
+    );
+    Ok(())
+}
