@@ -512,6 +512,15 @@ impl Endpoint {
     }
 }
 
+/// A probe's steps, for a claim's context: `concurrency 1, 2, 4, … up to 16, 100 ms each`.
+fn steps(settings: ProbeSettings) -> String {
+    format!(
+        "concurrency 1, 2, 4, … up to {}, {} ms each",
+        settings.max_concurrency,
+        settings.step.as_millis()
+    )
+}
+
 /// What one round of the blocking claim saw besides its figure.
 #[derive(Clone, Copy, Debug)]
 struct HeldRound {
@@ -689,14 +698,7 @@ impl ConcurrencyLimit {
         )
         .warmup(0)
         .context("target", endpoint.target.describe())
-        .context(
-            "steps",
-            format!(
-                "concurrency 1, 2, 4, … up to {}, {} ms each",
-                settings.max_concurrency,
-                settings.step.as_millis()
-            ),
-        )
+        .context("steps", steps(settings))
         .explain(move |_: &ClaimReport| {
             let mut sentences = sentences.lock().unwrap_or_else(|p| p.into_inner()).clone();
             sentences.truncate(1);
@@ -753,14 +755,7 @@ impl ConcurrencyLimit {
         )
         .warmup(0)
         .context("target", endpoint.target.describe())
-        .context(
-            "steps",
-            format!(
-                "concurrency 1, 2, 4, … up to {}, {} ms each",
-                settings.max_concurrency,
-                settings.step.as_millis()
-            ),
-        )
+        .context("steps", steps(settings))
         .explain(move |report: &ClaimReport| {
             let stops = stopped
                 .lock()

@@ -64,14 +64,7 @@ pub(super) async fn closed_loop(
             records
         });
     }
-    let mut records = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
-        // A user task that panicked loses its records: Run::new refuses the gap loudly.
-        if let Ok(user_records) = joined {
-            records.extend(user_records);
-        }
-    }
-    records
+    super::gather(tasks).await
 }
 
 /// hyper's HTTP/1 connection on a TCP stream, pinned to be driven in place.

@@ -514,6 +514,11 @@ async fn closed_loop(
             records
         });
     }
+    gather(tasks).await
+}
+
+/// Every user's records, once all have ended.
+async fn gather(mut tasks: tokio::task::JoinSet<Vec<RequestRecord>>) -> Vec<RequestRecord> {
     let mut records = Vec::new();
     while let Some(joined) = tasks.join_next().await {
         // A user task that panicked loses its records: Run::new refuses the gap loudly.

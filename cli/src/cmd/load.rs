@@ -30,6 +30,10 @@ pub(crate) struct Args {
     /// driver) or reqwest (the client the seed strategies use).
     #[arg(long, value_enum, default_value_t = DriverArg::Connections)]
     driver: DriverArg,
+    /// Instead of a closed loop, send N requests at once (after a warm-up fan-out that
+    /// opens their connections) and print the wall time until the last is answered.
+    #[arg(long, value_name = "N", conflicts_with_all = ["users", "seconds", "think_ms"])]
+    fan_out: Option<usize>,
 }
 
 /// [`Driver`], as the command line spells it.
@@ -57,12 +61,28 @@ impl Args {
             think_ms,
             client_workers,
             driver,
+            fan_out,
         } = self;
         let (target, path) = perfshape::Target::split_url(&url)?;
         let target = target
             .with_client_workers(client_workers)?
             .with_driver(driver.into())?;
         let endpoint = target.endpoint(&path)?;
+        if let Some(n) = fan_out {
+            endpoint.run(ClientStrategy::FanOut, n)?;
+            let run = target
+                .client()
+                .run(ClientStrategy::FanOut, &endpoint.url(), n)?;
+            let summary = run.summary(Duration::from_millis(1));
+            println!(
+                "fan-out of {n}: sent {} = ok {} + failed {}; wall {:.1} ms",
+                summary.sent,
+                summary.ok,
+                summary.failed,
+                summary.wall.as_secs_f64() * 1e3
+            );
+            return Ok(Exit::Holds);
+        }
         let strategy = ClientStrategy::ClosedLoop {
             users,
             think: Duration::from_millis(think_ms),
