@@ -217,10 +217,25 @@ impl Load {
     fn described(&self, measure: Measure<'static>) -> Measure<'static> {
         let served = self.target.served().is_some();
         let (warm, label, evidence) = (self.clone(), self.label(), self.evidence.clone());
+        let summaries = Arc::clone(&self.summaries);
         let measure = measure
             .warm_with(move || warm.warm())
             .floor(self.prediction.wall)
-            .evidence(move || evidence.describe(&label));
+            .evidence(move || {
+                let seen = evidence.describe(&label);
+                // A run that ended on a bound was a shorter load than the claim's: say so.
+                let summaries = summaries.lock().unwrap_or_else(|p| p.into_inner());
+                let short: Vec<_> = summaries.iter().filter_map(|s| s.cut_short).collect();
+                match short.first() {
+                    None => seen,
+                    Some(first) => Some(format!(
+                        "{}{} of {} runs {first}",
+                        seen.map(|s| s + "; ").unwrap_or_default(),
+                        short.len(),
+                        summaries.len()
+                    )),
+                }
+            });
         self.scenario
             .context()
             .into_iter()
