@@ -644,8 +644,9 @@ impl ConcurrencyLimit {
 
     /// **Limited by the machine's CPU**, not by a pool: at the plateau (the steps where
     /// throughput stopped growing; without one, the highest concurrency tried) the machine
-    /// was busy past 0.75 — and, when perfshape serves the target, this process used at
-    /// least a quarter of it, so the CPU is the load's own, not another process's. The
+    /// was busy past 0.75 — and, when perfshape serves the target, this load had or wanted
+    /// it (this process used a quarter of it, or its threads waited for a CPU), so the CPU
+    /// is the load's limit, not merely busy with another process's work. The
     /// figure is that CPU pressure, 1 at the thresholds
     /// ([`Usage::cpu_pressure`](crate::usage::Usage::cpu_pressure)). What a cheap endpoint
     /// on a small machine reads: its server and perfshape's load client share the cores.

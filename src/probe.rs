@@ -318,6 +318,7 @@ mod tests {
             machine,
             cores: machine.map(|_| 2),
             process: None,
+            waiting: None,
             client,
             server: None,
         })

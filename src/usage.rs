@@ -4,7 +4,7 @@
 //! the load client was saturated measures perfshape and the machine, not the service; these
 //! are what tell it apart.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -31,6 +31,13 @@ pub const SATURATED: f64 = 0.75;
 /// two.
 pub const OWN_SHARE: f64 = 0.25;
 
+/// This process's threads waiting for a CPU, on average, for a saturated machine to count
+/// as the limit of a load whose server runs here even when this process's own share is
+/// small: a machine kept busy by others starves a cheap endpoint's server and client,
+/// whose threads then wait for a CPU (1.4–1.7 of them with every core kept busy by other
+/// processes), where a pool's threads sleep in their handlers (0.2–0.3 waiting, as busy).
+pub const WAITING: f64 = 0.7;
+
 /// The machine's CPU time so far, in ticks, from `/proc/stat`: busy (everything but idle
 /// and I/O wait) and total, over every core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +47,9 @@ pub struct CpuReading {
     cores: usize,
     /// This process's CPU time (user + system), in the same ticks.
     own: Option<u64>,
+    /// The time this process's threads have spent runnable but waiting for a CPU, summed,
+    /// in nanoseconds (each thread's `schedstat`), and when it was read.
+    waited: Option<(u64, Instant)>,
 }
 
 impl CpuReading {
@@ -56,15 +66,25 @@ impl CpuReading {
             + t.irq.unwrap_or(0)
             + t.softirq.unwrap_or(0)
             + t.steal.unwrap_or(0);
-        let own = procfs::process::Process::myself()
-            .and_then(|me| me.stat())
-            .ok()
+        let me = procfs::process::Process::myself().ok();
+        let own = me
+            .as_ref()
+            .and_then(|me| me.stat().ok())
             .map(|stat| stat.utime + stat.stime);
+        let waited = me.as_ref().and_then(|me| me.tasks().ok()).map(|tasks| {
+            let delay: u64 = tasks
+                .flatten()
+                .filter_map(|task| task.schedstat().ok())
+                .map(|stat| stat.run_delay)
+                .sum();
+            (delay, Instant::now())
+        });
         Some(CpuReading {
             busy: total - idle,
             total,
             cores: stats.cpu_time.len().max(1),
             own,
+            waited,
         })
     }
 
@@ -81,6 +101,15 @@ impl CpuReading {
         let total = self.total.checked_sub(earlier.total)?;
         let busy = self.busy.saturating_sub(earlier.busy);
         (total > 0).then(|| (busy as f64 / total as f64).clamp(0.0, 1.0))
+    }
+
+    /// This process's threads waiting for a CPU since `earlier`, on average (their
+    /// run-queue delay ÷ the time between the readings): ≈0 while its threads have a CPU
+    /// whenever they can run, 1 when one of them was always kept waiting.
+    pub fn waiting_since(&self, earlier: &CpuReading) -> Option<f64> {
+        let ((now, at), (then, then_at)) = (self.waited?, earlier.waited?);
+        let length = at.saturating_duration_since(then_at).as_nanos() as f64;
+        (length > 0.0).then(|| now.saturating_sub(then) as f64 / length)
     }
 
     /// The cores `/proc/stat` lists.
@@ -101,6 +130,11 @@ pub struct Usage {
     /// when perfshape serves the target), when read.
     #[serde(default)]
     pub process: Option<f64>,
+    /// This process's threads waiting for a CPU, on average over the load (their run-queue
+    /// delay ÷ the load's length), when read: what a machine kept busy by others costs
+    /// the load.
+    #[serde(default)]
+    pub waiting: Option<f64>,
     /// The load client's workers' busy share (their tokio busy time ÷ workers × the
     /// load's length).
     pub client: f64,
@@ -116,12 +150,21 @@ impl Usage {
     }
 
     /// How near the CPU was to being the limit, 1 at the threshold: the machine's busy
-    /// share ÷ [`SATURATED`], and when the server runs in this process the smaller of
-    /// that and this process's share ÷ [`OWN_SHARE`]. `None` without the machine's figure.
+    /// share ÷ [`SATURATED`]; when the server runs in this process, the smaller of that and
+    /// how much of the machine this load had or wanted — the larger of this process's
+    /// share ÷ [`OWN_SHARE`] and its threads waiting for a CPU ÷ [`WAITING`] (a machine
+    /// busy with others' work is not this load's limit unless it starves this load).
+    /// `None` without the machine's figure.
     pub fn cpu_pressure(&self) -> Option<f64> {
         let machine = self.machine? / SATURATED;
-        Some(match (self.server, self.process) {
-            (Some(_), Some(own)) => machine.min(own / OWN_SHARE),
+        let own = self.process.map(|p| p / OWN_SHARE);
+        let starved = self.waiting.map(|w| w / WAITING);
+        let load = match (own, starved) {
+            (Some(own), Some(starved)) => Some(own.max(starved)),
+            (own, starved) => own.or(starved),
+        };
+        Some(match (self.server, load) {
+            (Some(_), Some(load)) => machine.min(load),
             _ => machine,
         })
     }
@@ -137,6 +180,7 @@ impl Usage {
             machine: a.machine.zip(b.machine).map(|(x, y)| x.max(y)),
             cores: a.cores.or(b.cores),
             process: a.process.zip(b.process).map(|(x, y)| x.max(y)),
+            waiting: a.waiting.zip(b.waiting).map(|(x, y)| x.max(y)),
             client: a.client.max(b.client),
             server: match (a.server, b.server) {
                 (Some(x), Some(y)) => Some(x.max(y)),
@@ -154,7 +198,11 @@ impl std::fmt::Display for Usage {
             _ => f.write_str("machine CPU not readable")?,
         }
         if let Some(own) = self.process {
-            write!(f, " ({:.0}% by this process)", own * 100.0)?;
+            write!(f, " ({:.0}% by this process", own * 100.0)?;
+            if let Some(waiting) = self.waiting {
+                write!(f, ", {waiting:.2} of its threads waiting for a CPU")?;
+            }
+            f.write_str(")")?;
         }
         write!(f, "; load client {:.0}% busy", self.client * 100.0)?;
         if let Some(server) = self.server {
@@ -205,6 +253,9 @@ impl<'p> UsageMeter<'p> {
             process: cpu_now
                 .zip(self.cpu)
                 .and_then(|(now, then)| now.own_since(&then)),
+            waiting: cpu_now
+                .zip(self.cpu)
+                .and_then(|(now, then)| now.waiting_since(&then)),
             client: busy_share(&client),
             server: server.as_ref().map(busy_share),
         };
@@ -249,6 +300,7 @@ mod tests {
             machine: Some(0.5),
             cores: Some(2),
             process: None,
+            waiting: None,
             client: 0.9,
             server: None,
         };
@@ -256,6 +308,7 @@ mod tests {
             machine: Some(0.95),
             cores: Some(2),
             process: None,
+            waiting: None,
             client: 0.2,
             server: Some(0.4),
         };

@@ -260,7 +260,7 @@ fn endpoints_claims_loads_and_mixes_are_static_and_send() {
 }
 
 /// The connections driver accounts for every request as reqwest does: a closed loop of 2
-/// users opens 2 connections and reuses them; a 500 is a failure by status; a server that
+/// users opens 2 connections and reuses them, and says it ended on its bound; a 500 is a failure by status; a server that
 /// closes each connection gets a new one per request; a dead port ends each user at its
 /// first failure (2 records, not a flood), the connect error quoted.
 #[test]
@@ -285,7 +285,9 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
         users: 2,
         think: std::time::Duration::ZERO,
         ramp: std::time::Duration::ZERO,
-        duration: std::time::Duration::from_millis(100),
+        // Long enough that every load below ends on its request bound, however slow the
+        // machine.
+        duration: std::time::Duration::from_secs(10),
     };
     let url = |path: &str| format!("{}{path}", server.base_url());
     let count = |run: &perfshape::Run, connection: Connection| {
@@ -299,6 +301,10 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     assert_eq!(run.sent(), run.ok() + run.failed());
     assert_eq!((run.sent(), run.failed()), (500, 0), "{:?}", run.cut_short);
     assert_eq!(count(&run, Connection::New), 2, "one connection per user");
+    assert!(matches!(
+        run.cut_short,
+        Some(perfshape::run::CutShort::Requests { n: 500, .. })
+    ));
 
     let run = client.run(looping, &url("/boom"), 50)?;
     assert_eq!((run.sent(), run.failed()), (50, 50));
