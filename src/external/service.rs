@@ -177,6 +177,15 @@ impl StartedService {
         let _ = killpg(group, Signal::SIGKILL);
         let _ = child.kill();
         let _ = child.wait();
+        // A killed process closes its sockets only when it runs again to exit, which a
+        // busy machine delays: wait until nothing answers on the port, so that it is free
+        // when this returns. (Not until the group is gone: its orphans stay zombies until
+        // init reaps them, sockets long closed.)
+        let addr = SocketAddr::from(([127, 0, 0, 1], self.port));
+        let started = Instant::now();
+        while TcpStream::connect_timeout(&addr, POLL).is_ok() && started.elapsed() < GRACE {
+            std::thread::sleep(POLL);
+        }
     }
 }
 
