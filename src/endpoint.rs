@@ -658,10 +658,11 @@ impl ConcurrencyLimit {
     }
 
     /// **Limited by a pool** (or a lock), not by the CPU: throughput stopped growing while
-    /// the CPU pressure at the plateau was under 1 (the figure is 2 when throughput never
-    /// stopped growing: no limit is no pool).
+    /// the CPU pressure at the plateau was under 1 (without a plateau the figure is the
+    /// most a pressure can read, 1 ÷ 0.75, a saturated machine: no limit is no pool).
     pub fn limited_by_a_pool(self) -> Claim<'static> {
-        self.attribution("is limited by a pool, not by the CPU", Some(2.0))
+        let most = 1.0 / crate::usage::SATURATED;
+        self.attribution("is limited by a pool, not by the CPU", Some(most))
             .at_most(1.0)
     }
 
