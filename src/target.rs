@@ -194,7 +194,7 @@ impl Target {
                 self.client.lifecycle(),
                 self.client.limits(),
             )?
-            .with_driver(self.client.driver())?,
+            .with_driver(self.client.driver()),
         );
         Ok(self)
     }
@@ -204,7 +204,7 @@ impl Target {
     /// per user, for a figure the client's own cost per request must not cap).
     pub fn with_driver(mut self, driver: crate::client::Driver) -> Result<Target> {
         let client = self.rebuilt_client(self.client.lifecycle(), self.client.limits())?;
-        self.client = Arc::new(client.with_driver(driver)?);
+        self.client = Arc::new(client.with_driver(driver));
         Ok(self)
     }
 
@@ -212,8 +212,10 @@ impl Target {
     /// limits.
     fn rebuilt_client(&self, lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
         let workers = self.client.pool().settings().workers;
-        LoadClient::with_limits(Pool::workers("client", workers)?, lifecycle, limits)?
-            .with_driver(self.client.driver())
+        Ok(
+            LoadClient::with_limits(Pool::workers("client", workers)?, lifecycle, limits)?
+                .with_driver(self.client.driver()),
+        )
     }
 
     /// The same target measured with other per-request and per-run [`Limits`].

@@ -82,12 +82,13 @@ pub enum Driver {
 pub struct LoadClient {
     inner: Arc<Inner>,
     pool: Pool,
+    /// What sends its closed loops; chosen before a load starts, never read by its tasks.
+    driver: Driver,
 }
 
 /// What the tasks of a load share.
 struct Inner {
     lifecycle: Lifecycle,
-    driver: Driver,
     limits: Limits,
     /// One client (shared, capped), or the pool's clients used in turn.
     clients: Vec<reqwest::Client>,
@@ -146,7 +147,6 @@ impl LoadClient {
         Ok(LoadClient {
             inner: Arc::new(Inner {
                 lifecycle,
-                driver: Driver::Reqwest,
                 limits,
                 clients,
                 next_client: AtomicUsize::new(0),
@@ -157,22 +157,20 @@ impl LoadClient {
                 seen: Mutex::new(HashSet::new()),
             }),
             pool,
+            driver: Driver::Reqwest,
         })
     }
 
     /// The same client (its pool and settings) sending closed loops with `driver`.
-    pub fn with_driver(self, driver: Driver) -> Result<LoadClient> {
-        let inner = &self.inner;
-        let mut client = LoadClient::with_limits(self.pool, inner.lifecycle, inner.limits)?;
-        Arc::get_mut(&mut client.inner)
-            .expect("a client just built is not shared")
-            .driver = driver;
-        Ok(client)
+    #[must_use]
+    pub fn with_driver(mut self, driver: Driver) -> LoadClient {
+        self.driver = driver;
+        self
     }
 
     /// What sends this client's closed loops.
     pub fn driver(&self) -> Driver {
-        self.inner.driver
+        self.driver
     }
 
     /// The pool the load runs on.
@@ -254,7 +252,7 @@ impl LoadClient {
                 let raw = plan
                     .fixed()
                     .filter(|request| {
-                        self.inner.driver == Driver::Connections
+                        self.driver == Driver::Connections
                             && self.inner.lifecycle == Lifecycle::Shared
                             && connections::suits(request)
                     })
@@ -542,15 +540,13 @@ fn cut_short(
     use crate::run::CutShort;
     let deadline = records
         .iter()
-        .filter(|r| {
+        .any(|r| {
             r.outcome
                 == crate::record::Outcome::Failed {
                     kind: FailureKind::Deadline,
                 }
         })
-        .map(|r| r.start)
-        .min()
-        .map(|_| CutShort::Deadline {
+        .then_some(CutShort::Deadline {
             at: limits.run_deadline,
         });
     let ClientStrategy::ClosedLoop { duration, .. } = strategy else {

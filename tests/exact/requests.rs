@@ -280,7 +280,7 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
         );
     let server = Server::serve(router, Pool::workers("server", 1)?)?;
     let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?
-        .with_driver(Driver::Connections)?;
+        .with_driver(Driver::Connections);
     let looping = ClientStrategy::ClosedLoop {
         users: 2,
         think: std::time::Duration::ZERO,
