@@ -34,7 +34,7 @@ impl Evidence {
         target: &Target,
         load: impl FnOnce() -> Result<T>,
     ) -> Result<T> {
-        let meter = UsageMeter::start(target.client().pool(), target.served().map(|s| s.pool()));
+        let meter = UsageMeter::start(target.client(), target.served().map(|s| s.pool()));
         let started = Instant::now();
         let done = load()?;
         let length = started.elapsed();

@@ -248,7 +248,7 @@ pub(crate) fn probe_plan(
         // No warm-up fan-out first: a step's new connections cost ~0.1 ms each on loopback,
         // under 1 % of a step, where the fan-out cost a wave of the endpoint's own work
         // per `concurrency ÷ pool` (0.5 s of a 1.6 s claim on a pool of 2, measured).
-        let meter = UsageMeter::start(client.pool(), server);
+        let meter = UsageMeter::start(client, server);
         let step = run(strategy, MAX_REQUESTS)?;
         let (usage, _) = meter.finish();
         step.require_ok()

@@ -131,6 +131,12 @@ impl RequestRecord {
         self.end.saturating_sub(self.intended_start)
     }
 
+    /// The response body's length in bytes (after any chunked framing), when a response
+    /// was read.
+    pub fn body_len(&self) -> Option<usize> {
+        self.body_len
+    }
+
     /// A request that failed before any response: `kind` says why (the run's deadline
     /// passed, or no client could be built for it). It is counted, never dropped.
     pub(crate) fn failed_at(index: usize, at: Duration, kind: FailureKind) -> Self {

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
+use crate::client::LoadClient;
 use crate::pool::{Activity, Pool, Window};
 
 /// How long a pool may take to park after a load, so that its busy time is counted: tokio
@@ -214,7 +215,7 @@ impl std::fmt::Display for Usage {
 
 /// Readings taken before a load, for its [`Usage`] after.
 pub(crate) struct UsageMeter<'p> {
-    client: &'p Pool,
+    client: &'p LoadClient,
     server: Option<&'p Pool>,
     cpu: Option<CpuReading>,
     client_then: Activity,
@@ -223,7 +224,7 @@ pub(crate) struct UsageMeter<'p> {
 
 impl<'p> UsageMeter<'p> {
     /// Starts reading `client`'s and `server`'s workers and the machine's CPU.
-    pub(crate) fn start(client: &'p Pool, server: Option<&'p Pool>) -> UsageMeter<'p> {
+    pub(crate) fn start(client: &'p LoadClient, server: Option<&'p Pool>) -> UsageMeter<'p> {
         UsageMeter {
             client_then: client.settled_activity(SETTLE),
             server_then: server.map(|p| p.settled_activity(SETTLE)),

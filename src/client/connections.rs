@@ -1,6 +1,7 @@
-//! A closed loop on HTTP/1 connections of its own: one connection per user, opened as the
-//! user starts, each request built from parts prepared once — no per-request
-//! URL parsing, header-map building, pool lookup or timer of a general-purpose client.
+//! A closed loop on HTTP/1 connections of its own: one TCP connection per user, opened
+//! as the user starts; each request the same bytes, written once per request, and each
+//! response read by [`framing`](super::framing) — no per-request URL parsing,
+//! header-map building, channel, pool lookup or timer of a general-purpose client.
 //! What the load driver (`perfshape load`, `perfshape probe`) uses where the client's own
 //! cost per request would cap the figure; the seed strategies keep reqwest, whose
 //! lifecycles are what they measure.
@@ -10,12 +11,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
-use http_body_util::{BodyExt, Full};
-use hyper::client::conn::http1;
-use hyper_util::rt::TokioIo;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
+use super::framing::{Decoder, MAX_HEAD, Response};
 use super::request::Prepared;
 use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 
@@ -25,25 +24,25 @@ pub(super) fn suits(request: &Prepared) -> bool {
 }
 
 /// The closed loop: `users` users, each on its own connection, sending `request` until
-/// `duration` has passed, `n` requests were sent, or `deadline` came; each request bounded
-/// by `timeout`. Never fails: a connection that cannot be made fails its user's requests
-/// as records.
+/// `duration` has passed, the `n`-th request was taken from `next` (shared by every shard
+/// of the load), or `at`'s deadline came; each request bounded by `timeout`. Never fails:
+/// a connection that cannot be made fails its user's requests as records.
 pub(super) async fn closed_loop(
     request: Arc<Prepared>,
+    next: Arc<AtomicUsize>,
     n: usize,
     users: usize,
     duration: Duration,
-    origin: Instant,
-    deadline: Instant,
+    at: super::Timing,
     timeout: Duration,
 ) -> Vec<RequestRecord> {
-    let next = Arc::new(AtomicUsize::new(0));
+    let super::Timing { origin, deadline } = at;
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..users {
         let (request, next) = (Arc::clone(&request), Arc::clone(&next));
         tasks.spawn(async move {
             let mut records = Vec::new();
-            let mut user = User::new(&request, origin, timeout).await;
+            let mut user = User::new(&request, origin, timeout);
             while origin.elapsed() <= duration && Instant::now() < deadline {
                 let index = next.fetch_add(1, Ordering::Relaxed);
                 if index >= n {
@@ -67,54 +66,34 @@ pub(super) async fn closed_loop(
     super::gather(tasks).await
 }
 
-/// hyper's HTTP/1 connection on a TCP stream, pinned to be driven in place.
-type Driven = Pin<Box<http1::Connection<TokioIo<TcpStream>, Full<Bytes>>>>;
+/// What a user reads a response into: enough for a typical head at once; it grows (up to
+/// the head's bound) only for a head that does not fit.
+const READ_SIZE: usize = 16 * 1024;
 
-/// One HTTP/1 connection: the handle that sends on it, and the connection itself, driven
-/// by the user's own task while a request is in flight (a task of its own would add a
-/// wake-up between the socket and the user per request); `None` once it has closed.
-struct Link {
-    sender: http1::SendRequest<Full<Bytes>>,
-    connection: Option<Driven>,
-}
-
-/// One user: its connection (or why it has none) and what each of its requests is made of.
+/// One user: its connection (or none, before the first request and after the server
+/// closed it), the request's bytes, and its read buffer.
 struct User<'r> {
     request: &'r Prepared,
-    /// The connection, `None` before the first request and after the server closed it.
-    link: Option<Link>,
+    stream: Option<TcpStream>,
     origin: Instant,
     timeout: Duration,
-    /// The request's head (method, path and query, `Host` and the template's headers),
-    /// built once: each request clones it.
-    head: hyper::http::request::Parts,
-    timer: std::pin::Pin<Box<tokio::time::Sleep>>,
+    /// The whole request (request line, `Host`, the template's headers, the body), built
+    /// once: every request writes the same bytes.
+    bytes: Vec<u8>,
+    /// Bytes read and not yet taken by the response's decoder.
+    buffer: Vec<u8>,
+    timer: Pin<Box<tokio::time::Sleep>>,
 }
 
 impl<'r> User<'r> {
-    async fn new(request: &'r Prepared, origin: Instant, timeout: Duration) -> User<'r> {
-        let url = &request.url;
-        let authority = match url.port() {
-            Some(port) => format!("{}:{port}", url.host_str().unwrap_or_default()),
-            None => url.host_str().unwrap_or_default().to_string(),
-        };
-        let path = match url.query() {
-            Some(query) => format!("{}?{query}", url.path()),
-            None => url.path().to_string(),
-        };
-        let mut head = hyper::Request::new(()).into_parts().0;
-        head.method = request.method.clone();
-        head.uri = path.parse().unwrap_or_default();
-        head.headers = request.headers.clone();
-        if let Ok(host) = hyper::header::HeaderValue::from_str(&authority) {
-            head.headers.insert(hyper::header::HOST, host);
-        }
+    fn new(request: &'r Prepared, origin: Instant, timeout: Duration) -> User<'r> {
         User {
             request,
-            link: None,
+            stream: None,
             origin,
             timeout,
-            head,
+            bytes: request_bytes(request),
+            buffer: Vec::with_capacity(READ_SIZE),
             timer: Box::pin(tokio::time::sleep(timeout)),
         }
     }
@@ -125,16 +104,11 @@ impl<'r> User<'r> {
         record.connection = Connection::Reused;
         // A connection the server closed (`Connection: close`, an idle timeout) is opened
         // again, as any HTTP/1 client would.
-        if self
-            .link
-            .as_ref()
-            .is_none_or(|link| link.connection.is_none() || link.sender.is_closed())
-        {
+        if self.stream.is_none() {
             record.connection = Connection::New;
             match connect(&self.request.url, self.timeout).await {
-                Ok(link) => self.link = Some(link),
+                Ok(stream) => self.stream = Some(stream),
                 Err(error) => {
-                    self.link = None;
                     record.end = self.origin.elapsed();
                     record.outcome = Outcome::Failed {
                         kind: FailureKind::Connect,
@@ -144,72 +118,135 @@ impl<'r> User<'r> {
                 }
             }
         }
-        let Some(Link { sender, connection }) = self.link.as_mut() else {
-            unreachable!("connected above");
-        };
-        let body = self.request.body.clone().unwrap_or_default();
-        let request = hyper::Request::from_parts(self.head.clone(), Full::new(body));
-        let exchange = async {
-            let response = sender
-                .send_request(request)
-                .await
-                .map_err(|e| e.to_string())?;
-            let status = response.status();
-            // Counted frame by frame, never gathered: the body's bytes are not needed.
-            let mut body = response.into_body();
-            let mut bytes = 0;
-            while let Some(frame) = body.frame().await {
-                let frame = frame.map_err(|e| e.to_string())?;
-                bytes += frame.data_ref().map_or(0, |data| data.len());
-            }
-            Ok::<_, String>((status, bytes))
-        };
         // One timer per user, moved on for each request, instead of one made per request.
         let limit = self.origin + start + self.timeout;
         self.timer.as_mut().reset(limit.into());
-        let mut exchange = std::pin::pin!(exchange);
-        // The connection ends when the server closes it, often in the same poll that
-        // delivers the response: the exchange is awaited to its own end either way.
-        let answered = loop {
-            tokio::select! {
-                biased;
-                answered = &mut exchange => break Ok(answered),
-                _ = async {
-                    match connection.as_mut() {
-                        Some(driven) => driven.as_mut().await,
-                        None => std::future::pending().await,
-                    }
-                }, if connection.is_some() => *connection = None,
-                () = self.timer.as_mut() => break Err(()),
-            }
+        let head_request = self.request.method == reqwest::Method::HEAD;
+        let exchange = exchange(
+            self.stream.as_mut().expect("connected above"),
+            &self.bytes,
+            &mut self.buffer,
+            head_request,
+        );
+        let answered = tokio::select! {
+            biased;
+            answered = exchange => Some(answered),
+            () = self.timer.as_mut() => None,
         };
         record.end = self.origin.elapsed();
         match answered {
-            Err(_) => {
+            None => {
                 record.outcome = Outcome::Failed {
                     kind: FailureKind::Timeout,
                 };
+                self.close();
             }
-            Ok(Err(error)) => record.error = Some(error),
-            Ok(Ok((status, bytes))) => {
-                record.body_len = Some(bytes);
-                record.outcome = if status.is_success() {
+            Some(Err(error)) => {
+                record.error = Some(error);
+                self.close();
+            }
+            Some(Ok(response)) => {
+                record.body_len = Some(response.body);
+                record.outcome = if (200..300).contains(&response.status) {
                     Outcome::Ok {
-                        status: status.as_u16(),
+                        status: response.status,
                     }
                 } else {
                     Outcome::Failed {
-                        kind: FailureKind::Status(status.as_u16()),
+                        kind: FailureKind::Status(response.status),
                     }
                 };
+                if !response.keep_alive {
+                    self.close();
+                }
             }
         }
         record
     }
+
+    /// Drops the connection (and anything left of its response): the next request opens
+    /// a new one.
+    fn close(&mut self) {
+        self.stream = None;
+        self.buffer.clear();
+    }
 }
 
-/// A connection to `url`'s host, its HTTP/1 handshake done.
-async fn connect(url: &reqwest::Url, timeout: Duration) -> Result<Link, String> {
+/// Writes `bytes` and reads the response to them, its body counted and dropped.
+async fn exchange(
+    stream: &mut TcpStream,
+    bytes: &[u8],
+    buffer: &mut Vec<u8>,
+    head_request: bool,
+) -> Result<Response, String> {
+    stream
+        .write_all(bytes)
+        .await
+        .map_err(|e| format!("sending the request: {e}"))?;
+    let mut decoder = Decoder::new(head_request);
+    buffer.clear();
+    loop {
+        if buffer.capacity() == buffer.len() {
+            buffer.reserve(READ_SIZE.min(MAX_HEAD + 1));
+        }
+        let read = stream
+            .read_buf(buffer)
+            .await
+            .map_err(|e| format!("reading the response: {e}"))?;
+        if read == 0 {
+            decoder.closed()?;
+        } else {
+            let taken = decoder.feed(buffer)?;
+            buffer.drain(..taken);
+        }
+        if let Some(response) = decoder.response() {
+            return Ok(response);
+        }
+    }
+}
+
+/// The request as it goes on the wire: the request line, `Host` (unless the template sets
+/// one), the template's headers, `Content-Length` for a body (unless set), and the body.
+fn request_bytes(request: &Prepared) -> Vec<u8> {
+    let url = &request.url;
+    let mut bytes = format!("{} {}", request.method, url.path()).into_bytes();
+    if let Some(query) = url.query() {
+        bytes.extend_from_slice(format!("?{query}").as_bytes());
+    }
+    bytes.extend_from_slice(b" HTTP/1.1\r\n");
+    let mut header = |name: &[u8], value: &[u8]| {
+        bytes.extend_from_slice(name);
+        bytes.extend_from_slice(b": ");
+        bytes.extend_from_slice(value);
+        bytes.extend_from_slice(b"\r\n");
+    };
+    if !request.headers.contains_key(reqwest::header::HOST) {
+        let host = url.host_str().unwrap_or_default();
+        let authority = match url.port() {
+            Some(port) => format!("{host}:{port}"),
+            None => host.to_string(),
+        };
+        header(b"host", authority.as_bytes());
+    }
+    for (name, value) in &request.headers {
+        header(name.as_str().as_bytes(), value.as_bytes());
+    }
+    if let Some(body) = &request.body
+        && !request
+            .headers
+            .contains_key(reqwest::header::CONTENT_LENGTH)
+    {
+        header(b"content-length", body.len().to_string().as_bytes());
+    }
+    bytes.extend_from_slice(b"\r\n");
+    if let Some(body) = &request.body {
+        bytes.extend_from_slice(body);
+    }
+    bytes
+}
+
+/// A connection to `url`'s host, with Nagle's delay off (a request is one write).
+async fn connect(url: &reqwest::Url, timeout: Duration) -> Result<TcpStream, String> {
     let host = url.host_str().unwrap_or_default();
     let port = url.port_or_known_default().unwrap_or(80);
     let stream = tokio::time::timeout(timeout, TcpStream::connect((host, port)))
@@ -217,11 +254,5 @@ async fn connect(url: &reqwest::Url, timeout: Duration) -> Result<Link, String> 
         .map_err(|_| format!("connecting to {host}:{port}: timed out"))?
         .map_err(|e| format!("connecting to {host}:{port}: {e}"))?;
     let _ = stream.set_nodelay(true);
-    let (sender, connection) = http1::handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| format!("HTTP/1 handshake with {host}:{port}: {e}"))?;
-    Ok(Link {
-        sender,
-        connection: Some(Box::pin(connection)),
-    })
+    Ok(stream)
 }

@@ -1,9 +1,11 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
 mod connections;
+mod framing;
 mod offer;
 mod request;
 mod send;
+mod shards;
 mod tls;
 
 pub use offer::{Canary, LoadRequest};
@@ -13,7 +15,7 @@ pub(crate) use request::{Plan, Vary, path_and_query};
 use std::collections::HashSet;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use tokio::sync::Semaphore;
@@ -22,7 +24,7 @@ pub use crate::vocab::{ClientStrategy, Lifecycle};
 
 use crate::error::{Error, Result, check_range};
 use crate::limits::MAX_REQUESTS;
-use crate::pool::Pool;
+use crate::pool::{Activity, Pool};
 use crate::record::{FailureKind, RequestRecord};
 use crate::run::Run;
 
@@ -84,6 +86,9 @@ pub struct LoadClient {
     pool: Pool,
     /// What sends its closed loops; chosen before a load starts, never read by its tasks.
     driver: Driver,
+    /// The connections driver's threads, one per worker of `pool`, started by its first
+    /// load.
+    shards: OnceLock<shards::Shards>,
 }
 
 /// What the tasks of a load share.
@@ -158,6 +163,7 @@ impl LoadClient {
             }),
             pool,
             driver: Driver::Reqwest,
+            shards: OnceLock::new(),
         })
     }
 
@@ -176,6 +182,47 @@ impl LoadClient {
     /// The pool the load runs on.
     pub fn pool(&self) -> &Pool {
         &self.pool
+    }
+
+    /// What the load client's workers have done so far: its pool's workers, each with the
+    /// connections driver's thread of the same index added (its busy time and parks).
+    pub fn activity(&self) -> Activity {
+        self.with_shards(self.pool.activity())
+    }
+
+    /// [`activity`](Self::activity) once every worker and shard thread is parked (or
+    /// after `limit`), as [`Pool::settled_activity`].
+    pub fn settled_activity(&self, limit: Duration) -> Activity {
+        let deadline = Instant::now() + limit;
+        if let Some(shards) = self.shards.get() {
+            while !shards.parked() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        }
+        let pool = self
+            .pool
+            .settled_activity(deadline.saturating_duration_since(Instant::now()));
+        self.with_shards(pool)
+    }
+
+    fn with_shards(&self, mut activity: Activity) -> Activity {
+        if let Some(shards) = self.shards.get() {
+            for (worker, shard) in activity.workers.iter_mut().zip(shards.activity()) {
+                worker.busy += shard.busy;
+                worker.parks += shard.parks;
+            }
+        }
+        activity
+    }
+
+    /// The connections driver's threads, started on first use.
+    fn shards(&self) -> Result<&shards::Shards> {
+        if self.shards.get().is_none() {
+            let started = shards::Shards::new(self.pool.name(), self.pool.settings().workers)?;
+            // Two loads racing here each start a set: the second is dropped, its threads end.
+            let _ = self.shards.set(started);
+        }
+        Ok(self.shards.get().expect("set above"))
     }
 
     /// Requests this client has handed to an HTTP client so far, over every load (warm-ups
@@ -257,53 +304,68 @@ impl LoadClient {
                             && connections::suits(request)
                     })
                     .map(|request| Arc::new(request.clone()));
-                let load = self.pool.handle().spawn(async move {
-                    match strategy {
-                        ClientStrategy::FanOut => fan_out(inner, plan, n, at).await,
+                let load = match (strategy, raw) {
+                    (
                         ClientStrategy::ClosedLoop {
                             users,
                             think,
                             ramp,
                             duration,
-                        } if raw.is_some() && think.is_zero() && ramp.is_zero() => {
-                            let request = raw.expect("checked above");
-                            let timeout = inner.limits.request_timeout;
-                            let records = connections::closed_loop(
-                                request,
+                        },
+                        Some(request),
+                    ) if think.is_zero() && ramp.is_zero() => {
+                        let timeout = self.inner.limits.request_timeout;
+                        let next = Arc::new(AtomicUsize::new(0));
+                        let inner = Arc::clone(&inner);
+                        let shards = self.shards()?.spread(users, |share| {
+                            connections::closed_loop(
+                                Arc::clone(&request),
+                                Arc::clone(&next),
                                 n,
-                                users,
+                                share,
                                 duration,
-                                at.origin,
-                                at.deadline,
+                                at,
                                 timeout,
                             )
-                            .await;
+                        });
+                        self.pool.handle().spawn(async move {
+                            let mut records = Vec::new();
+                            for shard in shards {
+                                // A shard that panicked loses its records: Run::new
+                                // refuses the gap loudly.
+                                records.extend(shard.await.unwrap_or_default());
+                            }
                             inner
                                 .issued
                                 .fetch_add(records.len() as u64, Ordering::Relaxed);
                             records
-                        }
-                        ClientStrategy::ClosedLoop {
-                            users,
-                            think,
-                            ramp,
-                            duration,
-                        } => {
-                            let users = Users {
+                        })
+                    }
+                    _ => self.pool.handle().spawn(async move {
+                        match strategy {
+                            ClientStrategy::FanOut => fan_out(inner, plan, n, at).await,
+                            ClientStrategy::ClosedLoop {
                                 users,
                                 think,
                                 ramp,
                                 duration,
-                            };
-                            closed_loop(inner, plan, n, users, at).await
+                            } => {
+                                let users = Users {
+                                    users,
+                                    think,
+                                    ramp,
+                                    duration,
+                                };
+                                closed_loop(inner, plan, n, users, at).await
+                            }
+                            ClientStrategy::OpenLoop {
+                                rate,
+                                max_in_flight,
+                            } => open_loop(inner, plan, n, rate, max_in_flight, at).await,
+                            _ => sequential(inner, plan, n, at).await,
                         }
-                        ClientStrategy::OpenLoop {
-                            rate,
-                            max_in_flight,
-                        } => open_loop(inner, plan, n, rate, max_in_flight, at).await,
-                        _ => sequential(inner, plan, n, at).await,
-                    }
-                });
+                    }),
+                };
                 self.pool.block_on(async {
                     let records = load.await.map_err(task_failed)?;
                     Ok::<_, Error>((records, join_canary(canary).await))

@@ -52,6 +52,37 @@ fn a_post_with_json_and_a_token_is_sent_as_given() -> Result {
     Ok(())
 }
 
+/// The connections driver writes the same request reqwest does: its JSON body (with its
+/// length), its token and `Host`, on each of 200 requests of a closed loop.
+#[test]
+fn the_connections_driver_sends_a_post_with_json_and_a_token_as_given() -> Result {
+    let seen = Arc::new(AtomicUsize::new(0));
+    let target = Target::serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?
+        .with_driver(perfshape::client::Driver::Connections)?;
+    let looping = ClientStrategy::ClosedLoop {
+        users: 4,
+        think: std::time::Duration::ZERO,
+        ramp: std::time::Duration::ZERO,
+        duration: std::time::Duration::from_secs(10),
+    };
+    let run = target
+        .post("/orders")
+        .json(&json!({ "id": 4, "item": "tea" }))
+        .bearer_auth("secret")
+        .run(looping, 200)?;
+    assert_eq!(
+        (run.sent(), run.ok()),
+        (200, 200),
+        "{:?}",
+        run.records[0].error
+    );
+    assert_eq!(seen.load(Ordering::Relaxed), 200 * 5);
+    // The echoed body: the one sent.
+    let sent = json!({ "id": 4, "item": "tea" }).to_string().len();
+    assert!(run.records.iter().all(|r| r.body_len() == Some(sent)));
+    Ok(())
+}
+
 #[test]
 fn a_generator_varies_each_request_by_its_index() -> Result {
     let seen = Arc::new(AtomicUsize::new(0));
@@ -259,10 +290,12 @@ fn endpoints_claims_loads_and_mixes_are_static_and_send() {
     shared::<perfshape::Error>();
 }
 
-/// The connections driver accounts for every request as reqwest does: a closed loop of 2
-/// users opens 2 connections and reuses them, and says it ended on its bound; a 500 is a failure by status; a server that
-/// closes each connection gets a new one per request; a dead port ends each user at its
-/// first failure (2 records, not a flood), the connect error quoted.
+/// The connections driver accounts for every request as reqwest does: a closed loop of 3
+/// users on 2 client workers opens 3 connections and reuses them, sends exactly its bound
+/// and says it ended on it; a 500 is a failure by status; a chunked body is counted after
+/// its framing; a server that closes each connection gets a new one per request; a dead
+/// port ends each user at its first failure (3 records, not a flood), the connect error
+/// quoted.
 #[test]
 fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     use axum::http::{StatusCode, header};
@@ -277,12 +310,19 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
         .route(
             "/close",
             get(|| async { ([(header::CONNECTION, "close")], "bye") }),
+        )
+        .route(
+            "/chunked",
+            get(|| async {
+                let pieces = ["hello", ", ", "world"].map(Ok::<_, std::io::Error>);
+                axum::body::Body::from_stream(futures_util::stream::iter(pieces))
+            }),
         );
     let server = Server::serve(router, Pool::workers("server", 1)?)?;
-    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?
+    let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?
         .with_driver(Driver::Connections);
     let looping = ClientStrategy::ClosedLoop {
-        users: 2,
+        users: 3,
         think: std::time::Duration::ZERO,
         ramp: std::time::Duration::ZERO,
         // Long enough that every load below ends on its request bound, however slow the
@@ -300,7 +340,11 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     let run = client.run(looping, &url("/ok"), 500)?;
     assert_eq!(run.sent(), run.ok() + run.failed());
     assert_eq!((run.sent(), run.failed()), (500, 0), "{:?}", run.cut_short);
-    assert_eq!(count(&run, Connection::New), 2, "one connection per user");
+    assert_eq!(count(&run, Connection::New), 3, "one connection per user");
+    let mut indices: Vec<usize> = run.records.iter().map(|r| r.index).collect();
+    indices.sort_unstable();
+    assert_eq!(indices, (0..500).collect::<Vec<_>>(), "each index once");
+    assert!(run.records.iter().all(|r| r.body_len() == Some(2)));
     assert!(matches!(
         run.cut_short,
         Some(perfshape::run::CutShort::Requests { n: 500, .. })
@@ -312,6 +356,15 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
         == Outcome::Failed {
             kind: FailureKind::Status(500)
         }));
+
+    let run = client.run(looping, &url("/chunked"), 30)?;
+    assert_eq!((run.sent(), run.ok()), (30, 30));
+    assert!(run.records.iter().all(|r| r.body_len() == Some(12)));
+    assert_eq!(
+        count(&run, Connection::New),
+        3,
+        "a chunked body keeps its connection"
+    );
 
     let run = client.run(looping, &url("/close"), 40)?;
     assert_eq!((run.sent(), run.ok()), (40, 40));
@@ -328,7 +381,7 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     let run = client.run(looping, &format!("http://127.0.0.1:{dead}/ok"), 100_000)?;
     assert_eq!(
         (run.sent(), run.failed()),
-        (2, 2),
+        (3, 3),
         "each user stops at its first failure"
     );
     let error = run.records[0].error.clone().unwrap_or_default();
