@@ -1,51 +1,93 @@
 #!/usr/bin/env bash
-# perfshape's load driver against wrk, side by side, on the same server: closed-loop
+# perfshape's load drivers against wrk, side by side, on the same server: closed-loop
 # throughput on a no-op endpoint (/health of `perfshape serve --workers 1`) at the same
-# concurrency, 2 s each, alternating: wrk with 1 thread against perfshape load with 1
-# client worker, and wrk with 2 threads (1 at concurrency 1) against 2 workers — each for both of perfshape's
-# drivers (connections, the load driver; reqwest, the seed strategies' client). RUNS
-# times (default 3); the table gives each ratio's range over the runs.
+# concurrency — wrk with 1 thread against perfshape load with 1 client worker, and wrk
+# with 2 threads (1 at concurrency 1) against 2 workers — for both of perfshape's drivers
+# (connections, the load driver; reqwest, the seed strategies' client).
 #
-#   bash scripts/client-vs-wrk.sh [RUNS]
+# Each cell is PAIRS rounds (default 6) of 1 s per tool, the tools' order rotated each
+# round; a run's ratio is the median of perfshape's rounds ÷ the median of wrk's, so a
+# drift of the machine between two single runs (wrk alone reads 14–28 k/s at concurrency
+# 1 here, minutes apart) is not read as a difference of the tools. RUNS runs (default 3);
+# the table gives each ratio's range over the runs, and the client's CPU per request
+# (user + system of the whole process, startup included, ÷ requests; median of the
+# rounds, range over the runs).
+#
+#   bash scripts/client-vs-wrk.sh [RUNS] [PAIRS]
 #
 # Needs wrk (Debian: apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 runs=${1:-3}
+pairs=${2:-6}
 cargo build --release --quiet
 bin=target/release/perfshape
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve --workers 1 --bind "127.0.0.1:$port" --for 900 >/dev/null 2>&1 &
+"$bin" serve --workers 1 --bind "127.0.0.1:$port" --for 3600 >/dev/null 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null' EXIT
+results=$(mktemp)
+trap 'kill $server 2>/dev/null; rm -f "$results"' EXIT
 sleep 1
 url="http://127.0.0.1:$port/health"
-rate() { "$bin" load "$url" --users "$1" --seconds 2 --client-workers "$2" --driver "$3" 2>/dev/null | awk 'NR==1 {print $(NF-1)}'; }
-results=$(mktemp)
+cpu=$(mktemp)
+# Each prints "requests/s requests cpu_seconds".
+wrk_rate() {
+    local out
+    out=$(/usr/bin/time -o "$cpu" -f '%U %S' wrk -t"$(( $2 < $1 ? $2 : $1 ))" -c"$1" -d1s "$url")
+    awk '/requests in/ {n=$1} /Requests\/sec/ {r=$2} END {print r, n}' <<<"$out" | tr '\n' ' '
+    awk '{print $1 + $2}' "$cpu"
+}
+perfshape_rate() {
+    local out
+    out=$(/usr/bin/time -o "$cpu" -f '%U %S' "$bin" load "$url" --users "$1" --seconds 1 \
+        --client-workers "$2" --driver "$3" 2>/dev/null)
+    # Its first line: "… sent N = ok … ; R requests/s".
+    awk 'NR == 1 {for (i = 1; i <= NF; i++) if ($i == "sent") n = $(i + 1); print $(NF - 1), n}' <<<"$out" | tr '\n' ' '
+    awk '{print $1 + $2}' "$cpu"
+}
 for run in $(seq "$runs"); do
     for c in 1 4 16 64; do
         for t in 1 2; do
-            w=$(wrk -t"$(( t < c ? t : c ))" -c"$c" -d2s "$url" | awk '/Requests\/sec/ {print $2}')
-            conn=$(rate "$c" "$t" connections)
-            req=$(rate "$c" "$t" reqwest)
-            echo "$c $t $w $conn $req" >> "$results"
+            for round in $(seq "$pairs"); do
+                tools=(wrk connections reqwest)
+                shift_by=$(( round % 3 ))
+                ordered=("${tools[@]:$shift_by}" "${tools[@]:0:$shift_by}")
+                for tool in "${ordered[@]}"; do
+                    case $tool in
+                        wrk) figures=$(wrk_rate "$c" "$t") ;;
+                        *) figures=$(perfshape_rate "$c" "$t" "$tool") ;;
+                    esac
+                    echo "$run $c $t $tool $figures" >> "$results"
+                done
+            done
         done
     done
 done
-python3 - "$results" "$runs" <<'PY'
-import collections, sys
-rows = collections.defaultdict(list)
+rm -f "$cpu"
+python3 - "$results" "$runs" "$pairs" <<'PY'
+import collections, statistics, sys
+rate = collections.defaultdict(list)
+cost = collections.defaultdict(list)
 for line in open(sys.argv[1]):
-    c, t, w, conn, req = line.split()
-    rows[(int(c), int(t))].append((float(w), float(conn), float(req)))
-span = lambda xs: f"{min(xs):.2f}–{max(xs):.2f}"
-print(f"| concurrency | threads / workers | wrk | connections ÷ wrk | reqwest ÷ wrk |")
-print("|---:|---:|---:|---:|---:|")
-for (c, t), values in sorted(rows.items()):
-    wrk = [w for w, _, _ in values]
-    print(f"| {c} | {t} | {min(wrk):.0f}–{max(wrk):.0f}/s | {span([conn / w for w, conn, _ in values])} | "
-          f"{span([req / w for w, _, req in values])} |")
-print(f"\n({sys.argv[2]} runs; each ratio from the same run's wrk.)")
+    run, c, t, tool, r, n, seconds = line.split()
+    key = (int(run), int(c), int(t), tool)
+    rate[key].append(float(r))
+    cost[key].append(float(seconds) / max(float(n), 1) * 1e6)
+runs = sorted({k[0] for k in rate})
+cells = sorted({(k[1], k[2]) for k in rate})
+span = lambda xs, f: f"{f(min(xs))}–{f(max(xs))}"
+ratio = lambda x: f"{x:.2f}"
+whole = lambda x: f"{x:.0f}"
+print("| concurrency | threads / workers | wrk | connections ÷ wrk | reqwest ÷ wrk | µs of CPU per request: wrk · connections · reqwest |")
+print("|---:|---:|---:|---:|---:|---:|")
+for c, t in cells:
+    med = lambda run, tool: statistics.median(rate[(run, c, t, tool)])
+    per = lambda tool: [statistics.median(cost[(run, c, t, tool)]) for run in runs]
+    wrk = [med(run, "wrk") for run in runs]
+    conn = [med(run, "connections") / med(run, "wrk") for run in runs]
+    req = [med(run, "reqwest") / med(run, "wrk") for run in runs]
+    print(f"| {c} | {t} | {span(wrk, whole)}/s | {span(conn, ratio)} | {span(req, ratio)} | "
+          f"{span(per('wrk'), whole)} · {span(per('connections'), whole)} · {span(per('reqwest'), whole)} |")
+print(f"\n({sys.argv[2]} runs of {sys.argv[3]} rounds per cell; each ratio is the run's median ÷ the same run's wrk median.)")
 PY
-rm -f "$results"

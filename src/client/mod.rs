@@ -54,10 +54,11 @@ pub enum Driver {
     #[default]
     Reqwest,
     /// For a closed loop with no think time or ramp, of one plain-HTTP request with a
-    /// shared client: one HTTP/1 connection per user (hyper's own), each request built
-    /// from parts prepared once — the load driver of `perfshape load` and `perfshape
-    /// probe`, whose figures a general-purpose client's cost per request would cap. Any
-    /// other load is sent by reqwest.
+    /// shared client: one TCP connection per user, one single-threaded event loop per
+    /// client worker (as wrk's threads), the same request bytes written each time and the
+    /// response read with httparse — the load driver of `perfshape load` and `perfshape
+    /// probe`, whose figures a general-purpose client's cost per request would cap (it
+    /// costs what wrk costs, a third of reqwest). Any other load is sent by reqwest.
     Connections,
 }
 
