@@ -752,3 +752,44 @@ fn build_client(limits: Limits, idle_per_host: usize) -> Result<reqwest::Client>
         .build()
         .map_err(Error::Client)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The load client's busy time counts its connections driver's threads: 30 ms of work
+    /// on shard 1 shows in worker 1's busy time (tokio counts a task's poll, however it
+    /// spends it), and nothing is lost between loads.
+    #[test]
+    fn the_activity_counts_the_connections_driver_s_threads() -> Result<()> {
+        let client = LoadClient::new(Pool::workers("client-test", 2)?, Lifecycle::Shared)?;
+        let before = client.settled_activity(Duration::from_secs(1));
+        let work = |share: usize| async move {
+            std::thread::sleep(Duration::from_millis(30));
+            share
+        };
+        // 3 users: shard 0 takes 2, shard 1 takes 1.
+        let loads = client.shards()?.spread(3, work);
+        let shares = client.pool.block_on(async { joined(loads).await });
+        assert_eq!(shares, vec![2, 1]);
+        let window = client
+            .settled_activity(Duration::from_secs(1))
+            .since(&before);
+        assert!(
+            window
+                .workers
+                .iter()
+                .all(|w| w.busy >= Duration::from_millis(30)),
+            "{window}"
+        );
+        Ok(())
+    }
+
+    async fn joined(loads: Vec<tokio::task::JoinHandle<usize>>) -> Vec<usize> {
+        let mut shares = Vec::new();
+        for load in loads {
+            shares.push(load.await.expect("no panic"));
+        }
+        shares
+    }
+}
