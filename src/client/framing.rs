@@ -102,16 +102,21 @@ impl Decoder {
                         Err(e) => return Err(format!("an invalid response head: {e}")),
                     }
                 }
-                State::Length(remaining) => {
+                // A body of known length, or one chunk's data: counted as it comes.
+                State::Length(remaining) | State::ChunkData(remaining) => {
                     let take = rest
                         .len()
                         .min(usize::try_from(remaining).unwrap_or(usize::MAX));
                     self.body += take;
                     at += take;
-                    if remaining == take as u64 {
-                        self.state = State::Done;
-                    } else {
-                        self.state = State::Length(remaining - take as u64);
+                    let left = remaining - take as u64;
+                    self.state = match (self.state, left) {
+                        (State::Length(_), 0) => State::Done,
+                        (State::Length(_), _) => State::Length(left),
+                        (_, 0) => State::ChunkEnd,
+                        _ => State::ChunkData(left),
+                    };
+                    if left > 0 {
                         return Ok(at);
                     }
                 }
@@ -130,19 +135,6 @@ impl Decoder {
                     Ok(httparse::Status::Partial) => return Ok(at),
                     Err(_) => return Err("an invalid chunk size".to_string()),
                 },
-                State::ChunkData(remaining) => {
-                    let take = rest
-                        .len()
-                        .min(usize::try_from(remaining).unwrap_or(usize::MAX));
-                    self.body += take;
-                    at += take;
-                    if remaining == take as u64 {
-                        self.state = State::ChunkEnd;
-                    } else {
-                        self.state = State::ChunkData(remaining - take as u64);
-                        return Ok(at);
-                    }
-                }
                 State::ChunkEnd => match rest {
                     [b'\r', b'\n', ..] => {
                         at += 2;

@@ -83,6 +83,65 @@ fn the_connections_driver_sends_a_post_with_json_and_a_token_as_given() -> Resul
     Ok(())
 }
 
+/// A request past its timeout is a timeout, on the connections driver as on reqwest, and
+/// its connection is not used again: the next request opens a new one.
+#[test]
+fn the_connections_driver_times_a_stalled_request_out() -> Result {
+    use perfshape::client::{Driver, Limits};
+    use perfshape::run::{Connection, FailureKind, Outcome};
+    use perfshape::{Lifecycle, LoadClient, Pool, Server};
+    use std::time::Duration;
+
+    let stalls = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&stalls);
+    // The first request stalls for 5 s, every later one answers at once.
+    let router = Router::new().route(
+        "/maybe",
+        axum::routing::get(move || {
+            let first = counted.fetch_add(1, Ordering::Relaxed) == 0;
+            async move {
+                if first {
+                    tokio::time::sleep(Duration::from_secs(5)).await;
+                }
+                "ok"
+            }
+        }),
+    );
+    let server = Server::serve(router, Pool::workers("server", 1)?)?;
+    let limits = Limits {
+        request_timeout: Duration::from_millis(100),
+        run_deadline: Duration::from_secs(10),
+    };
+    let client = LoadClient::with_limits(Pool::workers("client", 1)?, Lifecycle::Shared, limits)?
+        .with_driver(Driver::Connections);
+    let looping = ClientStrategy::ClosedLoop {
+        users: 1,
+        think: Duration::ZERO,
+        ramp: Duration::ZERO,
+        duration: Duration::from_secs(10),
+    };
+    let run = client.run(looping, &format!("{}/maybe", server.base_url()), 3)?;
+    let outcomes: Vec<_> = run
+        .records
+        .iter()
+        .map(|r| (r.outcome.clone(), r.connection))
+        .collect();
+    assert_eq!(
+        outcomes,
+        vec![
+            (
+                Outcome::Failed {
+                    kind: FailureKind::Timeout
+                },
+                Connection::New
+            ),
+            (Outcome::Ok { status: 200 }, Connection::New),
+            (Outcome::Ok { status: 200 }, Connection::Reused),
+        ]
+    );
+    Ok(())
+}
+
 #[test]
 fn a_generator_varies_each_request_by_its_index() -> Result {
     let seen = Arc::new(AtomicUsize::new(0));
