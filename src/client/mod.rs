@@ -280,6 +280,12 @@ impl LoadClient {
         let canary = canary.map(|(plan, after)| (Arc::new(plan.clone()), after));
         let label = plan.label.clone();
         let plan = Arc::new(plan.clone());
+        // The connections driver's threads start before the clock does, not inside the
+        // first load's time.
+        let shards = match self.driver {
+            Driver::Connections => Some(self.shards()?),
+            Driver::Reqwest => None,
+        };
         let origin = Instant::now();
         let deadline = origin + self.inner.limits.run_deadline;
         // The canary is its own task on the pool: it must not wait behind the load (and
@@ -305,7 +311,7 @@ impl LoadClient {
                             && connections::suits(request)
                     })
                     .map(|request| Arc::new(request.clone()));
-                let load = match (strategy, raw) {
+                let load = match (strategy, raw.zip(shards)) {
                     (
                         ClientStrategy::ClosedLoop {
                             users,
@@ -313,12 +319,12 @@ impl LoadClient {
                             ramp,
                             duration,
                         },
-                        Some(request),
+                        Some((request, shards)),
                     ) if think.is_zero() && ramp.is_zero() => {
                         let timeout = self.inner.limits.request_timeout;
                         let next = Arc::new(AtomicUsize::new(0));
                         let inner = Arc::clone(&inner);
-                        let shards = self.shards()?.spread(users, |share| {
+                        let shards = shards.spread(users, |share| {
                             connections::closed_loop(
                                 Arc::clone(&request),
                                 Arc::clone(&next),
