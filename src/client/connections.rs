@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 
-use super::framing::{Decoder, MAX_HEAD, Response};
+use super::framing::{Decoder, Response};
 use super::request::Prepared;
 use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 
@@ -187,7 +187,7 @@ async fn exchange(
     buffer.clear();
     loop {
         if buffer.capacity() == buffer.len() {
-            buffer.reserve(READ_SIZE.min(MAX_HEAD + 1));
+            buffer.reserve(READ_SIZE);
         }
         let read = stream
             .read_buf(buffer)

@@ -10,7 +10,7 @@
 
 /// The most a response head (status line and headers) may take: a bound, so a server
 /// sending endless headers is an error rather than a growing buffer.
-pub(super) const MAX_HEAD: usize = 64 * 1024;
+const MAX_HEAD: usize = 64 * 1024;
 
 /// The most headers (or trailers) a response may have.
 const MAX_HEADERS: usize = 64;

@@ -323,7 +323,6 @@ impl LoadClient {
                     ) if think.is_zero() && ramp.is_zero() => {
                         let timeout = self.inner.limits.request_timeout;
                         let next = Arc::new(AtomicUsize::new(0));
-                        let inner = Arc::clone(&inner);
                         let shards = shards.spread(users, |share| {
                             connections::closed_loop(
                                 Arc::clone(&request),
