@@ -11,6 +11,8 @@
 # cores or not), so a single pair cannot tell the tools apart. Two ratios per run: the
 # median of perfshape's rounds ÷ the median of wrk's, which moves with how many rounds
 # each tool had in each mode, and the best round ÷ wrk's best, the capacity each reached.
+# wrk runs twice per round: "wrk again ÷ wrk" is the same ratio between one tool and
+# itself, the floor of what the measurement can tell apart.
 # RUNS runs (default 3); the table gives each ratio's range over the runs, and the
 # client's CPU per request (user + system of the whole process, startup included, ÷
 # requests; median of the rounds, range over the runs). Every round's figures are kept in
@@ -55,12 +57,12 @@ for run in $(seq "$runs"); do
     for c in 1 4 16 64; do
         for t in 1 2; do
             for round in $(seq "$pairs"); do
-                tools=(wrk connections reqwest)
-                shift_by=$(( round % 3 ))
+                tools=(wrk connections reqwest wrk-again)
+                shift_by=$(( round % 4 ))
                 ordered=("${tools[@]:$shift_by}" "${tools[@]:0:$shift_by}")
                 for tool in "${ordered[@]}"; do
                     case $tool in
-                        wrk) figures=$(wrk_rate "$c" "$t") ;;
+                        wrk | wrk-again) figures=$(wrk_rate "$c" "$t") ;;
                         *) figures=$(perfshape_rate "$c" "$t" "$tool") ;;
                     esac
                     echo "$run $c $t $tool $figures" >> "$results"
@@ -84,8 +86,8 @@ cells = sorted({(k[1], k[2]) for k in rate})
 span = lambda xs, f: f"{f(min(xs))}–{f(max(xs))}"
 ratio = lambda x: f"{x:.2f}"
 whole = lambda x: f"{x:.0f}"
-print("| concurrency | threads / workers | wrk (median of a run) | connections ÷ wrk: medians · best rounds | reqwest ÷ wrk: medians · best rounds | µs of CPU per request: wrk · connections · reqwest |")
-print("|---:|---:|---:|---:|---:|---:|")
+print("| concurrency | threads / workers | wrk (median of a run) | connections ÷ wrk: medians · best rounds | reqwest ÷ wrk: medians · best rounds | wrk again ÷ wrk: medians · best rounds | µs of CPU per request: wrk · connections · reqwest |")
+print("|---:|---:|---:|---:|---:|---:|---:|")
 for c, t in cells:
     rounds = lambda run, tool: rate[(run, c, t, tool)]
     med = lambda run, tool: statistics.median(rounds(run, tool))
@@ -94,7 +96,7 @@ for c, t in cells:
     versus = lambda tool: (f"{span([med(run, tool) / med(run, 'wrk') for run in runs], ratio)} · "
                            f"{span([best(run, tool) / best(run, 'wrk') for run in runs], ratio)}")
     wrk = [med(run, "wrk") for run in runs]
-    print(f"| {c} | {t} | {span(wrk, whole)}/s | {versus('connections')} | {versus('reqwest')} | "
+    print(f"| {c} | {t} | {span(wrk, whole)}/s | {versus('connections')} | {versus('reqwest')} | {versus('wrk-again')} | "
           f"{span(per('wrk'), whole)} · {span(per('connections'), whole)} · {span(per('reqwest'), whole)} |")
 print(f"\n({sys.argv[2]} runs of {sys.argv[3]} rounds per cell; each ratio against the same run's wrk.)")
 PY
