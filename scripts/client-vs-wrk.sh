@@ -19,10 +19,13 @@
 # target/client-vs-wrk.txt.
 #
 #   bash scripts/client-vs-wrk.sh [RUNS] [PAIRS]
+#   bash scripts/client-vs-wrk.sh --table     # the tables again, from the kept rounds
 #
 # Needs wrk (Debian: apt-get install wrk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+results=target/client-vs-wrk.txt
+if [ "${1:-}" != "--table" ]; then
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 runs=${1:-3}
 pairs=${2:-6}
@@ -32,7 +35,6 @@ port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); p
 "$bin" serve --workers 1 --bind "127.0.0.1:$port" --for 3600 >/dev/null 2>&1 &
 server=$!
 mkdir -p target
-results=target/client-vs-wrk.txt
 : > "$results"
 trap 'kill $server 2>/dev/null' EXIT
 sleep 1
@@ -72,7 +74,9 @@ for run in $(seq "$runs"); do
     done
 done
 rm -f "$cpu"
-python3 - "$results" "$runs" "$pairs" <<'PY'
+kill $server 2>/dev/null
+fi
+python3 - "$results" <<'PY'
 import collections, statistics, sys
 rate = collections.defaultdict(list)
 cost = collections.defaultdict(list)
@@ -98,5 +102,15 @@ for c, t in cells:
     wrk = [med(run, "wrk") for run in runs]
     print(f"| {c} | {t} | {span(wrk, whole)}/s | {versus('connections')} | {versus('reqwest')} | {versus('wrk-again')} | "
           f"{span(per('wrk'), whole)} · {span(per('connections'), whole)} · {span(per('reqwest'), whole)} |")
-print(f"\n({sys.argv[2]} runs of {sys.argv[3]} rounds per cell; each ratio against the same run's wrk.)")
+rounds = len(rate[(runs[0], *cells[0], "wrk")])
+print(f"\n({len(runs)} runs of {rounds} rounds per cell; each ratio against the same run's wrk.)\n")
+print("Every run's rounds pooled: a tool's median (and upper quartile) ÷ wrk's.\n")
+print("| concurrency | threads / workers | connections ÷ wrk | reqwest ÷ wrk | wrk again ÷ wrk |")
+print("|---:|---:|---:|---:|---:|")
+for c, t in cells:
+    pooled = lambda tool: sorted(x for run in runs for x in rate[(run, c, t, tool)])
+    quartile = lambda xs: xs[int(len(xs) * 0.75)]
+    versus = lambda tool: (f"{statistics.median(pooled(tool)) / statistics.median(pooled('wrk')):.2f} "
+                           f"({quartile(pooled(tool)) / quartile(pooled('wrk')):.2f})")
+    print(f"| {c} | {t} | {versus('connections')} | {versus('reqwest')} | {versus('wrk-again')} |")
 PY
