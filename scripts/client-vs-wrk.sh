@@ -29,15 +29,10 @@ if [ "${1:-}" != "--table" ]; then
 command -v wrk >/dev/null || { echo "wrk is missing: apt-get install wrk" >&2; exit 1; }
 runs=${1:-3}
 pairs=${2:-6}
-cargo build --release --quiet
-bin=target/release/perfshape
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve --workers 1 --bind "127.0.0.1:$port" --for 3600 >/dev/null 2>&1 &
-server=$!
+source scripts/serve-demo.sh
+serve_demo 1 3600
 mkdir -p target
 : > "$results"
-trap 'kill $server 2>/dev/null' EXIT
-sleep 1
 url="http://127.0.0.1:$port/health"
 cpu=$(mktemp)
 # Each prints "requests/s requests cpu_seconds".

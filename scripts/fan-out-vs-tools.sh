@@ -14,13 +14,8 @@ for tool in hey oha; do
     command -v "$tool" >/dev/null || { echo "$tool is missing (see the header)" >&2; exit 1; }
 done
 runs=${1:-3}
-cargo build --release --quiet
-bin=target/release/perfshape
-port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$bin" serve --workers 2 --bind "127.0.0.1:$port" --for 600 >/dev/null 2>&1 &
-server=$!
-trap 'kill $server 2>/dev/null' EXIT
-sleep 1
+source scripts/serve-demo.sh
+serve_demo 2 600
 url="http://127.0.0.1:$port/async?ms=20"
 results=$(mktemp)
 for run in $(seq "$runs"); do
