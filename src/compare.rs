@@ -32,6 +32,17 @@ const BODY_SHARE: f64 = 0.25;
 /// See [`BODY_SHARE`].
 const BODY_SLACK: usize = 8;
 
+impl Endpoint {
+    /// **Compared with** `base`: this endpoint is the candidate (the new build), `base`
+    /// the same request on the old one; both are measured in the same interleaved rounds,
+    /// under a fan-out by default (10, or 4 per server worker), and the [`Comparison`]
+    /// makes the claim — [`slower_by_at_most`](Comparison::slower_by_at_most) or
+    /// [`faster_by_at_least`](Comparison::faster_by_at_least).
+    pub fn compared_with(&self, base: &Endpoint) -> Comparison {
+        Comparison::new(self, base, self.fan_out().max(base.fan_out()))
+    }
+}
+
 /// A latency percentile of a closed loop.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Percentile {

@@ -47,6 +47,12 @@ impl Evidence {
         Ok(done)
     }
 
+    /// The last load observed: how long it took and what the machine and the pools did.
+    pub(crate) fn last(&self) -> Option<(std::time::Duration, Usage)> {
+        let seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        seen.last().map(|s| (s.length, s.usage))
+    }
+
     /// The median load (by length), as a line of a report: `runtime over the median 10
     /// concurrent /report: worker 0 busy 204 ms of 205 ms …; machine 2 cores 40% busy;
     /// load client 12% busy; server 50% busy`.

@@ -60,6 +60,7 @@ mod assert;
 #[cfg(feature = "experiments")]
 pub mod catalog;
 pub mod claim;
+pub mod claims;
 pub mod client;
 pub mod compare;
 pub mod endpoint;
@@ -84,6 +85,7 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod server;
+mod service_process;
 pub mod summary;
 mod target;
 pub mod usage;

@@ -1,25 +1,13 @@
-//! A traffic mix: several endpoints of one target, sent together by weight, and the claim
-//! that none of their handlers holds its worker — whose report names the route that does.
+//! A traffic mix: several endpoints of one target, sent together by weight. Its claim,
+//! that none of their handlers blocks its worker, is in [`claims`](crate::claims).
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::sync::Arc;
 
-use crate::claim::{Claim, ClaimReport, Measure, median as middle};
 use crate::client::{Plan, Request};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result, check_range};
-use crate::evidence::Evidence;
 use crate::limits::MAX_REQUESTS;
 use crate::target::Target;
-use crate::vocab::ClientStrategy;
-
-/// Concurrent requests per server worker in a mix's fan-out, as for one endpoint's
-/// blocking claim.
-const FAN_OUT_PER_WORKER: usize = 20;
-/// The share of the mix's longest request a route may hold its worker for.
-const HELD_SHARE_AT_MOST: f64 = 0.05;
-/// A share is a positive figure: a route held for nothing reads as this.
-const LEAST_SHARE: f64 = 0.001;
 
 /// Endpoints of one [`Target`] sent together, each in proportion to its weight, in a
 /// fixed interleaved order (smooth weighted round robin: weights 8, 1, 1 send the rare
@@ -53,9 +41,9 @@ const LEAST_SHARE: f64 = 0.001;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Mix {
-    target: Target,
-    routes: Vec<(Endpoint, usize)>,
-    concurrency: Option<usize>,
+    pub(crate) target: Target,
+    pub(crate) routes: Vec<(Endpoint, usize)>,
+    pub(crate) concurrency: Option<usize>,
 }
 
 impl Mix {
@@ -86,7 +74,7 @@ impl Mix {
     }
 
     /// Refuses, before any load, a mix perfshape cannot read route by route.
-    fn validate(&self) -> Result<()> {
+    pub(crate) fn validate(&self) -> Result<()> {
         check_range("mix routes", self.routes.len(), 1, 16, "")?;
         for (endpoint, weight) in &self.routes {
             check_range("mix weight", *weight, 1, 1000, "")?;
@@ -111,7 +99,7 @@ impl Mix {
     }
 
     /// The order of one cycle of the mix: route and the route's own count before it.
-    fn cycle(&self) -> Vec<(usize, usize)> {
+    pub(crate) fn cycle(&self) -> Vec<(usize, usize)> {
         let total: usize = self.routes.iter().map(|(_, w)| w).sum();
         let mut current = vec![0i64; self.routes.len()];
         let mut seen = vec![0usize; self.routes.len()];
@@ -132,7 +120,7 @@ impl Mix {
 
     /// The mix's requests, request i from route `cycle[i % len]` with that route's own
     /// index, so each endpoint's generator sees 0, 1, 2, … as it would alone.
-    fn plan(&self) -> Result<Plan> {
+    pub(crate) fn plan(&self) -> Result<Plan> {
         let cycle = Arc::new(self.cycle());
         let routes: Arc<Vec<(Endpoint, usize)>> = Arc::new(self.routes.clone());
         let (first, _) = &self.routes[0];
@@ -147,185 +135,4 @@ impl Mix {
                 .labelled(self.name()),
         )
     }
-
-    /// **None blocks its worker**: in a fan-out of the mix, no route's handler holds its
-    /// worker for more than 5 % of the mix's longest request (each route's request alone,
-    /// measured in the same round) — read from each request's timed polls, so the report
-    /// names the route that does: "/export holds its worker ≈2.1 ms of each request, 10.2
-    /// % of the mix's longest (/report, 21 ms)".
-    ///
-    /// Needs a router perfshape serves (the polls are timed by its layer); a hold in a
-    /// task the handler spawns and awaits is not in the handler's polls — the single
-    /// endpoint claim, [`Endpoint::does_not_block_its_worker`], catches that too.
-    pub fn none_blocks_its_worker(&self) -> Claim<'static> {
-        let workers = self.target.pool_settings().map_or(1, |p| p.workers);
-        let n = self.concurrency.unwrap_or(FAN_OUT_PER_WORKER * workers);
-        let names: Vec<String> = self.routes.iter().map(|(e, _)| e.name()).collect();
-        let rounds: Arc<Mutex<Vec<RouteRound>>> = Arc::default();
-        let evidence = Evidence::default();
-        let (this, seen, noted) = (self.clone(), evidence.clone(), Arc::clone(&rounds));
-        let label = format!(
-            "largest held share in {n} concurrent of the {}",
-            self.name()
-        );
-        let what = format!("{n} concurrent of the {}", self.name());
-        let held = Measure::value(&label, move || {
-            this.validate()?;
-            let alone = this
-                .routes
-                .iter()
-                .map(|(endpoint, _)| endpoint.alone().map(|(d, _)| d))
-                .collect::<Result<Vec<Duration>>>()?;
-            let plan = this.plan()?;
-            let run = seen.observe(&this.target, || {
-                let run = this
-                    .target
-                    .client()
-                    .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
-                run.require_ok()?;
-                Ok(run)
-            })?;
-            let cycle = this.cycle();
-            let mut held: Vec<Vec<Duration>> = vec![Vec::new(); this.routes.len()];
-            for record in &run.records {
-                let (route, _) = cycle[record.index % cycle.len()];
-                if let Some(h) = record.held {
-                    held[route].push(h.total);
-                }
-            }
-            let per_route: Vec<Option<Duration>> = held
-                .into_iter()
-                .map(|mut h| {
-                    h.sort();
-                    h.get(h.len() / 2).copied()
-                })
-                .collect();
-            let longest = alone.iter().copied().max().unwrap_or_default();
-            let round = RouteRound {
-                alone,
-                held: per_route,
-                longest,
-            };
-            let figure = round.largest_share().map_or(LEAST_SHARE, |(_, s)| s);
-            noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
-            Ok(figure.max(LEAST_SHARE))
-        })
-        .warm_with({
-            let this = self.clone();
-            move || {
-                this.validate()?;
-                for (endpoint, _) in &this.routes {
-                    endpoint.preflight()?;
-                }
-                let run = this.target.client().run_plan(
-                    ClientStrategy::FanOut,
-                    &this.plan()?,
-                    n,
-                    None,
-                )?;
-                run.require_ok().map(drop)
-            }
-        })
-        .evidence(move || evidence.describe(&what));
-        Claim::figure(
-            &format!("no route of the {} blocks its worker", self.name()),
-            held,
-        )
-        .at_most(HELD_SHARE_AT_MOST)
-        .ideal(0.0)
-        .context("target", self.target.describe())
-        .context("n", n)
-        .context(
-            "held share",
-            "a route's median timed polls ÷ the mix's longest request alone",
-        )
-        .explain(move |report: &ClaimReport| {
-            let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            route_sentences(report, &rounds, &names)
-        })
-    }
-}
-
-/// What one round of the mix claim saw, route by route.
-#[derive(Clone, Debug)]
-struct RouteRound {
-    /// Each route's request alone.
-    alone: Vec<Duration>,
-    /// Each route's median held time in the fan-out, when its responses said.
-    held: Vec<Option<Duration>>,
-    /// The longest of `alone`: the mix's request time.
-    longest: Duration,
-}
-
-impl RouteRound {
-    /// Route r's held time ÷ the mix's longest request.
-    fn share(&self, route: usize) -> Option<f64> {
-        let held = self.held[route]?;
-        Some(held.as_secs_f64() / self.longest.as_secs_f64().max(f64::MIN_POSITIVE))
-    }
-
-    /// The route that held its worker longest, and its share.
-    fn largest_share(&self) -> Option<(usize, f64)> {
-        (0..self.held.len())
-            .filter_map(|r| Some((r, self.share(r)?)))
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-    }
-}
-
-/// "/export holds its worker ≈2.1 ms of each request, 10.2 % of the mix's longest (/report,
-/// 21 ms)", then every route's figure.
-fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Vec<String> {
-    let held = |r: usize| {
-        middle(
-            &rounds
-                .iter()
-                .filter_map(|x| x.held[r].map(|h| h.as_secs_f64()))
-                .collect::<Vec<f64>>(),
-        )
-    };
-    let alone = |r: usize| {
-        middle(
-            &rounds
-                .iter()
-                .map(|x| x.alone[r].as_secs_f64())
-                .collect::<Vec<f64>>(),
-        )
-    };
-    let longest = middle(
-        &rounds
-            .iter()
-            .map(|x| x.longest.as_secs_f64())
-            .collect::<Vec<f64>>(),
-    );
-    let slowest = (0..names.len())
-        .max_by(|&a, &b| alone(a).total_cmp(&alone(b)))
-        .unwrap_or(0);
-    let worst = (0..names.len())
-        .max_by(|&a, &b| held(a).total_cmp(&held(b)))
-        .unwrap_or(0);
-    let verb = if report.verdict.holds() {
-        "holds its worker longest"
-    } else {
-        "holds its worker"
-    };
-    let mut lines = vec![format!(
-        "{} {verb}: ≈{:.1} ms of each request, {:.1} % of the mix's longest ({}, {:.0} ms)",
-        names[worst],
-        held(worst) * 1e3,
-        100.0 * held(worst) / longest,
-        names[slowest],
-        longest * 1e3
-    )];
-    let each: Vec<String> = (0..names.len())
-        .map(|r| {
-            format!(
-                "{} {:.2} ms held of {:.1} ms alone",
-                names[r],
-                held(r) * 1e3,
-                alone(r) * 1e3
-            )
-        })
-        .collect();
-    lines.push(format!("route by route: {}", each.join("; ")));
-    lines
 }

@@ -118,6 +118,19 @@ pub struct RequestRecord {
     /// The client end of the connection, when the server said (classifies `connection`).
     #[serde(skip)]
     pub(crate) peer: Option<SocketAddr>,
+    /// The number a perfshape-served router gave the request ([`SEQ`](crate::server::SEQ)),
+    /// by which a claim finds what the server recorded of the whole response.
+    #[serde(skip)]
+    pub(crate) seq: Option<u64>,
+    /// The method and path the served router received (`GET /health`), when it recorded
+    /// the response: what a traffic mix counts per route.
+    #[serde(skip)]
+    pub(crate) received: Option<String>,
+    /// The response's polls that held its worker long enough to matter, on this process's
+    /// clock, when a served router recorded them: when, as well as how long, the request
+    /// blocked its worker.
+    #[serde(skip)]
+    pub(crate) spans: Vec<crate::server::ledger::PollSpan>,
     /// The response body's length in bytes, when one was read: what tells two services
     /// that answer the same request differently apart before a comparison
     /// ([`Comparison`](crate::Comparison)).
@@ -152,6 +165,9 @@ impl RequestRecord {
             held: None,
             error: None,
             peer: None,
+            seq: None,
+            received: None,
+            spans: Vec::new(),
             body_len: None,
         }
     }

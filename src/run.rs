@@ -50,6 +50,10 @@ pub struct Run {
     /// the load's requests, so not in `records` nor in `sent`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub canary: Option<RequestRecord>,
+    /// The instant every record's offsets count from, when the load client sent the run
+    /// in this process: what places a served router's polls on the run's clock.
+    #[serde(skip)]
+    pub(crate) origin: Option<std::time::Instant>,
 }
 
 /// The bound that ended a load before it had offered what it meant to: a closed loop that
@@ -116,6 +120,7 @@ impl Run {
             wall,
             cut_short: None,
             canary: None,
+            origin: None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! on a pool of its own, reused across rounds.
 
 use std::net::{TcpStream, ToSocketAddrs};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use crate::client::{Limits, LoadClient, Plan, Request};
@@ -14,12 +14,18 @@ use crate::mix::Mix;
 use crate::pool::{Pool, PoolSettings};
 use crate::scenario::{Scenario, ScenarioBuilder};
 use crate::server::Server;
+use crate::service_process::ServiceProcess;
 use crate::vocab::Lifecycle;
 use crate::vocab::ServerStrategy;
 
 /// How long [`Target::url`] waits for a TCP connection before calling a service
 /// unreachable.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// How long a load waits, once its last response has arrived, for a served router to record
+/// responses whose bodies it is still finishing (it drops a body a moment after its last
+/// byte is written).
+const RECORDED_WITHIN: Duration = Duration::from_secs(1);
 
 /// The limits a target's load client starts with: a side that needs longer than this is
 /// reported as too slow by its claim, well before a test runner's kill (nextest's default
@@ -62,6 +68,9 @@ pub struct Target {
     kind: Kind,
     name: Option<String>,
     client: Arc<LoadClient>,
+    /// A URL's service, when it runs on this machine in a process of its own: found once,
+    /// when a claim first needs its CPU.
+    local: Arc<OnceLock<Option<ServiceProcess>>>,
     // Declared last: the server's pool is dropped after the client stops sending.
     server: Option<Arc<Server>>,
 }
@@ -140,6 +149,7 @@ impl Target {
             kind: Kind::Url,
             name: None,
             client: Arc::new(default_client(Lifecycle::Shared, LIMITS)?),
+            local: Arc::default(),
             server: None,
         })
     }
@@ -174,6 +184,7 @@ impl Target {
             kind,
             name: None,
             client: Arc::new(default_client(Lifecycle::Shared, LIMITS)?),
+            local: Arc::default(),
             server: Some(Arc::new(server)),
         })
     }
@@ -258,6 +269,67 @@ impl Target {
     /// The load client that measures this target.
     pub fn client(&self) -> &LoadClient {
         &self.client
+    }
+
+    /// Sends `plan` as `strategy` says on this target's load client. On a router perfshape
+    /// serves, each record's [`held`](crate::run::Run) — the canary's too — is then what the
+    /// server recorded of the whole response: its body's polls with its future's (a
+    /// compression layer computes as the body is written), each split by the worker
+    /// thread's clocks into computing, waiting and preempted where they can be read.
+    pub(crate) fn run_plan(
+        &self,
+        strategy: crate::vocab::ClientStrategy,
+        plan: &Plan,
+        n: usize,
+        canary: Option<(&Plan, Duration)>,
+    ) -> Result<crate::run::Run> {
+        let Some(server) = self.served() else {
+            return self.client.run_plan(strategy, plan, n, canary);
+        };
+        let _recording = server.ledger().record();
+        let mut run = self.client.run_plan(strategy, plan, n, canary)?;
+        let records: Vec<&mut crate::record::RequestRecord> =
+            run.records.iter_mut().chain(run.canary.as_mut()).collect();
+        let seqs: Vec<u64> = records.iter().filter_map(|r| r.seq).collect();
+        let mut whole = server
+            .ledger()
+            .take(&seqs, RECORDED_WITHIN)
+            .into_iter();
+        for record in records {
+            if record.seq.is_some()
+                && let Some(Some(served)) = whole.next()
+            {
+                record.received = Some(format!("{} {}", served.method, served.path));
+                record.held = Some(served.held);
+                record.spans = served.spans;
+            }
+        }
+        Ok(run)
+    }
+
+    /// A URL's service, when it listens on this machine's loopback in a process other than
+    /// this one: whose CPU time splits a hold measured from outside into computing and
+    /// waiting. `None` for a router perfshape serves (its polls say more), a service on
+    /// another host, or one whose process `/proc` does not name.
+    pub(crate) fn service_process(&self) -> Option<ServiceProcess> {
+        if self.server.is_some() {
+            return None;
+        }
+        *self.local.get_or_init(|| {
+            let url = reqwest::Url::parse(&self.base).ok()?;
+            let host = url.host_str()?;
+            let loopback = host == "localhost"
+                || host
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .parse::<std::net::IpAddr>()
+                    .is_ok_and(|ip| ip.is_loopback());
+            let port = url.port_or_known_default()?;
+            loopback
+                .then(|| ServiceProcess::listening_on(port))
+                .flatten()
+                .filter(|process| !process.is_this_process())
+        })
     }
 
     /// The server perfshape runs for this target, if it runs one (not for a URL).

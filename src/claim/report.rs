@@ -88,10 +88,10 @@ impl ClaimReport {
     /// One line: name, verdict, median and band, and what it means when the claim says.
     pub fn headline(&self) -> String {
         format!(
-            "claim {:?} {}: median {:.3}, band {}{}{}",
+            "claim {:?} {}: {}, band {}{}{}",
             self.name,
             self.verdict,
-            self.median,
+            self.figure(),
             self.band,
             self.ideal
                 .map(|i| format!(" (ideal {})", short(i)))
@@ -101,6 +101,16 @@ impl ClaimReport {
                 .map(|e| format!(" — {e}"))
                 .unwrap_or_default()
         )
+    }
+
+    /// `median 0.412`, or `no figure` when not one round was measured (a claim that found
+    /// at once that perfshape or the machine was the limit).
+    fn figure(&self) -> String {
+        if self.rounds.is_empty() {
+            "no figure".to_string()
+        } else {
+            format!("median {:.3}", self.median)
+        }
     }
 
     /// Each side's median, in side order.
@@ -127,7 +137,11 @@ impl ClaimReport {
                 .first()
                 .map(|e| format!(": {e}"))
                 .unwrap_or_default();
-            format!("median {:.3} ({sides}){meaning}", self.median)
+            if self.rounds.is_empty() {
+                format!("{}{meaning}", self.figure())
+            } else {
+                format!("{} ({sides}){meaning}", self.figure())
+            }
         });
         ShapeSummary {
             claim: self.name.clone(),

@@ -390,6 +390,7 @@ impl LoadClient {
             run.classify_connections(&mut seen);
         }
         run.canary = canary;
+        run.origin = Some(origin);
         Ok(run)
     }
 
@@ -402,7 +403,7 @@ impl LoadClient {
         let (plan, after) = canary?;
         let inner = Arc::clone(&self.inner);
         Some(self.pool.handle().spawn(async move {
-            tokio::time::sleep_until((origin + after).into()).await;
+            send_at(origin + after).await;
             inner.send(&plan, 0, origin, after, deadline).await
         }))
     }
@@ -756,6 +757,18 @@ fn build_client(limits: Limits, idle_per_host: usize) -> Result<reqwest::Client>
         .pool_max_idle_per_host(idle_per_host)
         .build()
         .map_err(Error::Client)
+}
+
+/// Waits until `at`, to within microseconds: tokio's timer fires on millisecond ticks, so a
+/// canary meant for 0.5 ms into a load would leave at 1 or 2 ms — after a fast slow request
+/// it was meant to overlap. The last millisecond is yielded away instead of slept.
+async fn send_at(at: Instant) {
+    if let Some(early) = at.checked_sub(Duration::from_millis(1)) {
+        tokio::time::sleep_until(early.into()).await;
+    }
+    while Instant::now() < at {
+        tokio::task::yield_now().await;
+    }
 }
 
 #[cfg(test)]

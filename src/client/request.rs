@@ -72,6 +72,35 @@ impl Request {
         }
     }
 
+    /// The same request — method, headers, body — to another `path` (and query; it must
+    /// start with `/`): what a generator returns for request *i* of `/todos/{id}`.
+    ///
+    /// ```
+    /// use perfshape::Request;
+    ///
+    /// let update = Request::patch("/todos/1").json(&serde_json::json!({ "completed": true }));
+    /// let third = update.with_path(format!("/todos/{}", 3));
+    /// assert_eq!(third.to_string(), "PATCH /todos/3");
+    /// assert_eq!(third.headers()["content-type"], "application/json");
+    /// ```
+    pub fn with_path(self, path: impl Into<String>) -> Request {
+        let Request {
+            method,
+            headers,
+            body,
+            problem,
+            ..
+        } = self;
+        let moved = Request::new(method, path);
+        Request {
+            headers,
+            body,
+            // The template's own problem first: it was there before the path changed.
+            problem: problem.or(moved.problem),
+            ..moved
+        }
+    }
+
     /// `GET path`.
     pub fn get(path: impl Into<String>) -> Request {
         Request::new(Method::GET, path)

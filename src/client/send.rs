@@ -8,7 +8,7 @@ use super::request::Prepared;
 
 use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 use crate::vocab::RuntimeFigures;
-use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SERVED_BY, parse_peer};
+use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SEQ, SERVED_BY, parse_peer};
 
 /// Sends `request` and records it. Never fails: a failure is an outcome.
 pub(crate) async fn send(
@@ -67,6 +67,7 @@ pub(crate) async fn send(
             record.server_at_start = served.at_start;
             record.peer = served.peer;
             record.held = served.held;
+            record.seq = served.seq;
         }
     }
     record.connection = Connection::Unknown;
@@ -81,6 +82,7 @@ struct Served {
     at_start: Option<RuntimeFigures>,
     peer: Option<std::net::SocketAddr>,
     held: Option<Held>,
+    seq: Option<u64>,
 }
 
 impl Served {
@@ -91,6 +93,7 @@ impl Served {
             at_start: header(RUNTIME).and_then(|v| v.parse().ok()),
             peer: header(PEER).and_then(parse_peer),
             held: header(HELD).and_then(|v| v.parse().ok()),
+            seq: header(SEQ).and_then(|v| v.parse().ok()),
         }
     }
 }

@@ -3,6 +3,8 @@
 
 mod demo;
 mod faults;
+pub(crate) mod ledger;
+pub(crate) mod thread_clock;
 mod trace;
 
 use std::net::SocketAddr;
@@ -12,9 +14,10 @@ use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
 
-pub use crate::vocab::wire::{HELD, PEER, RUNTIME, SERVED_BY};
+pub use crate::vocab::wire::{HELD, PEER, RUNTIME, SEQ, SERVED_BY, Split};
 pub use crate::vocab::{Held, RuntimeFigures, WorkReport};
 
+use self::ledger::Ledger;
 use crate::error::{Error, Result};
 use crate::limits::ACCEPT_BACKLOG;
 use crate::pool::Pool;
@@ -85,6 +88,7 @@ impl<S> Service for S where
 pub struct Server {
     addr: SocketAddr,
     accepted: Arc<AtomicU64>,
+    ledger: Arc<Ledger>,
     // Declared last: dropped after the fields above, and it owns every server thread.
     pool: Pool,
 }
@@ -132,7 +136,9 @@ impl Server {
             let _ = stream.set_nodelay(true);
             counter.fetch_add(1, Ordering::Relaxed);
         });
-        let service = trace::traced(router).into_make_service_with_connect_info::<SocketAddr>();
+        let ledger = Arc::new(Ledger::default());
+        let service = trace::traced(router, Arc::clone(&ledger))
+            .into_make_service_with_connect_info::<SocketAddr>();
         pool.handle().spawn(async move {
             // serve only returns on a fatal listener error; the handle's drop ends it.
             let _ = axum::serve(listener, service).await;
@@ -140,6 +146,7 @@ impl Server {
         Ok(Server {
             addr,
             accepted,
+            ledger,
             pool,
         })
     }
@@ -172,6 +179,11 @@ impl Server {
     /// TCP connections accepted so far.
     pub fn accepted_connections(&self) -> u64 {
         self.accepted.load(Ordering::Relaxed)
+    }
+
+    /// What the server records of each response while a claim reads it.
+    pub(crate) fn ledger(&self) -> &Arc<Ledger> {
+        &self.ledger
     }
 
     /// The pool the server runs on: its settings, and its workers' activity.

@@ -3,28 +3,37 @@
 //!
 //! This is what seed 000's server printed for each request, for any router — a user's as
 //! much as perfshape's demo — so a verdict about a user's handler can name the worker;
-//! and how long the handler's future held that worker ([`Held`]), timed poll by poll.
+//! and how long the response held that worker ([`Held`]), timed poll by poll: its service
+//! future's polls in the [`HELD`] header, and with its body's polls (a compression layer
+//! compresses there) in the server's [`Ledger`], found by the [`SEQ`] header. While a claim
+//! records, each poll is also split by the worker thread's clocks into computing, waiting
+//! and preempted ([`thread_clock`](super::thread_clock)).
 
 use std::future::Future;
 use std::net::SocketAddr;
 use std::pin::Pin;
+use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use axum::extract::{ConnectInfo, Request};
+use axum::body::Body;
+use axum::extract::{ConnectInfo, Request, State};
 use axum::http::{HeaderName, HeaderValue};
 use axum::middleware::Next;
 use axum::response::Response;
 
+use super::ledger::{Ledger, MAX_SPANS, PollSpan, SPAN_FLOOR, Served};
+use super::thread_clock::ThreadReading;
 use crate::vocab::RuntimeFigures;
-use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SERVED_BY};
+use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SEQ, SERVED_BY, Split};
 
-/// Wraps `router` so that every response carries the served-by, peer and runtime headers.
-pub(crate) fn traced(router: axum::Router) -> axum::Router {
-    router.layer(axum::middleware::from_fn(stamp))
+/// Wraps `router` so that every response carries the served-by, peer, runtime, held and
+/// sequence headers, and its polls are kept in `ledger` while a claim records.
+pub(crate) fn traced(router: axum::Router, ledger: Arc<Ledger>) -> axum::Router {
+    router.layer(axum::middleware::from_fn_with_state(ledger, stamp))
 }
 
-async fn stamp(request: Request, next: Next) -> Response {
+async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) -> Response {
     // Read before the handler runs: it is polled on this thread, now, and may block it.
     let served_by = std::thread::current()
         .name()
@@ -35,7 +44,13 @@ async fn stamp(request: Request, next: Next) -> Response {
         .extensions()
         .get::<ConnectInfo<SocketAddr>>()
         .map(|ConnectInfo(addr)| *addr);
-    let (mut response, held) = Timed::new(next.run(request)).await;
+    let seq = ledger.next_seq();
+    let recording = ledger.recording();
+    let (method, path) = (
+        request.method().to_string(),
+        request.uri().path().to_string(),
+    );
+    let (mut response, (held, spans)) = Timed::new(next.run(request), recording).await;
     let headers = response.headers_mut();
     let mut set = |name: &'static str, value: String| {
         if let Ok(value) = HeaderValue::from_str(&value) {
@@ -45,10 +60,26 @@ async fn stamp(request: Request, next: Next) -> Response {
     set(SERVED_BY, served_by);
     set(RUNTIME, figures.to_string());
     set(HELD, held.to_string());
+    set(SEQ, seq.to_string());
     if let Some(peer) = peer {
         set(PEER, peer.to_string());
     }
-    response
+    if !recording {
+        return response;
+    }
+    response.map(|body| {
+        Body::new(TimedBody {
+            inner: body,
+            served: Some(Served {
+                method,
+                path,
+                held,
+                spans,
+            }),
+            seq,
+            ledger,
+        })
+    })
 }
 
 /// The runtime's stable metrics, read on the runtime the caller runs on.
@@ -61,35 +92,117 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
     }
 }
 
+/// One poll, timed into `held`: its wall time, and how it split when `split` says to read
+/// the thread's clocks — then a poll that held its worker long enough to matter is kept in
+/// `spans` too, with when it began.
+fn timed_poll<T>(
+    (held, spans): (&mut Held, &mut Vec<PollSpan>),
+    split: bool,
+    poll: impl FnOnce() -> T,
+) -> T {
+    let clocks = if split { ThreadReading::now() } else { None };
+    let started = Instant::now();
+    let polled = poll();
+    match clocks {
+        Some(clocks) => {
+            let time = clocks.poll();
+            if time.computing + time.waiting >= SPAN_FLOOR && spans.len() < MAX_SPANS {
+                spans.push(PollSpan {
+                    at: started,
+                    time,
+                });
+            }
+            held.add(
+                time.wall,
+                Some(Split {
+                    computing: time.computing,
+                    waiting: time.waiting,
+                    preempted: time.preempted,
+                    longest_computing: time.computing,
+                }),
+            );
+        }
+        None => held.add(started.elapsed(), None),
+    }
+    polled
+}
+
 /// A future whose polls are timed: each poll is time its worker could run nothing else.
 struct Timed<F> {
     inner: Pin<Box<F>>,
     held: Held,
+    spans: Vec<PollSpan>,
+    split: bool,
 }
 
 impl<F: Future> Timed<F> {
-    fn new(inner: F) -> Self {
+    fn new(inner: F, split: bool) -> Self {
         Timed {
             inner: Box::pin(inner),
             held: Held::default(),
+            spans: Vec::new(),
+            split,
         }
     }
 }
 
 impl<F: Future> Future for Timed<F> {
-    type Output = (F::Output, Held);
+    type Output = (F::Output, (Held, Vec<PollSpan>));
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let started = Instant::now();
-        let polled = self.inner.as_mut().poll(cx);
-        let took: Duration = started.elapsed();
-        let held = &mut self.held;
-        held.polls = held.polls.saturating_add(1);
-        held.longest = held.longest.max(took);
-        held.total += took;
+        let this = &mut *self;
+        let polled = timed_poll((&mut this.held, &mut this.spans), this.split, || {
+            this.inner.as_mut().poll(cx)
+        });
         match polled {
-            Poll::Ready(output) => Poll::Ready((output, self.held)),
+            Poll::Ready(output) => {
+                Poll::Ready((output, (this.held, std::mem::take(&mut this.spans))))
+            }
             Poll::Pending => Poll::Pending,
+        }
+    }
+}
+
+/// A response body whose polls are timed on top of its future's, and which keeps the
+/// whole response's figures in the ledger when it is dropped — after its last frame was
+/// written, or when its connection went away.
+struct TimedBody {
+    inner: Body,
+    served: Option<Served>,
+    seq: u64,
+    ledger: Arc<Ledger>,
+}
+
+impl http_body::Body for TimedBody {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
+        let this = &mut *self;
+        match &mut this.served {
+            Some(served) => timed_poll((&mut served.held, &mut served.spans), true, || {
+                Pin::new(&mut this.inner).poll_frame(cx)
+            }),
+            None => Pin::new(&mut this.inner).poll_frame(cx),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.inner.is_end_stream()
+    }
+
+    fn size_hint(&self) -> http_body::SizeHint {
+        self.inner.size_hint()
+    }
+}
+
+impl Drop for TimedBody {
+    fn drop(&mut self) {
+        if let Some(served) = self.served.take() {
+            self.ledger.keep(self.seq, served);
         }
     }
 }

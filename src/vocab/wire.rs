@@ -17,11 +17,19 @@ pub const RUNTIME: &str = "x-perfshape-runtime";
 /// Response header: [`Held`], how long the handler's future held its worker.
 pub const HELD: &str = "x-perfshape-held";
 
-/// How long a handler held its worker: its future's polls, timed by the layer every
-/// perfshape-served router gets. A poll is the time a worker cannot run anything else, so
-/// an async handler's polls sum to microseconds and a handler that blocks for 2 ms sums to
+/// Response header: the number the server gave the request, by which a claim finds what
+/// the server recorded of the whole response (its body's polls too) once it is written.
+pub const SEQ: &str = "x-perfshape-seq";
+
+/// How long a request held its worker: its polls, timed by the layer every
+/// perfshape-served router gets. A poll is time its worker cannot run anything else, so an
+/// async handler's polls sum to microseconds and a handler that blocks for 2 ms sums to
 /// 2 ms — exact, per request, wherever the handler hides it (`std::fs`, a std mutex, a
 /// blocking DNS lookup, serde on a big body).
+///
+/// Where the worker thread's clocks can be read (Linux), each poll is also [`Split`] into
+/// computing and waiting: a handler's hold is only a problem when it waits while holding
+/// its worker, or computes for a long stretch in one poll.
 ///
 /// ```
 /// use std::time::Duration;
@@ -29,12 +37,18 @@ pub const HELD: &str = "x-perfshape-held";
 ///
 /// let held: Held = "polls=3 longest_us=2004 total_us=2010".parse()?;
 /// assert_eq!(held.longest, Duration::from_micros(2004));
+/// assert_eq!(held.split, None);
 /// assert_eq!(held.to_string(), "polls=3 longest_us=2004 total_us=2010");
+///
+/// let split: Held = "polls=3 longest_us=2004 total_us=2010 cpu_us=60 wait_us=1950 \
+///     preempt_us=0 longest_cpu_us=40".parse()?;
+/// assert_eq!(split.split.map(|s| s.waiting), Some(Duration::from_micros(1950)));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Held {
-    /// Polls of the handler's future until its response was ready.
+    /// Polls until the response was ready (and, in what the server records, until its
+    /// body was written).
     pub polls: u32,
     /// The longest of them.
     #[serde(with = "crate::vocab::millis")]
@@ -42,6 +56,50 @@ pub struct Held {
     /// All of them together: the time the request held its worker.
     #[serde(with = "crate::vocab::millis")]
     pub total: std::time::Duration,
+    /// What the polls' time was made of, when the worker thread's clocks were read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
+}
+
+/// What a request's polls were made of, from the worker thread's own clocks: CPU time,
+/// sleep in the kernel while holding the worker, and time the kernel gave the worker's CPU
+/// to something else (which is neither the handler computing nor waiting).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Split {
+    /// CPU time the worker spent in the polls.
+    #[serde(with = "crate::vocab::millis")]
+    pub computing: std::time::Duration,
+    /// Time the worker slept in the kernel inside the polls: a sleep, sync I/O, a lock.
+    #[serde(with = "crate::vocab::millis")]
+    pub waiting: std::time::Duration,
+    /// Time the worker was runnable inside the polls but had no CPU (the machine was busy).
+    #[serde(with = "crate::vocab::millis")]
+    pub preempted: std::time::Duration,
+    /// The most CPU time any one poll used: the longest stretch the handler computed
+    /// without giving its worker back.
+    #[serde(with = "crate::vocab::millis")]
+    pub longest_computing: std::time::Duration,
+}
+
+impl Held {
+    /// Adds one poll of `wall` time, split as `split` says when the clocks were read.
+    pub(crate) fn add(&mut self, wall: std::time::Duration, split: Option<Split>) {
+        let first = self.polls == 0;
+        self.polls = self.polls.saturating_add(1);
+        self.longest = self.longest.max(wall);
+        self.total += wall;
+        // A request is split only when every one of its polls was.
+        self.split = match (first, self.split, split) {
+            (true, _, poll) => poll,
+            (false, Some(sum), Some(poll)) => Some(Split {
+                computing: sum.computing + poll.computing,
+                waiting: sum.waiting + poll.waiting,
+                preempted: sum.preempted + poll.preempted,
+                longest_computing: sum.longest_computing.max(poll.longest_computing),
+            }),
+            _ => None,
+        };
+    }
 }
 
 impl std::fmt::Display for Held {
@@ -52,7 +110,18 @@ impl std::fmt::Display for Held {
             self.polls,
             self.longest.as_micros(),
             self.total.as_micros()
-        )
+        )?;
+        if let Some(split) = self.split {
+            write!(
+                f,
+                " cpu_us={} wait_us={} preempt_us={} longest_cpu_us={}",
+                split.computing.as_micros(),
+                split.waiting.as_micros(),
+                split.preempted.as_micros(),
+                split.longest_computing.as_micros()
+            )?;
+        }
+        Ok(())
     }
 }
 
@@ -60,16 +129,27 @@ impl FromStr for Held {
     type Err = crate::Error;
 
     fn from_str(text: &str) -> crate::Result<Self> {
+        let us = std::time::Duration::from_micros;
+        let split = match key_values(text, ["cpu_us", "wait_us", "preempt_us", "longest_cpu_us"]) {
+            [Some(cpu), Some(wait), Some(preempt), Some(longest)] => Some(Split {
+                computing: us(cpu),
+                waiting: us(wait),
+                preempted: us(preempt),
+                longest_computing: us(longest),
+            }),
+            _ => None,
+        };
         match key_values(text, ["polls", "longest_us", "total_us"]) {
             [Some(polls), Some(longest), Some(total)] => Ok(Held {
                 polls: u32::try_from(polls).unwrap_or(u32::MAX),
-                longest: std::time::Duration::from_micros(longest),
-                total: std::time::Duration::from_micros(total),
+                longest: us(longest),
+                total: us(total),
+                split,
             }),
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N]",
             )),
         }
     }

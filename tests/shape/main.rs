@@ -26,5 +26,7 @@ mod seed001;
 mod seed002;
 mod seed003;
 mod seed004;
+mod services;
 mod strategies;
+mod twins;
 mod wiremock;

@@ -1,0 +1,323 @@
+//! **Keeps answering**: a cheap endpoint, sent while a slow one fills every worker, is
+//! answered about as soon as it would be alone.
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use super::blocking::LEAST;
+use super::holding::{Allowance, Holding, middle, millis};
+use super::outside::Outside;
+use crate::claim::{Claim, ClaimReport, Measure};
+use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
+use crate::error::{Error, Result};
+use crate::evidence::Evidence;
+use crate::run::Run;
+use crate::server::Server;
+use crate::vocab::ClientStrategy;
+
+/// How long a round waits for the slow requests to start on the server before it sends the
+/// cheap one anyway: a slow request that has not started by then is not holding a worker.
+const STARTED_WITHIN: Duration = Duration::from_secs(1);
+
+/// What one round saw.
+#[derive(Clone, Copy, Debug)]
+struct Round {
+    /// The cheap request's time from its send to its answer, sent during the slow load.
+    wait: Duration,
+    /// The cheap request alone, in the same round.
+    alone: Duration,
+    /// One slow request: the quickest of the load's, one served without queueing.
+    unit: Duration,
+    /// The most time one slow request blocked its worker (waited in a poll, or computed
+    /// past the poll budget) while the cheap request waited, when their polls were split.
+    blocking: Option<Duration>,
+    /// How the slow requests held their worker, when their polls were split.
+    slow: Option<Holding>,
+}
+
+impl Round {
+    /// The cheap request's wait beyond its own time alone.
+    fn extra(&self) -> Duration {
+        self.wait.saturating_sub(self.alone)
+    }
+
+    /// The wait the claim counts: on a served router, what the slow requests' blocking
+    /// during it explains; from outside, all of it.
+    fn counted(&self) -> Duration {
+        match self.blocking {
+            Some(blocking) => self.extra().min(blocking),
+            None => self.extra(),
+        }
+    }
+}
+
+impl Endpoint {
+    /// **Keeps answering**: this (cheap) endpoint, sent while `slow` is served to a fan-out
+    /// that can fill every worker, waits beyond its own time alone less than a quarter of
+    /// one `slow` request — counting, on a router perfshape serves, only the wait that
+    /// `slow`'s blocking explains. On an async or offloading server a worker is free and it
+    /// answers at once (the model: 0); when `slow` holds its workers it waits for one.
+    ///
+    /// Seed 000's C4 on your service. `slow` is sent `slow.concurrency` times (default:
+    /// the server's workers, which a handler holding its worker fills exactly). The unit is
+    /// measured in the same run: the quickest of those `slow` requests, one served without
+    /// queueing. This endpoint alone is measured in each round too.
+    ///
+    /// On a router perfshape serves, this endpoint is sent once the `slow` requests have
+    /// started on the server (its layer counts them), and their polls say what held the
+    /// workers: a wait counts only as far as `slow` waited while holding its worker, or
+    /// computed past its [poll budget](Endpoint::poll_budget) in one poll, *during* that
+    /// wait — so two fast endpoints that never wait never break it, however short their
+    /// requests. By URL this endpoint is sent a fifth of one `slow` request in, its whole
+    /// wait counts, and the claim is inconclusive where a `slow` request is too short for a
+    /// timing from outside ([`does_not_block_its_worker`](Endpoint::does_not_block_its_worker)
+    /// says where).
+    pub fn keeps_answering_during(&self, slow: &Endpoint) -> Claim<'static> {
+        let n = slow
+            .concurrency_set()
+            .unwrap_or_else(|| slow.workers().map_or(COMPARISON_FAN_OUT, |p| p.workers));
+        let polled =
+            slow.target().served().is_some() && crate::server::thread_clock::available();
+        let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();
+        let evidence = Evidence::default();
+        let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());
+        let noted = Arc::clone(&rounds);
+        let mut quickest: Option<Duration> = None;
+        let during = Measure::value(
+            &format!(
+                "{} wait during {n} × {} that its hold explains ÷ one {}",
+                self.name(),
+                slow.name(),
+                slow.name()
+            ),
+            move || {
+                let alone = cheap.alone()?.0;
+                let round = match busy.target().served().filter(|_| polled) {
+                    Some(server) => served_round(&cheap, &busy, server, n, alone, &seen)?,
+                    None => {
+                        let unit = match quickest {
+                            Some(unit) => unit,
+                            None => busy.alone()?.0,
+                        };
+                        outside_round(&cheap, &busy, n, alone, unit, &seen)?
+                    }
+                };
+                quickest = Some(round.unit);
+                noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
+                Ok((round.counted().as_secs_f64()
+                    / round.unit.as_secs_f64().max(f64::MIN_POSITIVE))
+                .max(LEAST))
+            },
+        )
+        .warm_with({
+            let (cheap, busy) = (self.clone(), slow.clone());
+            move || {
+                cheap.preflight()?;
+                busy.preflight()?;
+                busy.run(ClientStrategy::FanOut, n).map(drop)
+            }
+        });
+        let (name, slow_name) = (self.name(), slow.name());
+        let what = format!("{n} × {slow_name}");
+        let during = during.evidence(move || evidence.describe(&what));
+        let (sent, counted) = if polled {
+            (
+                "once the slow requests have started on the server",
+                "what the slow requests' waiting, and polls past their budget, during it explain",
+            )
+        } else {
+            (
+                "a fifth of one slow request",
+                "a timing from outside: the whole wait beyond the request's own",
+            )
+        };
+        let budget = slow.allowance().budget();
+        Claim::figure(
+            &format!("{name} keeps answering while {slow_name} runs"),
+            during,
+        )
+        .at_most(0.25)
+        .context("target", self.target().describe())
+        .context("n", n)
+        .context("sent", sent)
+        .context("wait counted", counted)
+        .explain(move |report: &ClaimReport| {
+            let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            sentences(report, &rounds, n, (&name, &slow_name), budget)
+        })
+    }
+}
+
+/// A round on a router perfshape serves: the slow fan-out, and the cheap request sent as
+/// soon as the server has started as many slow requests as can hold a worker.
+fn served_round(
+    cheap: &Endpoint,
+    busy: &Endpoint,
+    server: &Server,
+    n: usize,
+    alone: Duration,
+    seen: &Evidence,
+) -> Result<Round> {
+    let (slow_plan, cheap_plan) = (busy.plan()?, cheap.plan()?);
+    let workers = busy.workers().map_or(1, |p| p.workers);
+    let ledger = server.ledger();
+    let allowance = busy.allowance();
+    let before = ledger.started();
+    let (slow_run, cheap_run) = std::thread::scope(|scope| {
+        let slow = scope.spawn(|| {
+            seen.observe(busy.target(), || {
+                let run = busy
+                    .target()
+                    .run_plan(ClientStrategy::FanOut, &slow_plan, n, None)?;
+                run.require_ok()?;
+                Ok(run)
+            })
+        });
+        let deadline = Instant::now() + STARTED_WITHIN;
+        let holding = before + n.min(workers) as u64;
+        while ledger.started() < holding && Instant::now() < deadline && !slow.is_finished() {
+            std::thread::sleep(Duration::from_micros(20));
+        }
+        let cheap_run = cheap
+            .target()
+            .run_plan(ClientStrategy::Sequential, &cheap_plan, 1, None);
+        let slow_run = slow.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (slow_run, cheap_run)
+    });
+    let (slow_run, cheap_run) = (slow_run?, cheap_run?);
+    // A cheap request that failed gives no figure: say which and why.
+    cheap_run.require_ok()?;
+    let record = &cheap_run.records[0];
+    let window = cheap_run
+        .origin
+        .map(|origin| (origin + record.start, origin + record.end));
+    Ok(Round {
+        wait: record.end.saturating_sub(record.start),
+        alone,
+        unit: quickest_of(&slow_run),
+        blocking: Some(window.map_or(Duration::ZERO, |(from, to)| {
+            blocking_during(&slow_run, from, to, &allowance)
+        })),
+        slow: Holding::of(&slow_run.records),
+    })
+}
+
+/// A round measured from outside: the cheap request rides the slow fan-out as its canary,
+/// a fifth of one slow request in.
+fn outside_round(
+    cheap: &Endpoint,
+    busy: &Endpoint,
+    n: usize,
+    alone: Duration,
+    unit: Duration,
+    seen: &Evidence,
+) -> Result<Round> {
+    let (slow_plan, cheap_plan) = (busy.plan()?, cheap.plan()?);
+    let client_workers = busy.target().client().pool().settings().workers;
+    let mut run = seen.observe(busy.target(), || {
+        let run = busy.target().run_plan(
+            ClientStrategy::FanOut,
+            &slow_plan,
+            n,
+            Some((&cheap_plan, unit / 5)),
+        )?;
+        run.require_ok()?;
+        Ok(run)
+    })?;
+    let record = run.canary.take().expect("a canary was asked for");
+    // From its send: the load client's own lateness is not the service's.
+    let wait = record.end.saturating_sub(record.start);
+    // A cheap request that failed gives no figure: say which and why.
+    Run::new(cheap_plan.label.clone(), vec![record], wait).require_ok()?;
+    let unit = quickest_of(&run);
+    let outside = seen
+        .last()
+        .map(|(length, usage)| Outside::of(length, usage, n + 1, client_workers))
+        .unwrap_or_default();
+    if let Some(why) = outside.powerless(unit) {
+        return Err(Error::Limited {
+            what: format!(
+                "{} of {n}: {why}; on a router perfshape serves (Target::serve), the handlers' polls tell",
+                busy.name()
+            ),
+        });
+    }
+    Ok(Round {
+        wait,
+        alone,
+        unit,
+        blocking: None,
+        slow: None,
+    })
+}
+
+/// The quickest request of `run`: one served without queueing.
+fn quickest_of(run: &Run) -> Duration {
+    run.records
+        .iter()
+        .map(|r| r.latency())
+        .min()
+        .unwrap_or_default()
+}
+
+/// The most time one slow request of `run` blocked its worker between `from` and `to`: its
+/// polls that waited, or computed past the budget, in the part that falls inside that
+/// window — on the one clock the served router and the load client share in this process.
+/// A wait the slow requests' blocking cannot have caused (one after they finished, say) is
+/// not theirs.
+fn blocking_during(run: &Run, from: Instant, to: Instant, allowance: &Allowance) -> Duration {
+    run.records
+        .iter()
+        .map(|record| {
+            record
+                .spans
+                .iter()
+                .map(|span| {
+                    span.overlap(from, to)
+                        .mul_f64(allowance.blocking_share(&span.time))
+                })
+                .sum::<Duration>()
+        })
+        .max()
+        .unwrap_or_default()
+}
+
+/// "/health waited 16.8 ms while 1 × /report ran (0.80 of one /report, …): every worker
+/// was held", then what the slow requests' polls say.
+fn sentences(
+    report: &ClaimReport,
+    rounds: &[Round],
+    n: usize,
+    (name, slow_name): (&str, &str),
+    budget: Duration,
+) -> Vec<String> {
+    if rounds.is_empty() {
+        return Vec::new();
+    }
+    let mid = |f: &dyn Fn(&Round) -> Duration| middle(rounds.iter().map(f));
+    let (wait, alone, unit) = (mid(&|r| r.wait), mid(&|r| r.alone), mid(&|r| r.unit));
+    let why = if report.verdict.holds() {
+        "no worker was blocked"
+    } else {
+        "every worker was held"
+    };
+    let mut lines = vec![format!(
+        "{name} waited {} while {n} × {slow_name} ran ({:.2} of one {slow_name}, counting what its hold explains; {name} alone takes {}): {why}",
+        millis(wait),
+        report.median,
+        millis(alone)
+    )];
+    let slow: Vec<Holding> = rounds.iter().filter_map(|r| r.slow).collect();
+    if let Some(h) = slow.get(slow.len() / 2) {
+        lines.push(format!(
+            "{slow_name} held its worker {} of each {} request: it waited {} of it and computed at most {} in one poll (budget {}); {} of {name}'s wait was {slow_name} blocking its worker",
+            millis(h.held),
+            millis(unit),
+            millis(h.waiting),
+            millis(h.longest_computing),
+            millis(budget),
+            millis(mid(&|r| r.counted()))
+        ));
+    }
+    lines
+}

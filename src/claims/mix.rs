@@ -1,0 +1,278 @@
+//! **None blocks its worker**: in a traffic mix sent together by weight, no route's handler
+//! waits while holding its worker past its allowance or computes past its poll budget —
+//! and the report names the route that does, and what the server received of each.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::blocking::LEAST;
+use super::holding::{Holding, millis};
+use crate::claim::{Claim, ClaimReport, Measure, median};
+use crate::error::{Error, Result};
+use crate::evidence::Evidence;
+use crate::mix::Mix;
+use crate::run::Run;
+use crate::vocab::ClientStrategy;
+
+/// Concurrent requests per server worker in a mix's fan-out, as for one endpoint's
+/// blocking claim.
+const FAN_OUT_PER_WORKER: usize = 20;
+
+/// What one round of the mix claim saw, route by route.
+#[derive(Clone, Debug)]
+struct RouteRound {
+    /// Each route's request alone.
+    alone: Vec<Duration>,
+    /// How each route's requests held their worker in the fan-out, when their polls say.
+    held: Vec<Option<Holding>>,
+    /// Each route's share of its allowance used.
+    used: Vec<Option<f64>>,
+    /// What the server received of each request label (`GET /health`), over the fan-out.
+    received: BTreeMap<String, usize>,
+}
+
+impl RouteRound {
+    /// The route that used most of its allowance, and how much.
+    fn worst(&self) -> Option<(usize, f64)> {
+        (0..self.used.len())
+            .filter_map(|r| Some((r, self.used[r]?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+    }
+}
+
+impl Mix {
+    /// **None blocks its worker**: in a fan-out of the mix, no route's handler waits while
+    /// holding its worker past its share of the route's own request alone (5 %), nor
+    /// computes past its poll budget in one poll — as
+    /// [`Endpoint::does_not_block_its_worker`](crate::Endpoint::does_not_block_its_worker)
+    /// decides for one endpoint, with each route's own settings. The figure is the largest
+    /// share of its allowance any route used; the report names that route — "/export waits
+    /// ≈2.0 ms of each 20 ms request while holding its worker" — every route's figures, and
+    /// how many requests of each route the server received (in proportion to the weights,
+    /// or the claim refuses the run).
+    ///
+    /// Needs a router perfshape serves (the polls are timed by its layer).
+    pub fn none_blocks_its_worker(&self) -> Claim<'static> {
+        let workers = self.target.pool_settings().map_or(1, |p| p.workers);
+        let n = self.concurrency.unwrap_or(FAN_OUT_PER_WORKER * workers);
+        let names: Vec<String> = self.routes.iter().map(|(e, _)| e.name()).collect();
+        let rounds: Arc<Mutex<Vec<RouteRound>>> = Arc::default();
+        let evidence = Evidence::default();
+        let (this, seen, noted) = (self.clone(), evidence.clone(), Arc::clone(&rounds));
+        let label = format!(
+            "largest allowance used in {n} concurrent of the {}",
+            self.name()
+        );
+        let what = format!("{n} concurrent of the {}", self.name());
+        let used = Measure::value(&label, move || {
+            this.validate()?;
+            let alone = this
+                .routes
+                .iter()
+                .map(|(endpoint, _)| endpoint.alone().map(|(d, _)| d))
+                .collect::<Result<Vec<Duration>>>()?;
+            let plan = this.plan()?;
+            let run = seen.observe(&this.target, || {
+                let run = this
+                    .target
+                    .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
+                run.require_ok()?;
+                Ok(run)
+            })?;
+            let round = this.round(&run, alone)?;
+            let figure = round.worst().map_or(LEAST, |(_, used)| used);
+            noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
+            Ok(figure.max(LEAST))
+        })
+        .warm_with({
+            let this = self.clone();
+            move || {
+                this.validate()?;
+                for (endpoint, _) in &this.routes {
+                    endpoint.preflight()?;
+                }
+                let run = this.target.client().run_plan(
+                    ClientStrategy::FanOut,
+                    &this.plan()?,
+                    n,
+                    None,
+                )?;
+                run.require_ok().map(drop)
+            }
+        })
+        .evidence(move || evidence.describe(&what));
+        Claim::figure(
+            &format!("no route of the {} blocks its worker", self.name()),
+            used,
+        )
+        .at_most(1.0)
+        .ideal(0.0)
+        .context("target", self.target.describe())
+        .context("n", n)
+        .context(
+            "allowance used",
+            "per route, the larger of waiting ÷ its share of the route's request and the longest poll ÷ the poll budget",
+        )
+        .observed({
+            let rounds = Arc::clone(&rounds);
+            move || {
+                let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner());
+                let received = rounds.last().map(|r| r.received.clone()).unwrap_or_default();
+                received
+                    .into_iter()
+                    .map(|(label, count)| (format!("received {label}"), count as f64))
+                    .collect()
+            }
+        })
+        .explain(move |report: &ClaimReport| {
+            let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner()).clone();
+            route_sentences(report, &rounds, &names)
+        })
+    }
+
+    /// One round's figures, route by route, from a fan-out of the mix; refused when the
+    /// server received the routes in other proportions than the weights.
+    fn round(&self, run: &Run, alone: Vec<Duration>) -> Result<RouteRound> {
+        let cycle = self.cycle();
+        let mut records: Vec<Vec<&crate::record::RequestRecord>> =
+            vec![Vec::new(); self.routes.len()];
+        let mut received: BTreeMap<String, usize> = BTreeMap::new();
+        for record in &run.records {
+            let (route, _) = cycle[record.index % cycle.len()];
+            records[route].push(record);
+            if let Some(label) = &record.received {
+                *received.entry(label.clone()).or_default() += 1;
+            }
+        }
+        self.check_received(&received, run.records.len())?;
+        let held: Vec<Option<Holding>> = records
+            .iter()
+            .map(|r| Holding::of(r.iter().copied()))
+            .collect();
+        if held.iter().any(Option::is_none) {
+            return Err(Error::Limited {
+                what: "the served workers' thread clocks cannot be read here, so no route's waiting can be told from its computing".to_string(),
+            });
+        }
+        let used = held
+            .iter()
+            .zip(&self.routes)
+            .zip(&alone)
+            .map(|((holding, (endpoint, _)), alone)| {
+                holding.map(|h| endpoint.allowance().used(&h, *alone))
+            })
+            .collect();
+        Ok(RouteRound {
+            alone,
+            held,
+            used,
+            received,
+        })
+    }
+
+    /// Whether the server received each route that sends one fixed request — its method
+    /// and path — in proportion to its weight, within one request: a mix that sent its
+    /// routes evenly whatever their weights would measure another mix than the one claimed.
+    fn check_received(&self, received: &BTreeMap<String, usize>, sent: usize) -> Result<()> {
+        let total: usize = self.routes.iter().map(|(_, w)| w).sum();
+        let mut expected: BTreeMap<String, f64> = BTreeMap::new();
+        for (endpoint, weight) in &self.routes {
+            if endpoint.is_varied() {
+                continue;
+            }
+            let path = endpoint.path().split('?').next().unwrap_or_default();
+            let label = format!("{} {path}", endpoint.request().method());
+            *expected.entry(label).or_default() += (sent * weight) as f64 / total as f64;
+        }
+        for (label, want) in &expected {
+            let got = received.get(label).copied().unwrap_or(0) as f64;
+            if (got - want).abs() > 1.0 + 1e-9 {
+                let seen: Vec<String> = received.iter().map(|(l, c)| format!("{l} {c}")).collect();
+                return Err(Error::invalid(
+                    "mix",
+                    format!(
+                        "the server received {} of {sent} requests as {label}, where the weights ask for {want:.0} (it received: {})",
+                        got,
+                        seen.join(", ")
+                    ),
+                    "each route in proportion to its weight",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// "/export waits ≈2.0 ms of each 20 ms request while holding its worker (10.0 %)", then
+/// every route's figures and what the server received.
+fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Vec<String> {
+    let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| {
+        let values: Vec<f64> = rounds.iter().filter_map(f).collect();
+        (!values.is_empty()).then(|| median(&values))
+    };
+    let routes = names.len();
+    let alone = |r: usize| mid(&|x| Some(x.alone[r].as_secs_f64())).unwrap_or_default();
+    let waiting = |r: usize| mid(&|x| x.held[r].map(|h| h.waiting.as_secs_f64()));
+    let longest = |r: usize| mid(&|x| x.held[r].map(|h| h.longest_computing.as_secs_f64()));
+    let used = |r: usize| mid(&|x| x.used[r]);
+    let secs = Duration::from_secs_f64;
+    let worst = (0..routes)
+        .max_by(|&a, &b| used(a).unwrap_or(0.0).total_cmp(&used(b).unwrap_or(0.0)))
+        .unwrap_or(0);
+    let mut lines = Vec::new();
+    let (w, l) = (
+        secs(waiting(worst).unwrap_or_default()),
+        secs(longest(worst).unwrap_or_default()),
+    );
+    let share = 100.0 * w.as_secs_f64() / alone(worst).max(f64::MIN_POSITIVE);
+    lines.push(if report.verdict.holds() {
+        format!(
+            "{} uses most of its allowance: it waits ≈{} of each {} request while holding its worker ({share:.1} %) and computes at most {} in one poll",
+            names[worst],
+            millis(w),
+            millis(secs(alone(worst))),
+            millis(l)
+        )
+    } else if l > w {
+        format!(
+            "{} computes {} in one poll without giving its worker back; it waits ≈{} of each {} request while holding it",
+            names[worst],
+            millis(l),
+            millis(w),
+            millis(secs(alone(worst)))
+        )
+    } else {
+        format!(
+            "{} waits ≈{} of each {} request while holding its worker ({share:.1} %) — a sleep, sync I/O or a lock on the worker",
+            names[worst],
+            millis(w),
+            millis(secs(alone(worst)))
+        )
+    });
+    let each: Vec<String> = (0..routes)
+        .map(|r| match (waiting(r), longest(r)) {
+            (Some(w), Some(l)) => format!(
+                "{} waits {}, longest poll {} of {} alone",
+                names[r],
+                millis(secs(w)),
+                millis(secs(l)),
+                millis(secs(alone(r)))
+            ),
+            _ => format!("{} not split (no clocks)", names[r]),
+        })
+        .collect();
+    lines.push(format!("route by route: {}", each.join("; ")));
+    if let Some(last) = rounds.last() {
+        let received: Vec<String> = last
+            .received
+            .iter()
+            .map(|(label, count)| format!("{label} {count}"))
+            .collect();
+        lines.push(format!(
+            "the server received, in the last round: {}",
+            received.join(", ")
+        ));
+    }
+    lines
+}

@@ -1,0 +1,115 @@
+//! What a timing from outside can tell, and where it has no power.
+//!
+//! A running service's URL gives one kind of figure: how much longer N concurrent requests
+//! take than one alone. That difference also holds the load's own cost — the load client's
+//! CPU per request, the kernel's, the framework's — and on a fast endpoint that cost is the
+//! size of the handler itself: a 60 µs route and a 40 µs client read alike. A claim decides
+//! from outside only where its requests are long against that cost and the machine's CPU
+//! was not the fan-out's limit; elsewhere it is inconclusive, and says which.
+
+use std::time::Duration;
+
+use super::holding::millis;
+use crate::usage::Usage;
+
+/// How many times the load client's own CPU per request one request alone must take for a
+/// fan-out to bound a share of it. N concurrent requests on one worker whose handler never
+/// holds it read ≈ 1 + N·c ÷ (k·d) of one request d, c the client's CPU per request and k
+/// its workers (2): an apparent held share of ≈ c ÷ (k·d). At d = 20 c that is 2.5 %, half
+/// the 5 % a claim allows.
+pub(crate) const SHORTEST: f64 = 20.0;
+
+/// What one load measured from outside saw of its own limits.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Outside {
+    /// The load client's CPU per request (its workers' busy time ÷ requests).
+    pub(crate) client_per_request: Option<Duration>,
+    /// What the machine and the load client did over the load.
+    pub(crate) usage: Option<Usage>,
+}
+
+impl Outside {
+    /// `usage` over a load of `n` requests that took `length`, sent by a client of
+    /// `client_workers`.
+    pub(crate) fn of(length: Duration, usage: Usage, n: usize, client_workers: usize) -> Outside {
+        let busy = usage.client * client_workers as f64 * length.as_secs_f64();
+        Outside {
+            client_per_request: Some(Duration::from_secs_f64(busy / n.max(1) as f64)),
+            usage: Some(usage),
+        }
+    }
+
+    /// Why a figure taken from outside, of requests that take `request` alone, says
+    /// nothing about the service: too short against the client's own cost, or a load whose
+    /// limit was the machine's CPU. `None` when it has power.
+    pub(crate) fn powerless(&self, request: Duration) -> Option<Powerless> {
+        if let Some(client) = self.client_per_request
+            && request.as_secs_f64() < SHORTEST * client.as_secs_f64()
+        {
+            return Some(Powerless::TooShort { request, client });
+        }
+        match self.usage {
+            Some(usage) if usage.cpu_saturated() => Some(Powerless::Cpu(usage)),
+            _ => None,
+        }
+    }
+}
+
+/// Why a timing from outside has no power over a load.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Powerless {
+    /// One request alone is short against the load client's own CPU per request.
+    TooShort {
+        /// One request alone.
+        request: Duration,
+        /// The load client's CPU per request.
+        client: Duration,
+    },
+    /// The machine's CPU was the load's limit.
+    Cpu(Usage),
+}
+
+impl std::fmt::Display for Powerless {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Powerless::TooShort { request, client } => write!(
+                f,
+                "one request alone takes {}, too short against the load client's own {} of CPU per request (a timing from outside needs requests of {}, {SHORTEST}× that)",
+                millis(*request),
+                millis(*client),
+                millis(client.mul_f64(SHORTEST))
+            ),
+            Powerless::Cpu(usage) => write!(
+                f,
+                "the machine's CPU was the limit of the load ({usage}): it measures the CPU, not the service"
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn usage(machine: f64, client: f64) -> Usage {
+        Usage {
+            machine: Some(machine),
+            cores: Some(2),
+            client,
+            ..Usage::default()
+        }
+    }
+
+    #[test]
+    fn a_request_short_against_the_client_is_powerless_and_a_long_one_is_not() {
+        // 20 requests in 10 ms on 2 client workers 50 % busy: 0.5 ms of CPU per request.
+        let outside = Outside::of(Duration::from_millis(10), usage(0.3, 0.5), 20, 2);
+        assert_eq!(outside.client_per_request, Some(Duration::from_micros(500)));
+        let short = outside.powerless(Duration::from_millis(2)).expect("too short");
+        assert!(short.to_string().starts_with("one request alone takes 2.0 ms"), "{short}");
+        assert!(outside.powerless(Duration::from_millis(20)).is_none());
+        let saturated = Outside::of(Duration::from_millis(100), usage(0.9, 0.01), 20, 2);
+        let cpu = saturated.powerless(Duration::from_millis(20)).expect("the CPU");
+        assert!(cpu.to_string().starts_with("the machine's CPU was the limit"), "{cpu}");
+    }
+}

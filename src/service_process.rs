@@ -1,0 +1,92 @@
+//! A service running on this machine, found by the port it listens on, and its process's
+//! CPU time: what lets a claim on a URL split the time a handler held its worker into
+//! computing (the service's CPU) and waiting (the rest).
+//!
+//! Only a process's own CPU says what *it* computed: the machine's busy share counts every
+//! other process too, and a CI runner kept busy by another job would make every wait look
+//! like computing. Linux names the process through its sockets: the listening socket's
+//! inode in `/proc/net/tcp{,6}`, and the process whose file descriptors include it.
+
+use std::time::Duration;
+
+/// A process listening on a local port.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct ServiceProcess {
+    pid: i32,
+}
+
+impl ServiceProcess {
+    /// The process listening on TCP `port` on this machine, when `/proc` names it (it may
+    /// belong to another user, or live in another network namespace: then `None`).
+    pub(crate) fn listening_on(port: u16) -> Option<ServiceProcess> {
+        use procfs::net::TcpState;
+        let mut entries = procfs::net::tcp().unwrap_or_default();
+        entries.extend(procfs::net::tcp6().unwrap_or_default());
+        let inodes: Vec<u64> = entries
+            .iter()
+            .filter(|e| e.state == TcpState::Listen && e.local_address.port() == port)
+            .map(|e| e.inode)
+            .collect();
+        if inodes.is_empty() {
+            return None;
+        }
+        // This process first: a router served here and measured by its URL is the
+        // common case, and the scan of every process is then not needed.
+        let me = procfs::process::Process::myself().ok();
+        let candidates = me.into_iter().chain(
+            procfs::process::all_processes()
+                .into_iter()
+                .flatten()
+                .flatten(),
+        );
+        for process in candidates {
+            let Ok(fds) = process.fd() else { continue };
+            let owns = fds.flatten().any(|fd| {
+                matches!(fd.target, procfs::process::FDTarget::Socket(inode) if inodes.contains(&inode))
+            });
+            if owns {
+                return Some(ServiceProcess { pid: process.pid });
+            }
+        }
+        None
+    }
+
+    /// Whether the service is this very process (a router served here, reached by URL):
+    /// its CPU then counts the load client's too.
+    pub(crate) fn is_this_process(&self) -> bool {
+        i32::try_from(std::process::id()).is_ok_and(|me| me == self.pid)
+    }
+
+    /// The process's CPU time so far, summed over its threads (their `schedstat`, in
+    /// nanoseconds); `None` once it cannot be read (the process ended).
+    pub(crate) fn cpu(&self) -> Option<Duration> {
+        let process = procfs::process::Process::new(self.pid).ok()?;
+        let nanos: u64 = process
+            .tasks()
+            .ok()?
+            .flatten()
+            .filter_map(|task| task.schedstat().ok())
+            .map(|s| s.sum_exec_runtime)
+            .sum();
+        Some(Duration::from_nanos(nanos))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_listener_of_this_process_is_found_and_is_this_process() {
+        if !std::path::Path::new("/proc/net/tcp").exists() {
+            return;
+        }
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let found = ServiceProcess::listening_on(port).expect("our own listener");
+        assert!(found.is_this_process());
+        assert!(found.cpu().is_some_and(|cpu| cpu > Duration::ZERO));
+        drop(listener);
+        assert_eq!(ServiceProcess::listening_on(port), None);
+    }
+}
