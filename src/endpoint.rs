@@ -270,6 +270,4 @@ impl Endpoint {
             claimed.into().0?,
         )
     }
-
 }
-

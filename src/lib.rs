@@ -22,7 +22,7 @@
 //! let target = Target::serve(app, PoolSettings::workers(1)?)?;
 //! let checked = target.get("/report").does_not_block_its_worker().check()?;
 //! assert_eq!(checked.verdict(), Verdict::Broken);
-//! // "holds its worker: ≈20.6 ms of each 21 ms request (99.2 %), from N = 20 concurrent …"
+//! // "waits ≈20 ms of each 21 ms request while holding its worker (97.5 %, at most 5 %) …"
 //! # Ok::<(), perfshape::Error>(())
 //! ```
 //!

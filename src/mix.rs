@@ -36,7 +36,7 @@ use crate::target::Target;
 /// ]);
 /// let checked = mix.none_blocks_its_worker().check()?;
 /// assert_eq!(checked.verdict(), Verdict::Broken);
-/// assert!(checked.report().headline().contains("/export holds its worker"));
+/// assert!(checked.report().headline().contains("/export waits ≈2."));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Clone, Debug)]

@@ -321,6 +321,7 @@ mod tests {
             waiting: None,
             client,
             server: None,
+            client_cpu: None,
         })
     }
 

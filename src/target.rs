@@ -291,10 +291,7 @@ impl Target {
         let records: Vec<&mut crate::record::RequestRecord> =
             run.records.iter_mut().chain(run.canary.as_mut()).collect();
         let seqs: Vec<u64> = records.iter().filter_map(|r| r.seq).collect();
-        let mut whole = server
-            .ledger()
-            .take(&seqs, RECORDED_WITHIN)
-            .into_iter();
+        let mut whole = server.ledger().take(&seqs, RECORDED_WITHIN).into_iter();
         for record in records {
             if record.seq.is_some()
                 && let Some(Some(served)) = whole.next()

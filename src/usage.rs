@@ -141,6 +141,11 @@ pub struct Usage {
     pub client: f64,
     /// The server's workers' busy share, when perfshape serves the target.
     pub server: Option<f64>,
+    /// The CPU time the load client's threads used over the load (each thread's own
+    /// clock, summed), when it could be read: unlike their busy share, it does not count
+    /// time the kernel gave their CPU to another process.
+    #[serde(default, with = "crate::vocab::millis::opt")]
+    pub client_cpu: Option<Duration>,
 }
 
 impl Usage {
@@ -187,6 +192,10 @@ impl Usage {
                 (Some(x), Some(y)) => Some(x.max(y)),
                 (x, y) => x.or(y),
             },
+            client_cpu: match (a.client_cpu, b.client_cpu) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                (x, y) => x.or(y),
+            },
         })
     }
 }
@@ -218,6 +227,7 @@ pub(crate) struct UsageMeter<'p> {
     client: &'p LoadClient,
     server: Option<&'p Pool>,
     cpu: Option<CpuReading>,
+    client_cpu: Option<Duration>,
     client_then: Activity,
     server_then: Option<Activity>,
 }
@@ -229,6 +239,7 @@ impl<'p> UsageMeter<'p> {
             client_then: client.settled_activity(SETTLE),
             server_then: server.map(|p| p.settled_activity(SETTLE)),
             cpu: CpuReading::now(),
+            client_cpu: threads_cpu(client.pool().name()),
             client,
             server,
         }
@@ -238,6 +249,9 @@ impl<'p> UsageMeter<'p> {
     /// of which worker was busy) when there is a server.
     pub(crate) fn finish(self) -> (Usage, Option<Window>) {
         let cpu_now = CpuReading::now();
+        let client_cpu = threads_cpu(self.client.pool().name())
+            .zip(self.client_cpu)
+            .map(|(now, then)| now.saturating_sub(then));
         let client = self
             .client
             .settled_activity(SETTLE)
@@ -259,9 +273,28 @@ impl<'p> UsageMeter<'p> {
                 .and_then(|(now, then)| now.waiting_since(&then)),
             client: busy_share(&client),
             server: server.as_ref().map(busy_share),
+            client_cpu,
         };
         (usage, server)
     }
+}
+
+/// The CPU time so far of this process's threads named `<pool>-…` (a pool's workers, its
+/// blocking threads and the connections driver's shards), from each thread's `schedstat`
+/// — exact but for the running threads' last tick, which this process's threads reading
+/// it are not. `None` where `/proc` cannot be read.
+fn threads_cpu(pool: &str) -> Option<Duration> {
+    let prefix = format!("{pool}-");
+    let me = procfs::process::Process::myself().ok()?;
+    let nanos: u64 = me
+        .tasks()
+        .ok()?
+        .flatten()
+        .filter(|task| task.stat().is_ok_and(|stat| stat.comm.starts_with(&prefix)))
+        .filter_map(|task| task.schedstat().ok())
+        .map(|stat| stat.sum_exec_runtime)
+        .sum();
+    Some(Duration::from_nanos(nanos))
 }
 
 /// A window's busy time over its workers × its length (0 to 1).
@@ -304,6 +337,7 @@ mod tests {
             waiting: None,
             client: 0.9,
             server: None,
+            client_cpu: None,
         };
         let b = Usage {
             machine: Some(0.95),
@@ -312,6 +346,7 @@ mod tests {
             waiting: None,
             client: 0.2,
             server: Some(0.4),
+            client_cpu: None,
         };
         let most = Usage::most([a, b]).expect("two loads");
         assert_eq!(

@@ -76,8 +76,7 @@ impl Endpoint {
         let n = slow
             .concurrency_set()
             .unwrap_or_else(|| slow.workers().map_or(COMPARISON_FAN_OUT, |p| p.workers));
-        let polled =
-            slow.target().served().is_some() && crate::server::thread_clock::available();
+        let polled = slow.target().served().is_some() && crate::server::thread_clock::available();
         let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();
         let evidence = Evidence::default();
         let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());
@@ -181,7 +180,9 @@ fn served_round(
         let cheap_run = cheap
             .target()
             .run_plan(ClientStrategy::Sequential, &cheap_plan, 1, None);
-        let slow_run = slow.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        let slow_run = slow
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
         (slow_run, cheap_run)
     });
     let (slow_run, cheap_run) = (slow_run?, cheap_run?);

@@ -139,7 +139,11 @@ impl Endpoint {
                 alone,
                 ratio,
                 estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
-                polls: if polled { Holding::of(&run.records) } else { None },
+                polls: if polled {
+                    Holding::of(&run.records)
+                } else {
+                    None
+                },
                 service_cpu,
                 outside: seen
                     .last()
@@ -249,7 +253,8 @@ struct Figures {
 
 impl Figures {
     fn of(rounds: &[HeldRound]) -> Figures {
-        let mid = |f: &dyn Fn(&HeldRound) -> f64| median(&rounds.iter().map(f).collect::<Vec<f64>>());
+        let mid =
+            |f: &dyn Fn(&HeldRound) -> f64| median(&rounds.iter().map(f).collect::<Vec<f64>>());
         let polls: Vec<Holding> = rounds.iter().filter_map(|r| r.polls).collect();
         let mid_polls = |f: &dyn Fn(&Holding) -> Duration| middle(polls.iter().map(f));
         let cpus: Vec<Duration> = rounds.iter().filter_map(|r| r.service_cpu).collect();

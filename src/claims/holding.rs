@@ -11,8 +11,8 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
-use crate::server::thread_clock::PollTime;
 use crate::record::RequestRecord;
+use crate::server::thread_clock::PollTime;
 use crate::vocab::Held;
 use crate::vocab::wire::Split;
 
@@ -241,11 +241,19 @@ mod tests {
 
     #[test]
     fn a_budget_of_zero_and_a_share_outside_the_unit_are_refused_by_name() {
-        let err = Allowance::default().with_budget(Duration::ZERO).unwrap_err();
-        assert!(err.to_string().starts_with("invalid poll budget: 0ns"), "{err}");
+        let err = Allowance::default()
+            .with_budget(Duration::ZERO)
+            .unwrap_err();
+        assert!(
+            err.to_string().starts_with("invalid poll budget: 0ns"),
+            "{err}"
+        );
         for share in [0.0, -0.1, 1.5, f64::NAN] {
             let err = Allowance::default().with_waiting(share).unwrap_err();
-            assert!(err.to_string().starts_with("invalid waiting share"), "{err}");
+            assert!(
+                err.to_string().starts_with("invalid waiting share"),
+                "{err}"
+            );
         }
     }
 }

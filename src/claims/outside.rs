@@ -30,11 +30,15 @@ pub(crate) struct Outside {
 
 impl Outside {
     /// `usage` over a load of `n` requests that took `length`, sent by a client of
-    /// `client_workers`.
+    /// `client_workers`: the client's CPU per request from its threads' own clocks, or
+    /// where those cannot be read from its workers' busy time (which also counts time the
+    /// kernel gave their CPU to another process, so it can only overstate).
     pub(crate) fn of(length: Duration, usage: Usage, n: usize, client_workers: usize) -> Outside {
-        let busy = usage.client * client_workers as f64 * length.as_secs_f64();
+        let busy = usage.client_cpu.unwrap_or_else(|| {
+            Duration::from_secs_f64(usage.client * client_workers as f64 * length.as_secs_f64())
+        });
         Outside {
-            client_per_request: Some(Duration::from_secs_f64(busy / n.max(1) as f64)),
+            client_per_request: Some(busy / n.max(1) as u32),
             usage: Some(usage),
         }
     }
@@ -105,11 +109,24 @@ mod tests {
         // 20 requests in 10 ms on 2 client workers 50 % busy: 0.5 ms of CPU per request.
         let outside = Outside::of(Duration::from_millis(10), usage(0.3, 0.5), 20, 2);
         assert_eq!(outside.client_per_request, Some(Duration::from_micros(500)));
-        let short = outside.powerless(Duration::from_millis(2)).expect("too short");
-        assert!(short.to_string().starts_with("one request alone takes 2.0 ms"), "{short}");
+        let short = outside
+            .powerless(Duration::from_millis(2))
+            .expect("too short");
+        assert!(
+            short
+                .to_string()
+                .starts_with("one request alone takes 2.0 ms"),
+            "{short}"
+        );
         assert!(outside.powerless(Duration::from_millis(20)).is_none());
         let saturated = Outside::of(Duration::from_millis(100), usage(0.9, 0.01), 20, 2);
-        let cpu = saturated.powerless(Duration::from_millis(20)).expect("the CPU");
-        assert!(cpu.to_string().starts_with("the machine's CPU was the limit"), "{cpu}");
+        let cpu = saturated
+            .powerless(Duration::from_millis(20))
+            .expect("the CPU");
+        assert!(
+            cpu.to_string()
+                .starts_with("the machine's CPU was the limit"),
+            "{cpu}"
+        );
     }
 }

@@ -183,6 +183,9 @@ mod tests {
         let spun = start.poll();
         assert!(spun.waiting < Duration::from_millis(1), "{spun:?}");
         // However busy the machine, a spin's wall time is CPU or preemption, never a wait.
-        assert!(spun.computing + spun.preempted >= Duration::from_millis(3), "{spun:?}");
+        assert!(
+            spun.computing + spun.preempted >= Duration::from_millis(3),
+            "{spun:?}"
+        );
     }
 }

@@ -107,10 +107,7 @@ fn timed_poll<T>(
         Some(clocks) => {
             let time = clocks.poll();
             if time.computing + time.waiting >= SPAN_FLOOR && spans.len() < MAX_SPANS {
-                spans.push(PollSpan {
-                    at: started,
-                    time,
-                });
+                spans.push(PollSpan { at: started, time });
             }
             held.add(
                 time.wall,

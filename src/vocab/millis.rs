@@ -31,4 +31,12 @@ pub(crate) mod opt {
             None => s.serialize_none(),
         }
     }
+
+    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        let ms = <Option<f64> as serde::Deserialize>::deserialize(d)?;
+        ms.map(|ms| super::deserialize(serde::de::value::F64Deserializer::new(ms)))
+            .transpose()
+    }
 }

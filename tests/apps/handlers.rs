@@ -119,7 +119,9 @@ async fn cpu(Query(p): Query<Params>) -> String {
 async fn hash(Query(p): Query<Params>) -> String {
     let kib = p.kib.unwrap_or(1024);
     let hash = if p.offloaded() {
-        tokio::task::spawn_blocking(move || fnv(kib)).await.unwrap_or(0)
+        tokio::task::spawn_blocking(move || fnv(kib))
+            .await
+            .unwrap_or(0)
     } else {
         fnv(kib)
     };
@@ -162,12 +164,13 @@ async fn locked(State(shared): State<Shared>, Query(p): Query<Params>) -> String
         *shared.ledger.lock().unwrap_or_else(|e| e.into_inner())
     };
     let ledger = Arc::clone(&shared.ledger);
-    // The write, offloaded as it should be — but holding the mutex the next read needs.
-    let _ = tokio::task::spawn_blocking(move || {
+    // The write, offloaded as it should be (and not awaited: the response does not wait
+    // for it) — but holding the mutex the next read needs.
+    drop(tokio::task::spawn_blocking(move || {
         let mut entry = ledger.lock().unwrap_or_else(|e| e.into_inner());
         std::thread::sleep(hold);
         *entry += 1;
-    });
+    }));
     format!("{read}")
 }
 

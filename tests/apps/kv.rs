@@ -8,14 +8,14 @@ use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
+use axum::Router;
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, Path, Request, State};
-use axum::http::{StatusCode, header};
 use axum::handler::Handler;
+use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{delete, get};
-use axum::Router;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::timeout::TimeoutLayer;
@@ -42,9 +42,10 @@ pub fn app(seed: usize, size: usize) -> Router {
         .route(
             "/{key}",
             // Compression on reads only; writes take a body of up to 5 MiB.
-            get(kv_get.layer(CompressionLayer::new())).post(
-                kv_set.layer((DefaultBodyLimit::disable(), RequestBodyLimitLayer::new(MAX_VALUE))),
-            ),
+            get(kv_get.layer(CompressionLayer::new())).post(kv_set.layer((
+                DefaultBodyLimit::disable(),
+                RequestBodyLimitLayer::new(MAX_VALUE),
+            ))),
         )
         .route("/keys", get(list_keys))
         .nest("/admin", admin_routes())
@@ -58,7 +59,9 @@ pub fn app(seed: usize, size: usize) -> Router {
 
 /// A value that compresses as text does (about 3:1), different for each `seed`.
 pub fn value(seed: usize, size: usize) -> Vec<u8> {
-    let words = ["order", "ledger", "tea", "customer", "balance", "report", "42", "\n"];
+    let words = [
+        "order", "ledger", "tea", "customer", "balance", "report", "42", "\n",
+    ];
     let mut out = Vec::with_capacity(size + 16);
     let mut state = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
     while out.len() < size {

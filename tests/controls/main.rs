@@ -121,7 +121,7 @@ fn the_model_with_twice_the_work() -> Result {
 }
 
 /// The orders example with its synchronous ledger client called on the worker: both of
-/// the team's claims break, and the reports say the handler holds its worker and /health
+/// the team's claims break, and the reports say the handler waits on its worker and /health
 /// waited.
 #[test]
 fn a_blocking_ledger_client_is_caught() -> Result {
@@ -131,10 +131,10 @@ fn a_blocking_ledger_client_is_caught() -> Result {
     let blocks = report.does_not_block_its_worker().check()?;
     assert_eq!(blocks.verdict(), Verdict::Broken, "{}", blocks.report());
     let said = blocks.report().to_string();
-    assert!(said.contains("holds its worker: ≈"), "{said}");
+    assert!(said.contains("waits ≈20 ms of each"), "{said}");
     assert!(said.contains("runtime over the median"), "{said}");
     let observed = blocks.summary().observed.unwrap_or_default();
-    assert!(observed.contains("holds its worker"), "{observed}");
+    assert!(observed.contains("while holding its worker"), "{observed}");
     let starved = target
         .endpoint("/health")?
         .keeps_answering_during(&report)
@@ -146,8 +146,8 @@ fn a_blocking_ledger_client_is_caught() -> Result {
 }
 
 /// The orders example's `POST /orders` with the synchronous ledger client on the worker:
-/// its handler holds the worker only for the 2 ms credit check of a 20 ms request, and the
-/// claim still breaks, saying how long the handler held its worker.
+/// its handler waits on the worker only for the 2 ms credit check of a 20 ms request, and
+/// the claim still breaks, saying how long the handler waited.
 #[tokio::test]
 async fn a_two_millisecond_credit_check_on_the_worker_is_caught() -> Result {
     use common::orders::{Ledger, TOKEN, orders};
@@ -160,25 +160,39 @@ async fn a_two_millisecond_credit_check_on_the_worker_is_caught() -> Result {
         .await?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     let said = checked.report().to_string();
-    assert!(said.contains("holds its worker: ≈"), "{said}");
-    assert!(said.contains("the handler's polls, timed:"), "{said}");
-    // Both ways of reading it find a tenth of the request, not all of it.
-    let polled = checked.report().observed["polled share"];
-    assert!((0.05..0.2).contains(&polled), "polled share {polled}");
-    assert!((0.05..0.2).contains(&checked.report().median), "{said}");
+    assert!(said.contains("waits ≈2."), "{said}");
+    assert!(said.contains("its polls held the worker"), "{said}");
+    // Both ways of reading it find a tenth of the request, not all of it: the polls'
+    // waiting, and the timing from outside.
+    let observed = &checked.report().observed;
+    let waited = observed["waiting ms"] / observed["alone ms"];
+    assert!(
+        (0.05..0.2).contains(&waited),
+        "waited {waited} of each request"
+    );
+    let estimate = observed["estimated held share"];
+    assert!((0.05..0.2).contains(&estimate), "estimated {estimate}");
     Ok(())
 }
 
-/// Heavy CPU on the worker is caught like a blocking sleep.
+/// Heavy CPU on the worker, in one poll past the default budget (24 ms where perfshape is
+/// built without optimisations, as here), is caught like a blocking sleep. 100 ms of it, as
+/// the demo's `/cpu` computes for wall time: a busy machine may take a third of it away.
 #[test]
 fn heavy_cpu_on_the_worker_is_caught() -> Result {
     let target = Target::demo(PoolSettings::workers(1)?)?;
     let checked = target
-        .demo_endpoint(ServerStrategy::Cpu, std::time::Duration::from_millis(10))?
+        .demo_endpoint(ServerStrategy::Cpu, std::time::Duration::from_millis(100))?
+        .concurrency(2)?
         .does_not_block_its_worker()
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    assert!(checked.report().headline().contains("holds its worker: ≈"));
+    assert!(
+        checked
+            .report()
+            .headline()
+            .contains("in one poll without giving its worker back")
+    );
     Ok(())
 }
 
@@ -192,8 +206,8 @@ fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
 }
 
 /// The same traffic mix on the blocking ledger client: the mix claim breaks and names the
-/// route that holds its worker longest — the report's 20 ms, ahead of the 2 ms credit
-/// check.
+/// route that uses most of its allowance — the report's 20 ms wait, ahead of the 2 ms
+/// credit check.
 #[test]
 fn a_traffic_mix_names_the_route_that_blocks() -> Result {
     use common::orders::{Ledger, TOKEN, orders};
@@ -211,12 +225,12 @@ fn a_traffic_mix_names_the_route_that_blocks() -> Result {
     let checked = mix.none_blocks_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     let said = checked.report().to_string();
-    assert!(said.contains("/report holds its worker: ≈"), "{said}");
+    assert!(said.contains("/report waits ≈20 ms"), "{said}");
     // Without the report, the 2 ms credit check is the route named.
     let mix = target.mix([(target.get("/health"), 8), (new_order, 1)]);
     let checked = mix.none_blocks_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     let said = checked.report().to_string();
-    assert!(said.contains("POST /orders holds its worker: ≈"), "{said}");
+    assert!(said.contains("POST /orders waits ≈2."), "{said}");
     Ok(())
 }

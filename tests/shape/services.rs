@@ -19,7 +19,10 @@ async fn creating_a_todo_never_blocks_its_worker() -> Result {
         .bearer_auth("test-token");
     assert_shape!(create.does_not_block_its_worker().await?);
     let list = target.get("/todos?limit=10");
-    assert_shape!("list_during_create", list.keeps_answering_during(&create).await?);
+    assert_shape!(
+        "list_during_create",
+        list.keeps_answering_during(&create).await?
+    );
     Ok(())
 }
 
@@ -37,7 +40,10 @@ fn listing_and_updating_todos_never_block_their_worker() -> Result {
         (target.post("/todos").json(&json!({ "text": "tea" })), 1),
     ]);
     assert_shapes!([
-        ("list", target.get("/todos").does_not_block_its_worker().check()?),
+        (
+            "list",
+            target.get("/todos").does_not_block_its_worker().check()?
+        ),
         ("update", update.does_not_block_its_worker().check()?),
         ("mix", mix.none_blocks_its_worker().check()?),
     ]);

@@ -29,8 +29,14 @@ fn a_sync_write_in_a_handler_is_a_worker_blocked() -> Result {
     let checked = create(&target).does_not_block_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     let headline = checked.report().headline();
-    assert!(headline.contains("POST /todos does not block its worker\" broken"), "{headline}");
-    assert!(headline.contains("waits ≈2."), "the report says it waits: {headline}");
+    assert!(
+        headline.contains("POST /todos does not block its worker\" broken"),
+        "{headline}"
+    );
+    assert!(
+        headline.contains("waits ≈2."),
+        "the report says it waits: {headline}"
+    );
     // The evidence from outside is of 20 concurrent requests, not fewer: on one worker
     // they take ≈16× one alone (a fan-out of 1 would read ≈1×).
     let ratio = checked.report().observed["fan-out ÷ alone"];
@@ -63,7 +69,10 @@ fn a_long_stretch_of_cpu_in_one_poll_is_a_worker_blocked() -> Result {
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     let headline = checked.report().headline();
-    assert!(headline.contains("computes 10 ms in one poll"), "{headline}");
+    assert!(
+        headline.contains("computes 10 ms in one poll"),
+        "{headline}"
+    );
     Ok(())
 }
 
@@ -75,7 +84,12 @@ fn a_list_waits_while_the_sync_write_holds_the_worker() -> Result {
         .keeps_answering_during(&create(&target))
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    assert!(checked.report().headline().contains("every worker was held"));
+    assert!(
+        checked
+            .report()
+            .headline()
+            .contains("every worker was held")
+    );
     Ok(())
 }
 
@@ -90,7 +104,11 @@ fn a_mix_names_the_route_with_the_sync_write_and_counts_each_route() -> Result {
     let checked = mix.none_blocks_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     let report = checked.report();
-    assert!(report.headline().contains("— POST /todos waits ≈2."), "{}", report.headline());
+    assert!(
+        report.headline().contains("— POST /todos waits ≈2."),
+        "{}",
+        report.headline()
+    );
     // What the server received: 20 requests as weighted 8:1:1 — a mix that sent its
     // routes evenly would read 7:7:6 here.
     let received = |label: &str| report.observed.get(&format!("received {label}")).copied();
