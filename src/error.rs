@@ -74,6 +74,14 @@ pub enum Error {
         /// What was saturated, in the probe's words.
         what: String,
     },
+    /// What the claim asks cannot be told from what is measurable here — a hold that a
+    /// service's own CPU explains, timed from outside, could be one long poll or many short
+    /// ones: a claim reports it as inconclusive, saying what would tell.
+    #[error("it cannot be told from here: {what}")]
+    CannotTell {
+        /// What was seen, and what would tell.
+        what: String,
+    },
     /// A target could not be reached before any load was offered.
     #[error("cannot reach {url}: {reason}")]
     Unreachable {

@@ -449,6 +449,13 @@ impl<'a> Claim<'a> {
                     rounds.len()
                 ),
             },
+            Err(Error::CannotTell { what }) => Decision {
+                verdict: Some(Verdict::Inconclusive),
+                reason: format!(
+                    "after {} rounds, it cannot be told from here: {what}",
+                    rounds.len()
+                ),
+            },
             Err(other) => return Err(other),
         };
         Ok((rounds, decision))

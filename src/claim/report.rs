@@ -86,7 +86,14 @@ pub struct ClaimReport {
 
 impl ClaimReport {
     /// One line: name, verdict, median and band, and what it means when the claim says.
+    /// A claim that measured no round says why instead (perfshape or the machine was the
+    /// limit, and which).
     pub fn headline(&self) -> String {
+        let meaning = match self.explanation.first() {
+            Some(first) => Some(first.as_str()),
+            None if self.rounds.is_empty() => Some(self.reason.as_str()),
+            None => None,
+        };
         format!(
             "claim {:?} {}: {}, band {}{}{}",
             self.name,
@@ -96,10 +103,7 @@ impl ClaimReport {
             self.ideal
                 .map(|i| format!(" (ideal {})", short(i)))
                 .unwrap_or_default(),
-            self.explanation
-                .first()
-                .map(|e| format!(" — {e}"))
-                .unwrap_or_default()
+            meaning.map(|e| format!(" — {e}")).unwrap_or_default()
         )
     }
 

@@ -226,7 +226,7 @@ fn outside_figure(endpoint: &Endpoint, round: &HeldRound, run: &Run, n: usize) -
     let waiting = held.saturating_sub(cpu);
     let share = |d: Duration| d.as_secs_f64() / round.alone.as_secs_f64().max(f64::MIN_POSITIVE);
     if share(held) > allowance.waiting && share(waiting) <= allowance.waiting {
-        return Err(Error::Limited {
+        return Err(Error::CannotTell {
             what: format!(
                 "{} holds its worker ≈{} of each {} request, and the service's own CPU explains it ({} per request): it computes, and from outside one long poll and many short ones read the same; on a router perfshape serves (Target::serve), its polls tell",
                 endpoint.name(),
@@ -393,10 +393,13 @@ fn sentences(
         && pct(h.held) < allowed
         && figures.ratio - 1.0 > 3.0 * own_cost;
     if queued {
+        let admits = n as f64 / figures.ratio.max(1.0);
+        lines[0].push_str(&format!(
+            "; its requests queued elsewhere, behind something that admits ≈{admits:.1} at a time (concurrency_limit() measures it)"
+        ));
         lines.push(format!(
-            "{from_outside}: the requests queued, but not for the worker (their polls held it {} of each request) — behind something that admits ≈{:.1} at a time (one database connection, a lock, a pool); concurrency_limit() measures it",
-            millis(h.held),
-            n as f64 / figures.ratio.max(1.0)
+            "{from_outside}: the requests queued, but not for the worker (their polls held it {} of each request) — behind something that admits ≈{admits:.1} at a time (one database connection, a lock, a pool); concurrency_limit() measures it",
+            millis(h.held)
         ));
     } else {
         lines.push(from_outside);

@@ -151,7 +151,7 @@ impl Mix {
             .map(|r| Holding::of(r.iter().copied()))
             .collect();
         if held.iter().any(Option::is_none) {
-            return Err(Error::Limited {
+            return Err(Error::CannotTell {
                 what: "the served workers' thread clocks cannot be read here, so no route's waiting can be told from its computing".to_string(),
             });
         }

@@ -19,6 +19,7 @@ mod layers;
 mod loops;
 mod model_vs_reality;
 mod orders;
+mod outside;
 mod scaling;
 mod scheduler;
 mod seed000;

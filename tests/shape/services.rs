@@ -75,3 +75,23 @@ async fn the_key_value_store_never_blocks_its_workers() -> Result {
     ]);
     Ok(())
 }
+
+/// An offloaded query on one shared database connection behind a mutex: 20 concurrent
+/// requests take ≈20× one, and the worker is free all along — the claim holds, and says
+/// the requests queued elsewhere, behind something that admits one at a time.
+#[test]
+fn an_offloaded_query_on_one_connection_holds_and_says_the_requests_queued_elsewhere() -> Result {
+    let target = Target::serve(crate::common::handlers::app(), PoolSettings::workers(1)?)?;
+    let checked = target
+        .get("/queued?ms=10")
+        .does_not_block_its_worker()
+        .check()?;
+    let said = checked.report().explanation.join("\n");
+    assert!(
+        said.contains("the requests queued, but not for the worker"),
+        "{said}"
+    );
+    assert!(said.contains("admits ≈1."), "{said}");
+    assert_shape!(checked);
+    Ok(())
+}

@@ -1,0 +1,148 @@
+//! The blocking claims by URL, where only a timing from outside is to be had: on a service
+//! in a process of its own (this test binary, started again as a server), whose CPU time
+//! splits a hold into computing and waiting. A blocking wait is broken, an async one holds,
+//! a fast route is inconclusive — too short for a timing from outside — and computing is
+//! inconclusive, since from outside one long poll and many short ones read the same.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use perfshape::{PoolSettings, Result, Server, Target, Verdict, assert_shape};
+
+use crate::common::handlers;
+
+/// The environment variable that makes [`serve_in_a_process_of_its_own`] serve.
+const SERVE: &str = "PERFSHAPE_TEST_SERVE";
+
+/// Not a test of its own: the server the URL tests start as a separate process (this very
+/// binary, run with `--ignored --exact`). It serves the handlers on one worker, prints its
+/// address, and stops when its standard input closes or after a minute.
+#[test]
+#[ignore = "started by the URL tests as a process of its own"]
+fn serve_in_a_process_of_its_own() -> Result {
+    if std::env::var_os(SERVE).is_none() {
+        return Ok(());
+    }
+    let server = Server::serve(
+        handlers::app(),
+        perfshape::Pool::new("served", PoolSettings::workers(1)?)?,
+    )?;
+    println!("listening on {}", server.base_url());
+    let started = Instant::now();
+    let (done, wait) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = std::io::stdin().read_line(&mut line);
+        let _ = done.send(());
+    });
+    let _ = wait.recv_timeout(Duration::from_secs(60).saturating_sub(started.elapsed()));
+    Ok(())
+}
+
+/// The handlers in a process of their own, stopped (by its process id) when dropped.
+struct Served {
+    child: Child,
+    base: String,
+}
+
+impl Served {
+    fn start() -> Served {
+        let mut child = Command::new(std::env::current_exe().expect("this test binary"))
+            .args([
+                "--ignored",
+                "--exact",
+                "outside::serve_in_a_process_of_its_own",
+            ])
+            .args(["--nocapture", "--test-threads", "1"])
+            .env(SERVE, "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the test binary starts again as a server");
+        let stdout = child.stdout.take().expect("piped");
+        let base = BufReader::new(stdout)
+            .lines()
+            .map_while(std::io::Result::ok)
+            // libtest prints its own "test … ..." before the test's first line.
+            .find_map(|line| {
+                let (_, base) = line.split_once("listening on ")?;
+                Some(base.trim().to_string())
+            })
+            .expect("the server says where it listens");
+        Served { child, base }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[test]
+fn by_url_a_blocking_wait_is_broken_and_an_async_one_holds() -> Result {
+    let served = Served::start();
+    let target = Target::url(&served.base)?;
+    let blocking = target
+        .get("/wait?us=20000&ms=20")
+        .does_not_block_its_worker()
+        .check()?;
+    assert_eq!(blocking.verdict(), Verdict::Broken, "{}", blocking.report());
+    let said = blocking.report().to_string();
+    // The service's own CPU splits the hold: nearly all of it is waiting.
+    assert!(
+        said.contains("of it the service's own CPU explains"),
+        "{said}"
+    );
+    assert!(
+        said.contains("queue behind a resource"),
+        "both readings are named: {said}"
+    );
+    let waiting = target
+        .get("/wait?us=2000&ms=20&offload=1")
+        .does_not_block_its_worker()
+        .check()?;
+    assert_shape!("by_url_async", waiting);
+    Ok(())
+}
+
+#[test]
+fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Result {
+    let served = Served::start();
+    let target = Target::url(&served.base)?;
+    let fast = target
+        .get("/cpu?us=50")
+        .does_not_block_its_worker()
+        .gate_mode(perfshape::claim::GateMode::Advisory)
+        .check()?;
+    assert_eq!(fast.verdict(), Verdict::Inconclusive, "{}", fast.report());
+    assert!(
+        fast.report()
+            .reason
+            .contains("too short against the load client's own")
+    );
+    let computing = target
+        .get("/cpu?us=20000&chunk_us=100")
+        .concurrency(8)?
+        .does_not_block_its_worker()
+        .gate_mode(perfshape::claim::GateMode::Advisory)
+        .check()?;
+    assert_eq!(
+        computing.verdict(),
+        Verdict::Inconclusive,
+        "{}",
+        computing.report()
+    );
+    assert!(
+        computing
+            .report()
+            .reason
+            .contains("the service's own CPU explains it"),
+        "{}",
+        computing.report().reason
+    );
+    Ok(())
+}
