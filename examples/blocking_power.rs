@@ -1,100 +1,395 @@
-//! The power of `does_not_block_its_worker()` at its default settings: how often it
-//! catches a handler that holds its worker for a share of each 20 ms request, and how
-//! often it lets the same share through when the blocking part is offloaded.
+//! The power of the blocking claims at their default settings, on every kind of handler in
+//! `tests/apps/`: how often `does_not_block_its_worker()` holds, breaks or is inconclusive
+//! on a handler that computes in short polls or in one long one, that waits on its worker
+//! (a sleep, a sync write, a std mutex), the same offloaded or awaited, offloaded work that
+//! queues behind one shared connection, and every route of two in-memory services.
 //!
-//! `cargo run --release --example blocking_power -- [RUNS]` (default 20) serves one
-//! router on one worker, whose `/held?block_us=B&offload=0|1` handler blocks B µs
-//! (`std::thread::sleep`, or the same sleep under `spawn_blocking`) and then awaits the
-//! rest of 20 ms, and checks the ready-made claim RUNS times per row. It prints the
-//! Markdown table `docs/blocking-power.md` holds: verdicts per row, the median estimated
-//! share and the median share the handler's timed polls found.
+//! `cargo run --example blocking_power -- [RUNS] [served|url]` checks each row RUNS times
+//! (default 20) and prints a Markdown table. `served` (the default) serves the handlers on
+//! one worker of perfshape's; `url` runs this program again as a server of its own
+//! (`blocking_power serve`) and claims by its URL, where only a timing from outside is to
+//! be had. `scripts/blocking-power.sh` runs both in a team's default (unoptimised) test
+//! profile, quiet and with one core kept busy, into `docs/blocking-power.md`.
 
-use std::time::Duration;
+#[path = "../tests/apps/handlers.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod handlers;
+#[path = "../tests/apps/kv.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod kv;
+#[path = "../tests/apps/todos.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod todos;
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, Command, Stdio};
+use std::time::Instant;
 
 use axum::Router;
-use axum::extract::Query;
-use axum::routing::get;
 use perfshape::claim::GateMode;
-use perfshape::{PoolSettings, Result, Target, Verdict};
+use perfshape::{Endpoint, Error, PoolSettings, Request, Result, Target, Verdict};
+use serde_json::json;
 
-/// One request's time, blocked and awaited together.
-const REQUEST: Duration = Duration::from_millis(20);
-
-#[derive(serde::Deserialize)]
-struct Held {
-    block_us: u64,
-    offload: u8,
+/// Which service a row runs on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum App {
+    Handlers,
+    Todos,
+    Kv,
 }
 
-async fn held(Query(held): Query<Held>) -> &'static str {
-    let block = Duration::from_micros(held.block_us);
-    if held.offload == 1 {
-        let _ = tokio::task::spawn_blocking(move || std::thread::sleep(block)).await;
-    } else if !block.is_zero() {
-        std::thread::sleep(block);
+impl App {
+    fn router(self) -> Router {
+        match self {
+            App::Handlers => handlers::app(),
+            App::Todos => todos::app(),
+            App::Kv => kv::app(100, 64 * 1024),
+        }
     }
-    tokio::time::sleep(REQUEST.saturating_sub(block)).await;
-    "done"
+
+    fn name(self) -> &'static str {
+        match self {
+            App::Handlers => "handlers",
+            App::Todos => "todos",
+            App::Kv => "kv",
+        }
+    }
 }
 
+/// How a row's request is made on its target.
+type Make = Box<dyn Fn(&Target) -> Endpoint>;
+
+/// One row: what the handler does, what the claim should say, and the request.
+struct Row {
+    what: &'static str,
+    expected: &'static str,
+    app: App,
+    endpoint: Make,
+}
+
+/// What a row's headline should say, by its expectation: a broken row names what it
+/// does, a queue elsewhere says so; `None` where there is nothing to look for.
+fn says(row: &Row) -> Option<&'static str> {
+    match row.expected {
+        "holds, queued elsewhere" => Some("queued elsewhere"),
+        "broken" if row.what.starts_with("hashing") => {
+            Some("in one poll without giving its worker back")
+        }
+        "broken" => Some("while holding its worker"),
+        _ => None,
+    }
+}
+
+fn rows() -> Vec<Row> {
+    fn get(path: &'static str) -> Make {
+        Box::new(move |t: &Target| t.get(path))
+    }
+    fn make(f: fn(&Target) -> Endpoint) -> Make {
+        Box::new(f)
+    }
+    let row = |what, expected, app, endpoint| Row {
+        what,
+        expected,
+        app,
+        endpoint,
+    };
+    use App::*;
+    vec![
+        row(
+            "CPU 50 µs, in polls of ≤ 50 µs",
+            "holds",
+            Handlers,
+            get("/cpu?us=50"),
+        ),
+        row(
+            "CPU 200 µs, in polls of ≤ 50 µs",
+            "holds",
+            Handlers,
+            get("/cpu?us=200"),
+        ),
+        row(
+            "CPU 1 ms, in polls of ≤ 50 µs",
+            "holds",
+            Handlers,
+            get("/cpu?us=1000"),
+        ),
+        row(
+            "todos: POST /todos (JSON in and out)",
+            "holds",
+            Todos,
+            make(|t| t.post("/todos").json(&json!({ "text": "buy tea" }))),
+        ),
+        row(
+            "todos: GET /todos?limit=10",
+            "holds",
+            Todos,
+            get("/todos?limit=10"),
+        ),
+        row(
+            "todos: GET /todos (100 todos)",
+            "holds",
+            Todos,
+            get("/todos"),
+        ),
+        row(
+            "todos: PATCH /todos/{id}, ids varied",
+            "holds",
+            Todos,
+            make(|t| {
+                t.patch("/todos/1")
+                    .json(&json!({ "completed": true }))
+                    .vary(|i, r: Request| r.with_path(format!("/todos/{}", 1 + i % 100)))
+            }),
+        ),
+        row(
+            "kv: POST /{key}, 64 KiB, keys varied",
+            "holds",
+            Kv,
+            make(|t| {
+                t.post("/k")
+                    .body(kv::value(7, 64 * 1024))
+                    .vary(|i, r: Request| r.with_path(format!("/k-{i}")))
+            }),
+        ),
+        row(
+            "kv: GET /{key}, 64 KiB gzip",
+            "holds",
+            Kv,
+            make(|t| t.get("/key-3").header("accept-encoding", "gzip")),
+        ),
+        row("kv: GET /keys", "holds", Kv, get("/keys")),
+        row(
+            "kv: DELETE /admin/key/{key}, bearer token",
+            "holds",
+            Kv,
+            make(|t| t.delete("/admin/key/none").bearer_auth(kv::ADMIN_TOKEN)),
+        ),
+        row(
+            "CPU 5 ms in one poll (of this build)",
+            "as the budget says",
+            Handlers,
+            get("/cpu?us=5000&chunk_us=5000"),
+        ),
+        row(
+            "CPU 20 ms in one poll (of this build)",
+            "as the budget says",
+            Handlers,
+            get("/cpu?us=20000&chunk_us=20000"),
+        ),
+        row(
+            "hashing, 5 ms optimised, in one poll",
+            "broken",
+            Handlers,
+            get("/hash?kib=4400"),
+        ),
+        row(
+            "hashing, 20 ms optimised, in one poll",
+            "broken",
+            Handlers,
+            get("/hash?kib=17600"),
+        ),
+        row(
+            "waits 2 ms of 20 ms on its worker",
+            "broken",
+            Handlers,
+            get("/wait?us=2000&ms=20"),
+        ),
+        row(
+            "waits 0.5 ms of 5 ms on its worker",
+            "broken",
+            Handlers,
+            get("/wait?us=500&ms=5"),
+        ),
+        row(
+            "60 µs and a 2 ms sync write on its worker",
+            "broken",
+            Handlers,
+            get("/write?ms=2"),
+        ),
+        row(
+            "a std mutex waited for on its worker",
+            "broken",
+            Handlers,
+            get("/locked?ms=2"),
+        ),
+        row(
+            "hashing 20 ms, spawn_blocking",
+            "holds",
+            Handlers,
+            get("/hash?kib=17600&offload=1"),
+        ),
+        row(
+            "waits 2 ms of 20 ms, awaited",
+            "holds",
+            Handlers,
+            get("/wait?us=2000&ms=20&offload=1"),
+        ),
+        row(
+            "waits 0.5 ms of 5 ms, awaited",
+            "holds",
+            Handlers,
+            get("/wait?us=500&ms=5&offload=1"),
+        ),
+        row(
+            "60 µs and a 2 ms sync write, spawn_blocking",
+            "holds",
+            Handlers,
+            get("/write?ms=2&offload=1"),
+        ),
+        row(
+            "the std mutex taken on spawn_blocking",
+            "holds",
+            Handlers,
+            get("/locked?ms=2&offload=1"),
+        ),
+        row(
+            "20 ms queries on one connection, spawn_blocking",
+            "holds, queued elsewhere",
+            Handlers,
+            get("/queued?ms=20"),
+        ),
+    ]
+}
+
+/// The median of `values`, or NaN when there are none.
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
+/// A service of this program's, in a process of its own, stopped by its process id when
+/// dropped.
+struct Served {
+    child: Child,
+    base: String,
+}
+
+impl Served {
+    fn start(app: App) -> Served {
+        let mut child = Command::new(std::env::current_exe().expect("this program"))
+            .args(["serve", app.name()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("this program starts again as a server");
+        let stdout = child.stdout.take().expect("piped");
+        let base = BufReader::new(stdout)
+            .lines()
+            .map_while(std::io::Result::ok)
+            .find_map(|line| line.strip_prefix("listening on ").map(str::to_string))
+            .expect("the server says where it listens");
+        Served { child, base }
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// `blocking_power serve APP`: serves APP on one worker until standard input closes.
+fn serve(app: &str) -> Result {
+    let app = [App::Handlers, App::Todos, App::Kv]
+        .into_iter()
+        .find(|a| a.name() == app)
+        .ok_or_else(|| Error::Invalid {
+            field: "app",
+            value: app.to_string(),
+            allowed: "handlers, todos or kv".to_string(),
+        })?;
+    let target = Target::serve(app.router(), PoolSettings::workers(1)?)?;
+    let base = target.served().map(|s| s.base_url()).unwrap_or_default();
+    println!("listening on {base}");
+    std::io::stdout().flush().ok();
+    let mut line = String::new();
+    let _ = std::io::stdin().read_line(&mut line);
+    Ok(())
+}
+
 fn main() -> Result {
-    let runs: usize = std::env::args()
-        .nth(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("serve") {
+        return serve(args.get(1).map_or("handlers", String::as_str));
+    }
+    let runs: usize = args
+        .first()
         .map(|a| a.parse().expect("RUNS is a whole number"))
         .unwrap_or(20);
-    let target = Target::serve(
-        Router::new().route("/held", get(held)),
-        PoolSettings::workers(1)?,
-    )?;
+    let by_url = args.get(1).map(String::as_str) == Some("url");
     println!(
-        "| held share | blocking part | broken | holds | inconclusive | median estimate | median polls |"
+        "| handler | expected | broken | holds | inconclusive | its headline says why | median figure | median waiting | median longest poll | median claim time |"
     );
-    println!("|---|---|---|---|---|---|---|");
-    for offload in [0, 1] {
-        for percent in [0.0, 2.0, 5.0, 10.0, 100.0] {
-            if offload == 1 && percent == 0.0 {
-                continue;
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let dir = std::env::temp_dir().join("perfshape-blocking-power");
+    for row in rows() {
+        // A fresh service per row: one row's writes do not weigh on the next.
+        let (target, _served) = if by_url {
+            let served = Served::start(row.app);
+            (Target::url(&served.base)?, Some(served))
+        } else {
+            (
+                Target::serve(row.app.router(), PoolSettings::workers(1)?)?,
+                None,
+            )
+        };
+        let endpoint = (row.endpoint)(&target);
+        let (mut broken, mut holds, mut inconclusive, mut said) = (0, 0, 0, 0);
+        let (mut figures, mut waits, mut polls, mut times) = (vec![], vec![], vec![], vec![]);
+        for _ in 0..runs {
+            let started = Instant::now();
+            let checked = endpoint
+                .does_not_block_its_worker()
+                .gate_mode(GateMode::Advisory)
+                .artifacts_in(&dir)
+                .check()?;
+            times.push(started.elapsed().as_secs_f64());
+            let report = checked.report();
+            if says(&row).is_some_and(|why| report.headline().contains(why)) {
+                said += 1;
             }
-            let block_us = (REQUEST.as_micros() as f64 * percent / 100.0) as u64;
-            let endpoint = target.get(format!("/held?block_us={block_us}&offload={offload}"));
-            let (mut broken, mut holds, mut inconclusive) = (0, 0, 0);
-            let (mut estimates, mut polls) = (Vec::new(), Vec::new());
-            for _ in 0..runs {
-                let checked = endpoint
-                    .does_not_block_its_worker()
-                    .gate_mode(GateMode::Advisory)
-                    .artifacts_in(std::env::temp_dir().join("perfshape-blocking-power"))
-                    .check()?;
-                match checked.verdict() {
-                    Verdict::Broken => broken += 1,
-                    Verdict::Holds => holds += 1,
-                    Verdict::Inconclusive => inconclusive += 1,
-                }
-                estimates.push(checked.report().median);
-                if let Some(share) = checked.report().observed.get("polled share") {
-                    polls.push(*share);
-                }
+            match checked.verdict() {
+                Verdict::Broken => broken += 1,
+                Verdict::Holds => holds += 1,
+                Verdict::Inconclusive => inconclusive += 1,
             }
-            let how = if offload == 1 {
-                "spawn_blocking"
-            } else {
-                "on the worker"
-            };
-            let polled = if polls.is_empty() {
+            if !report.rounds.is_empty() {
+                figures.push(report.median);
+            }
+            if let Some(w) = report.observed.get("waiting ms") {
+                waits.push(*w);
+            }
+            if let Some(p) = report.observed.get("longest poll cpu ms") {
+                polls.push(*p);
+            }
+        }
+        let ms = |v: f64| {
+            if v.is_nan() {
                 "—".to_string()
             } else {
-                format!("{:.1} %", 100.0 * median(polls))
-            };
-            println!(
-                "| {percent:.0} % | {how} | {broken} | {holds} | {inconclusive} | {:.1} % | {polled} |",
-                100.0 * median(estimates)
-            );
-        }
+                format!("{v:.2} ms")
+            }
+        };
+        let figure = median(figures);
+        let said = match says(&row) {
+            Some(_) => format!("{said}/{runs}"),
+            None => "—".to_string(),
+        };
+        println!(
+            "| {} | {} | {broken} | {holds} | {inconclusive} | {said} | {} | {} | {} | {:.2} s |",
+            row.what,
+            row.expected,
+            if figure.is_nan() {
+                "—".to_string()
+            } else {
+                format!("{figure:.3}")
+            },
+            ms(median(waits)),
+            ms(median(polls)),
+            median(times)
+        );
+        std::io::stdout().flush().ok();
     }
     Ok(())
 }
