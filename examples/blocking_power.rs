@@ -4,8 +4,8 @@
 //! (a sleep, a sync write, a std mutex), the same offloaded or awaited, offloaded work that
 //! queues behind one shared connection, and every route of two in-memory services.
 //!
-//! `cargo run --example blocking_power -- [RUNS] [served|url]` checks each row RUNS times
-//! (default 20) and prints a Markdown table. `served` (the default) serves the handlers on
+//! `cargo run --example blocking_power -- [RUNS] [served|url] [ROWS]` checks each row (whose
+//! name contains ROWS) RUNS times (default 20) and prints a Markdown table. `served` (the default) serves the handlers on
 //! one worker of perfshape's; `url` runs this program again as a server of its own
 //! (`blocking_power serve`) and claims by its URL, where only a timing from outside is to
 //! be had. `scripts/blocking-power.sh` runs both in a team's default (unoptimised) test
@@ -59,25 +59,48 @@ impl App {
 /// How a row's request is made on its target.
 type Make = Box<dyn Fn(&Target) -> Endpoint>;
 
-/// One row: what the handler does, what the claim should say, and the request.
-struct Row {
-    what: &'static str,
-    expected: &'static str,
-    app: App,
-    endpoint: Make,
+/// What a row's claim should come to, and what its headline (or, without a round, its
+/// reason) should say for it, if anything.
+#[derive(Clone, Copy)]
+struct Expect {
+    verdict: &'static str,
+    says: Option<&'static str>,
 }
 
-/// What a row's headline should say, by its expectation: a broken row names what it
-/// does, a queue elsewhere says so; `None` where there is nothing to look for.
-fn says(row: &Row) -> Option<&'static str> {
-    match row.expected {
-        "holds, queued elsewhere" => Some("queued elsewhere"),
-        "broken" if row.what.starts_with("hashing") => {
-            Some("in one poll without giving its worker back")
-        }
-        "broken" => Some("while holding its worker"),
-        _ => None,
+impl Expect {
+    const fn new(verdict: &'static str, says: Option<&'static str>) -> Expect {
+        Expect { verdict, says }
     }
+}
+
+/// Holds, nothing to look for.
+const HOLDS: Expect = Expect::new("holds", None);
+/// Broken, the headline naming a wait on the worker.
+const WAITS: Expect = Expect::new("broken", Some("while holding its worker"));
+/// Broken, the headline naming a long poll.
+const COMPUTES: Expect = Expect::new("broken", Some("in one poll without giving its worker back"));
+/// By URL: inconclusive, a request too short for a timing from outside.
+const TOO_SHORT: Expect = Expect::new(
+    "inconclusive: too short",
+    Some("too short against the load client's own"),
+);
+/// By URL: inconclusive, a hold that the service's own CPU explains.
+const COMPUTING: Expect = Expect::new(
+    "inconclusive: computing",
+    Some("the service's own CPU explains it"),
+);
+/// By URL: broken, naming both a held worker and a queue behind a resource.
+const HELD_OR_QUEUED: Expect =
+    Expect::new("broken, a held worker or a queue", Some("holds its worker"));
+
+/// One row: what the handler does, what the claim should say served and by URL, and the
+/// request.
+struct Row {
+    what: &'static str,
+    served: Expect,
+    url: Expect,
+    app: App,
+    endpoint: Make,
 }
 
 fn rows() -> Vec<Row> {
@@ -87,53 +110,63 @@ fn rows() -> Vec<Row> {
     fn make(f: fn(&Target) -> Endpoint) -> Make {
         Box::new(f)
     }
-    let row = |what, expected, app, endpoint| Row {
+    let row = |what, served, url, app, endpoint| Row {
         what,
-        expected,
+        served,
+        url,
         app,
         endpoint,
     };
+    let budget = Expect::new("as the budget says", None);
+    let queued = Expect::new("holds, queued elsewhere", Some("queued elsewhere"));
     use App::*;
     vec![
         row(
             "CPU 50 µs, in polls of ≤ 50 µs",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Handlers,
             get("/cpu?us=50"),
         ),
         row(
             "CPU 200 µs, in polls of ≤ 50 µs",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Handlers,
             get("/cpu?us=200"),
         ),
         row(
             "CPU 1 ms, in polls of ≤ 50 µs",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Handlers,
             get("/cpu?us=1000"),
         ),
         row(
             "todos: POST /todos (JSON in and out)",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Todos,
             make(|t| t.post("/todos").json(&json!({ "text": "buy tea" }))),
         ),
         row(
             "todos: GET /todos?limit=10",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Todos,
             get("/todos?limit=10"),
         ),
         row(
             "todos: GET /todos (100 todos)",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Todos,
             get("/todos"),
         ),
         row(
             "todos: PATCH /todos/{id}, ids varied",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Todos,
             make(|t| {
                 t.patch("/todos/1")
@@ -143,7 +176,8 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "kv: POST /{key}, 64 KiB, keys varied",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Kv,
             make(|t| {
                 t.post("/k")
@@ -153,98 +187,114 @@ fn rows() -> Vec<Row> {
         ),
         row(
             "kv: GET /{key}, 64 KiB gzip",
-            "holds",
+            HOLDS,
+            COMPUTING,
             Kv,
             make(|t| t.get("/key-3").header("accept-encoding", "gzip")),
         ),
-        row("kv: GET /keys", "holds", Kv, get("/keys")),
+        row("kv: GET /keys", HOLDS, TOO_SHORT, Kv, get("/keys")),
         row(
             "kv: DELETE /admin/key/{key}, bearer token",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Kv,
             make(|t| t.delete("/admin/key/none").bearer_auth(kv::ADMIN_TOKEN)),
         ),
         row(
             "CPU 5 ms in one poll (of this build)",
-            "as the budget says",
+            budget,
+            COMPUTING,
             Handlers,
             get("/cpu?us=5000&chunk_us=5000"),
         ),
         row(
             "CPU 20 ms in one poll (of this build)",
-            "as the budget says",
+            budget,
+            COMPUTING,
             Handlers,
             get("/cpu?us=20000&chunk_us=20000"),
         ),
         row(
             "hashing, 5 ms optimised, in one poll",
-            "broken",
+            COMPUTES,
+            COMPUTING,
             Handlers,
             get("/hash?kib=4400"),
         ),
         row(
             "hashing, 20 ms optimised, in one poll",
-            "broken",
+            COMPUTES,
+            COMPUTING,
             Handlers,
             get("/hash?kib=17600"),
         ),
         row(
             "waits 2 ms of 20 ms on its worker",
-            "broken",
+            WAITS,
+            HELD_OR_QUEUED,
             Handlers,
             get("/wait?us=2000&ms=20"),
         ),
         row(
             "waits 0.5 ms of 5 ms on its worker",
-            "broken",
+            WAITS,
+            Expect::new("broken, or too short", None),
             Handlers,
             get("/wait?us=500&ms=5"),
         ),
         row(
             "60 µs and a 2 ms sync write on its worker",
-            "broken",
+            WAITS,
+            TOO_SHORT,
             Handlers,
             get("/write?ms=2"),
         ),
         row(
             "a std mutex waited for on its worker",
-            "broken",
+            WAITS,
+            TOO_SHORT,
             Handlers,
             get("/locked?ms=2"),
         ),
         row(
             "hashing 20 ms, spawn_blocking",
-            "holds",
+            HOLDS,
+            COMPUTING,
             Handlers,
             get("/hash?kib=17600&offload=1"),
         ),
         row(
             "waits 2 ms of 20 ms, awaited",
-            "holds",
+            HOLDS,
+            HOLDS,
             Handlers,
             get("/wait?us=2000&ms=20&offload=1"),
         ),
         row(
             "waits 0.5 ms of 5 ms, awaited",
-            "holds",
+            HOLDS,
+            Expect::new("holds, or too short", None),
             Handlers,
             get("/wait?us=500&ms=5&offload=1"),
         ),
         row(
             "60 µs and a 2 ms sync write, spawn_blocking",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Handlers,
             get("/write?ms=2&offload=1"),
         ),
         row(
             "the std mutex taken on spawn_blocking",
-            "holds",
+            HOLDS,
+            TOO_SHORT,
             Handlers,
             get("/locked?ms=2&offload=1"),
         ),
         row(
             "20 ms queries on one connection, spawn_blocking",
-            "holds, queued elsewhere",
+            queued,
+            HELD_OR_QUEUED,
             Handlers,
             get("/queued?ms=20"),
         ),
@@ -318,12 +368,13 @@ fn main() -> Result {
         .map(|a| a.parse().expect("RUNS is a whole number"))
         .unwrap_or(20);
     let by_url = args.get(1).map(String::as_str) == Some("url");
+    let only = args.get(2).cloned().unwrap_or_default();
     println!(
         "| handler | expected | broken | holds | inconclusive | its headline says why | median figure | median waiting | median longest poll | median claim time |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let dir = std::env::temp_dir().join("perfshape-blocking-power");
-    for row in rows() {
+    for row in rows().into_iter().filter(|row| row.what.contains(&only)) {
         // A fresh service per row: one row's writes do not weigh on the next.
         let (target, _served) = if by_url {
             let served = Served::start(row.app);
@@ -335,6 +386,7 @@ fn main() -> Result {
             )
         };
         let endpoint = (row.endpoint)(&target);
+        let expect = if by_url { row.url } else { row.served };
         let (mut broken, mut holds, mut inconclusive, mut said) = (0, 0, 0, 0);
         let (mut figures, mut waits, mut polls, mut times) = (vec![], vec![], vec![], vec![]);
         for _ in 0..runs {
@@ -346,7 +398,10 @@ fn main() -> Result {
                 .check()?;
             times.push(started.elapsed().as_secs_f64());
             let report = checked.report();
-            if says(&row).is_some_and(|why| report.headline().contains(why)) {
+            if expect
+                .says
+                .is_some_and(|why| report.headline().contains(why))
+            {
                 said += 1;
             }
             match checked.verdict() {
@@ -372,14 +427,14 @@ fn main() -> Result {
             }
         };
         let figure = median(figures);
-        let said = match says(&row) {
+        let said = match expect.says {
             Some(_) => format!("{said}/{runs}"),
             None => "—".to_string(),
         };
         println!(
             "| {} | {} | {broken} | {holds} | {inconclusive} | {said} | {} | {} | {} | {:.2} s |",
             row.what,
-            row.expected,
+            expect.verdict,
             if figure.is_nan() {
                 "—".to_string()
             } else {

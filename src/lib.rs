@@ -57,6 +57,7 @@
 
 #[cfg(feature = "insta")]
 mod assert;
+mod build;
 #[cfg(feature = "experiments")]
 pub mod catalog;
 pub mod claim;

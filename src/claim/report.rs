@@ -265,8 +265,9 @@ impl std::fmt::Display for ClaimReport {
         let _ = writeln!(s, "  settings: {context}");
         let _ = writeln!(
             s,
-            "  machine: {} cores; measured for {:.2} s; gate {} ({GATE_ENV})",
+            "  machine: {} cores; {}; measured for {:.2} s; gate {} ({GATE_ENV})",
             self.cores,
+            crate::build::describe(),
             self.elapsed.as_secs_f64(),
             self.gate
         );

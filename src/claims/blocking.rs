@@ -184,8 +184,9 @@ impl Endpoint {
         .context(
             "allowance used",
             format!(
-                "the larger of waiting ÷ {:.0} % of each request and the longest poll ÷ the poll budget",
-                allowance.waiting * 100.0
+                "the larger of waiting per request ÷ {:.0} % of one request alone (at least {}) and the longest poll of nine requests in ten ÷ the poll budget",
+                allowance.waiting * 100.0,
+                millis(super::holding::WAIT_FLOOR)
             ),
         )
         .observed({
@@ -338,14 +339,19 @@ fn sentences(
         return outside_sentences(report, &figures, n, allowance, from_outside);
     };
     let budget = allowance.describe_budget();
+    let floor = if allowance.waiting_allowed(alone) > alone.mul_f64(allowance.waiting) {
+        format!(", at least {}", millis(super::holding::WAIT_FLOOR))
+    } else {
+        String::new()
+    };
     let waits = format!(
-        "≈{} of each {} request while holding its worker ({:.1} %, at most {allowed:.0} %)",
+        "≈{} of each {} request while holding its worker ({:.1} %, at most {allowed:.0} %{floor})",
         millis(h.waiting),
         millis(alone),
         pct(h.waiting)
     );
     let computes = format!("{} (budget {budget})", millis(h.longest_computing));
-    let waiting_used = pct(h.waiting) / allowed;
+    let waiting_used = h.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
     let computing_used = h.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
     let first = if report.verdict.holds() {
         if h.waiting < Duration::from_micros(5) {
@@ -369,11 +375,11 @@ fn sentences(
     let mut lines = vec![
         first,
         format!(
-            "its polls held the worker {} of each request: {} computing, {} waiting, {} preempted by the machine (neither); the longest poll of any request computed {}",
+            "its polls held the worker {} of the median request: {} computing, {} preempted by the machine (neither); {} waiting per request on average; the longest poll of any request computed {}",
             millis(h.held),
             millis(h.computing),
-            millis(h.waiting),
             millis(h.preempted),
+            millis(h.waiting),
             millis(h.most_computing)
         ),
     ];

@@ -51,9 +51,9 @@ struct Shared {
 ///   (`std::thread::sleep`; `offload=1`: awaited) and the rest is awaited;
 /// - `/write?ms=N` — 60 µs of work and an N ms synchronous write on the worker (`offload=1`:
 ///   the write on the blocking pool);
-/// - `/locked?ms=N` — reads the ledger behind its std mutex on the worker, then hands its
-///   write to an offloaded job that holds the mutex for N ms: under concurrency each read
-///   waits on the worker for the write before it (`offload=1`: the read offloaded too);
+/// - `/locked?ms=N` — hands a write to an offloaded job that holds the ledger's std mutex
+///   for N ms, then reads the ledger on the worker: the worker waits on the mutex until the
+///   write lets go (`offload=1`: the read offloaded too);
 /// - `/queued?ms=N` — an offloaded query of N ms on the one shared connection: the
 ///   requests queue behind it, not behind the worker.
 pub fn app() -> Router {
@@ -154,23 +154,27 @@ async fn write(Query(p): Query<Params>) -> &'static str {
 
 async fn locked(State(shared): State<Shared>, Query(p): Query<Params>) -> String {
     let hold = Duration::from_millis(p.ms.unwrap_or(2));
+    let ledger = Arc::clone(&shared.ledger);
+    let (locked, has_it) = tokio::sync::oneshot::channel();
+    // The write, offloaded as it should be (awaited until it has the mutex: the worker is
+    // free meanwhile) — holding the mutex for the whole write.
+    drop(tokio::task::spawn_blocking(move || {
+        let mut entry = ledger.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = locked.send(());
+        std::thread::sleep(hold);
+        *entry += 1;
+    }));
+    let _ = has_it.await;
     let read = if p.offloaded() {
         let ledger = Arc::clone(&shared.ledger);
         tokio::task::spawn_blocking(move || *ledger.lock().unwrap_or_else(|e| e.into_inner()))
             .await
             .unwrap_or(0)
     } else {
-        // The bug: a std mutex taken on the worker while another thread may hold it.
+        // The bug: the same std mutex taken on the worker, which sleeps until the
+        // offloaded write lets go of it.
         *shared.ledger.lock().unwrap_or_else(|e| e.into_inner())
     };
-    let ledger = Arc::clone(&shared.ledger);
-    // The write, offloaded as it should be (and not awaited: the response does not wait
-    // for it) — but holding the mutex the next read needs.
-    drop(tokio::task::spawn_blocking(move || {
-        let mut entry = ledger.lock().unwrap_or_else(|e| e.into_inner());
-        std::thread::sleep(hold);
-        *entry += 1;
-    }));
     format!("{read}")
 }
 

@@ -212,8 +212,51 @@ fn staggered_pairs_tell_eager_handoff_from_tokios_default() {
     assert!(partial.rate(partial.broken) >= 0.8, "{partial:?}");
 }
 
-/// One round of the blocking claim (`Endpoint::does_not_block_its_worker`) on one worker at
-/// its default N = 20: a handler that holds its worker for a share `b` of a request makes
+/// One round of the blocking claim on a router perfshape serves: the allowance used — the
+/// larger of the median request's waiting ÷ 5 % of one request alone and its longest poll's
+/// CPU ÷ the poll budget — where a handler waits a share `wait` of each request and computes
+/// `poll` of the budget in its longest poll. The waiting moves by `sigma` a round (a sleep's
+/// overshoot, and the request alone it is divided by: here pessimistically 5 %; the power
+/// table's rounds move by 0.5–4 %), the poll's CPU time by a fifth of that.
+fn allowance_used(rng: &mut TestRng, wait: f64, poll: f64, sigma: f64) -> f64 {
+    let waiting = wait / 0.05 * (sigma * normal(rng)).exp();
+    let computing = poll * (sigma / 5.0 * normal(rng)).exp();
+    waiting.max(computing).max(0.001)
+}
+
+/// The served blocking claim's band, at most 1 of its allowance (here 1 ÷ the figure,
+/// against ≥ 1): a handler that never waits and computes half its budget in one poll (gzip
+/// of a 64 KiB body, unoptimised) holds in every trial; one that waits 2 ms of 20 (10 %)
+/// or computes twice its budget in one poll is broken in every trial; one that waits 2 %
+/// holds. The edge is counted: waiting 5 %, at the band, is broken or inconclusive about
+/// half the time each way, and holds in under half.
+#[test]
+fn the_allowance_tells_a_tenth_waited_and_a_long_poll_from_none() {
+    let run = |seed, wait, poll| {
+        tally(10_000, seed, |_, rng| {
+            1.0 / allowance_used(rng, wait, poll, 0.05)
+        })
+        .0
+    };
+    let free = run(21, 0.0, 0.5);
+    eprintln!("never waits, half the budget in one poll: {free:?}");
+    assert!(free.fails() <= 0.001, "{free:?}");
+    let tenth = run(22, 0.10, 0.01);
+    eprintln!("waits a tenth: {tenth:?}");
+    assert_eq!(tenth.broken, 10_000, "{tenth:?}");
+    let long = run(23, 0.0, 2.0);
+    eprintln!("twice the budget in one poll: {long:?}");
+    assert_eq!(long.broken, 10_000, "{long:?}");
+    let two = run(24, 0.02, 0.01);
+    eprintln!("waits 2 %: {two:?}");
+    assert!(two.rate(two.holds) >= 0.999, "{two:?}");
+    let edge = run(25, 0.05, 0.01);
+    eprintln!("waits 5 %, at the band: {edge:?}");
+    assert!(edge.rate(edge.holds) <= 0.5, "{edge:?}");
+}
+
+/// One round of the blocking claim from outside (by URL) on one worker at its default
+/// N = 20: a handler that holds its worker for a share `b` of a request makes
 /// the fan-out take 1 + 19 b request times, plus the client's own cost of sending 20
 /// (`overhead`, 0.13 of a request: what a free handler reads here, 0.7 %); each side's
 /// time moves by `sigma` a round (here pessimistically 5 %, four times the 1.3 % floor

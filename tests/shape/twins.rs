@@ -1,8 +1,8 @@
 //! Each ready-made claim on the blocking twin of a route it holds on, decided broken — so
 //! that a change which leaves a claim unable to break fails `cargo nextest run`, not only
 //! the negative controls' profile. Cheap twins: a 2 ms sync write in the todo list's create
-//! handler, a std mutex a request waits for on its worker while the request before it
-//! writes, a 10 ms stretch of CPU against a 4 ms budget.
+//! handler, a std mutex a request waits for on its worker while an offloaded write holds
+//! it, a 10 ms stretch of CPU against a 4 ms budget.
 
 use std::time::Duration;
 
@@ -46,8 +46,8 @@ fn a_sync_write_in_a_handler_is_a_worker_blocked() -> Result {
 
 #[test]
 fn a_std_mutex_waited_for_on_the_worker_is_a_worker_blocked() -> Result {
-    // Alone, a request finds the lock free; only under concurrency does a read wait on its
-    // worker for the write of the request before it.
+    // The write is offloaded, but the read that follows takes the same std mutex on the
+    // worker, which then sleeps until the write lets go.
     let target = Target::serve(handlers::app(), PoolSettings::workers(1)?)?;
     let checked = target
         .get("/locked?ms=2")
