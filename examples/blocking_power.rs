@@ -301,6 +301,21 @@ fn rows() -> Vec<Row> {
     ]
 }
 
+/// Why a claim came out inconclusive, in a word: its reason's kind.
+fn why_inconclusive(reason: &str) -> &'static str {
+    if reason.contains("too short against") {
+        "too short"
+    } else if reason.contains("the service's own CPU explains it") {
+        "computing"
+    } else if reason.contains("the machine's CPU was the limit") {
+        "the CPU"
+    } else if reason.contains("do not settle") {
+        "unsettled"
+    } else {
+        "other"
+    }
+}
+
 /// The median of `values`, or NaN when there are none.
 fn median(mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
@@ -370,7 +385,7 @@ fn main() -> Result {
     let by_url = args.get(1).map(String::as_str) == Some("url");
     let only = args.get(2).cloned().unwrap_or_default();
     println!(
-        "| handler | expected | broken | holds | inconclusive | its headline says why | median figure | median waiting | median longest poll | median claim time |"
+        "| handler | expected | broken | holds | inconclusive (why) | its headline says why | median figure | median waiting | median longest poll | median claim time |"
     );
     println!("|---|---|---|---|---|---|---|---|---|---|");
     let dir = std::env::temp_dir().join("perfshape-blocking-power");
@@ -388,6 +403,7 @@ fn main() -> Result {
         let endpoint = (row.endpoint)(&target);
         let expect = if by_url { row.url } else { row.served };
         let (mut broken, mut holds, mut inconclusive, mut said) = (0, 0, 0, 0);
+        let mut whys: std::collections::BTreeMap<&str, usize> = Default::default();
         let (mut figures, mut waits, mut polls, mut times) = (vec![], vec![], vec![], vec![]);
         for _ in 0..runs {
             let started = Instant::now();
@@ -407,7 +423,10 @@ fn main() -> Result {
             match checked.verdict() {
                 Verdict::Broken => broken += 1,
                 Verdict::Holds => holds += 1,
-                Verdict::Inconclusive => inconclusive += 1,
+                Verdict::Inconclusive => {
+                    inconclusive += 1;
+                    *whys.entry(why_inconclusive(&report.reason)).or_default() += 1;
+                }
             }
             if !report.rounds.is_empty() {
                 figures.push(report.median);
@@ -430,6 +449,11 @@ fn main() -> Result {
         let said = match expect.says {
             Some(_) => format!("{said}/{runs}"),
             None => "—".to_string(),
+        };
+        let why: Vec<String> = whys.iter().map(|(w, k)| format!("{k} {w}")).collect();
+        let inconclusive = match why.is_empty() {
+            true => inconclusive.to_string(),
+            false => format!("{inconclusive} ({})", why.join(", ")),
         };
         println!(
             "| {} | {} | {broken} | {holds} | {inconclusive} | {said} | {} | {} | {} | {:.2} s |",
