@@ -57,18 +57,42 @@ impl ServiceProcess {
         i32::try_from(std::process::id()).is_ok_and(|me| me == self.pid)
     }
 
-    /// The process's CPU time so far, summed over its threads (their `schedstat`, in
-    /// nanoseconds); `None` once it cannot be read (the process ended).
-    pub(crate) fn cpu(&self) -> Option<Duration> {
+    /// The process's threads' time so far, summed (their `schedstat`, in nanoseconds):
+    /// on a CPU, and runnable on a run queue waiting for one; `None` once it cannot be read
+    /// (the process ended).
+    pub(crate) fn times(&self) -> Option<ProcessTimes> {
         let process = procfs::process::Process::new(self.pid).ok()?;
-        let nanos: u64 = process
+        let (cpu, queued) = process
             .tasks()
             .ok()?
             .flatten()
             .filter_map(|task| task.schedstat().ok())
-            .map(|s| s.sum_exec_runtime)
-            .sum();
-        Some(Duration::from_nanos(nanos))
+            .fold((0u64, 0u64), |(cpu, queued), s| {
+                (cpu + s.sum_exec_runtime, queued + s.run_delay)
+            });
+        Some(ProcessTimes {
+            cpu: Duration::from_nanos(cpu),
+            queued: Duration::from_nanos(queued),
+        })
+    }
+}
+
+/// A process's threads' time, summed: on a CPU, and waiting for one.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct ProcessTimes {
+    /// CPU time.
+    pub(crate) cpu: Duration,
+    /// Time runnable on a run queue, waiting for a CPU.
+    pub(crate) queued: Duration,
+}
+
+impl ProcessTimes {
+    /// The time from `earlier` to `self`.
+    pub(crate) fn since(&self, earlier: &ProcessTimes) -> ProcessTimes {
+        ProcessTimes {
+            cpu: self.cpu.saturating_sub(earlier.cpu),
+            queued: self.queued.saturating_sub(earlier.queued),
+        }
     }
 }
 
@@ -85,7 +109,7 @@ mod tests {
         let port = listener.local_addr().unwrap().port();
         let found = ServiceProcess::listening_on(port).expect("our own listener");
         assert!(found.is_this_process());
-        assert!(found.cpu().is_some_and(|cpu| cpu > Duration::ZERO));
+        assert!(found.times().is_some_and(|t| t.cpu > Duration::ZERO));
         drop(listener);
         assert_eq!(ServiceProcess::listening_on(port), None);
     }

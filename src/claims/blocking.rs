@@ -118,16 +118,17 @@ impl Endpoint {
             let service = this.target().service_process();
             let fan_out = || {
                 seen.observe(this.target(), || {
-                    let before = service.and_then(|s| s.cpu());
+                    let before = service.and_then(|s| s.times());
+                    let started = std::time::Instant::now();
                     let run = this.run(ClientStrategy::FanOut, n)?;
-                    let cpu = service
-                        .and_then(|s| s.cpu())
+                    let times = service
+                        .and_then(|s| s.times())
                         .zip(before)
-                        .map(|(after, before)| after.saturating_sub(before) / n as u32);
-                    Ok((run, cpu))
+                        .map(|(after, before)| (after.since(&before), started.elapsed()));
+                    Ok((run, times))
                 })
             };
-            let (alone, (run, service_cpu)) = if count % 2 == 1 {
+            let (alone, (run, service_times)) = if count % 2 == 1 {
                 let alone = this.alone()?.0;
                 (alone, fan_out()?)
             } else {
@@ -144,11 +145,12 @@ impl Endpoint {
                 } else {
                     None
                 },
-                service_cpu,
+                service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
                 outside: seen
                     .last()
                     .map(|(length, usage)| Outside::of(length, usage, n, client_workers))
-                    .unwrap_or_default(),
+                    .unwrap_or_default()
+                    .with_service(service_times),
             };
             let figure = match round.polls {
                 Some(holding) => allowance.used(&holding, alone),
@@ -283,6 +285,7 @@ impl Figures {
                 ))
                 .filter(|c| !c.is_zero()),
                 usage: rounds[rounds.len() / 2].outside.usage,
+                service: rounds[rounds.len() / 2].outside.service,
             },
         }
     }

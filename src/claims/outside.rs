@@ -10,7 +10,8 @@
 use std::time::Duration;
 
 use super::holding::millis;
-use crate::usage::Usage;
+use crate::service_process::ProcessTimes;
+use crate::usage::{OWN_SHARE, SATURATED, Usage, WAITING};
 
 /// How many times the load client's own CPU per request one request alone must take for a
 /// fan-out to bound a share of it. N concurrent requests on one worker whose handler never
@@ -26,6 +27,9 @@ pub(crate) struct Outside {
     pub(crate) client_per_request: Option<Duration>,
     /// What the machine and the load client did over the load.
     pub(crate) usage: Option<Usage>,
+    /// The service's process over the load, when it runs on this machine, and how long the
+    /// load took: its share of the machine and its threads' wait for a CPU.
+    pub(crate) service: Option<(ProcessTimes, Duration)>,
 }
 
 impl Outside {
@@ -40,7 +44,50 @@ impl Outside {
         Outside {
             client_per_request: Some(busy / n.max(1) as u32),
             usage: Some(usage),
+            service: None,
         }
+    }
+
+    /// The same, with what the service's process did over the load.
+    pub(crate) fn with_service(mut self, service: Option<(ProcessTimes, Duration)>) -> Outside {
+        self.service = service;
+        self
+    }
+
+    /// Whether the machine's CPU was the load's limit: busy past [`SATURATED`], and the
+    /// load's own processes had or wanted it — this one (the load client) or the service's
+    /// used a quarter of the machine, or their threads waited for a CPU (as
+    /// [`Usage::cpu_pressure`] reads a load whose server runs here). A machine kept busy by
+    /// another process's work is not the limit of a load that idles beside it.
+    fn cpu_limited(&self) -> bool {
+        let Some(usage) = self.usage else {
+            return false;
+        };
+        let Some(machine) = usage.machine else {
+            return false;
+        };
+        if machine < SATURATED {
+            return false;
+        }
+        let cores = usage.cores.unwrap_or(1).max(1) as f64;
+        let service = self.service.map(|(times, length)| {
+            let length = length.as_secs_f64().max(f64::MIN_POSITIVE);
+            (
+                times.cpu.as_secs_f64() / (length * cores) / OWN_SHARE,
+                times.queued.as_secs_f64() / length / WAITING,
+            )
+        });
+        let wants = [
+            usage.process.map(|p| p / OWN_SHARE),
+            usage.waiting.map(|w| w / WAITING),
+            service.map(|(share, _)| share),
+            service.map(|(_, waiting)| waiting),
+        ];
+        if wants.iter().all(Option::is_none) {
+            // Nothing says whose work it was: a saturated machine is the limit.
+            return true;
+        }
+        wants.into_iter().flatten().any(|want| want >= 1.0)
     }
 
     /// Why a figure taken from outside, of requests that take `request` alone, says
@@ -53,7 +100,7 @@ impl Outside {
             return Some(Powerless::TooShort { request, client });
         }
         match self.usage {
-            Some(usage) if usage.cpu_saturated() => Some(Powerless::Cpu(usage)),
+            Some(usage) if self.cpu_limited() => Some(Powerless::Cpu(usage)),
             _ => None,
         }
     }
@@ -102,6 +149,26 @@ mod tests {
             client,
             ..Usage::default()
         }
+    }
+
+    #[test]
+    fn a_machine_busy_with_another_process_is_no_limit_of_a_load_idling_beside_it() {
+        let busy = Usage {
+            process: Some(0.05),
+            waiting: Some(0.1),
+            ..usage(0.9, 0.05)
+        };
+        let idle = ProcessTimes::default();
+        let length = Duration::from_millis(100);
+        let outside = Outside::of(length, busy, 20, 2).with_service(Some((idle, length)));
+        assert!(outside.powerless(Duration::from_millis(20)).is_none());
+        // The service wanted the machine: its threads waited for a CPU.
+        let starved = ProcessTimes {
+            cpu: Duration::from_millis(80),
+            queued: Duration::from_millis(90),
+        };
+        let outside = Outside::of(length, busy, 20, 2).with_service(Some((starved, length)));
+        assert!(outside.powerless(Duration::from_millis(20)).is_some());
     }
 
     #[test]

@@ -228,8 +228,8 @@ fn allowance_used(rng: &mut TestRng, wait: f64, poll: f64, sigma: f64) -> f64 {
 /// against ≥ 1): a handler that never waits and computes half its budget in one poll (gzip
 /// of a 64 KiB body, unoptimised) holds in every trial; one that waits 2 ms of 20 (10 %)
 /// or computes twice its budget in one poll is broken in every trial; one that waits 2 %
-/// holds. The edge is counted: waiting 5 %, at the band, is broken or inconclusive about
-/// half the time each way, and holds in under half.
+/// holds in every trial. The edge is counted, not hidden: waiting 5 %, at the band itself,
+/// is inconclusive in 62 % of trials, broken in 22 % and holds in 16 %.
 #[test]
 fn the_allowance_tells_a_tenth_waited_and_a_long_poll_from_none() {
     let run = |seed, wait, poll| {
@@ -252,7 +252,7 @@ fn the_allowance_tells_a_tenth_waited_and_a_long_poll_from_none() {
     assert!(two.rate(two.holds) >= 0.999, "{two:?}");
     let edge = run(25, 0.05, 0.01);
     eprintln!("waits 5 %, at the band: {edge:?}");
-    assert!(edge.rate(edge.holds) <= 0.5, "{edge:?}");
+    assert!(edge.rate(edge.holds) <= 0.25, "{edge:?}");
 }
 
 /// One round of the blocking claim from outside (by URL) on one worker at its default
