@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use crate::claims::Allowance;
 use crate::client::{Plan, Request, Vary};
 use crate::error::{Result, check_range};
 use crate::limits::MAX_REQUESTS;
@@ -14,7 +13,7 @@ use crate::load::{Load, ScenarioInput};
 use crate::run::Run;
 use crate::target::Target;
 
-use crate::vocab::{ClientStrategy, Held, PoolSettings};
+use crate::vocab::{Allowance, ClientStrategy, Held, PoolSettings};
 
 /// A comparison's fan-out ([`Endpoint::faster_than`]): at least this many requests, and
 /// at least [`COMPARISON_PER_WORKER`] per server worker, so a handler holding its worker

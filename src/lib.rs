@@ -32,9 +32,12 @@
 //!   demo service, whose routes are the experiments' [`ServerStrategy`]s — a cheap
 //!   handle, like `reqwest::Client`;
 //! - an [`Endpoint`] is a [`Request`] template on a target (method, path, headers, body,
-//!   optionally varied per request), with ready-made claims (does not block its worker,
-//!   keeps answering, concurrency limit, faster than); a [`Mix`] sends several by weight
-//!   and names the route that blocks;
+//!   optionally varied per request), with ready-made claims ([`claims`]: does not block its
+//!   worker, keeps answering, concurrency limit, faster than); a [`Mix`] sends several by
+//!   weight and names the route that blocks. On a router perfshape serves, every poll of
+//!   every response is timed and split into computing, waiting and preempted by the worker
+//!   thread's own clocks ([`server::Held`]), so a 50 µs handler that never waits holds and a
+//!   2 ms sync call on the worker breaks;
 //! - a [`Scenario`] is strategy × pools × load ([`ClientStrategy`], [`Lifecycle`], N,
 //!   work); on a demo target it becomes a [`Load`], whose measures expect what the
 //!   [`Model`] predicts;
@@ -51,8 +54,9 @@
 //! Layers, bottom to top (nothing reaches up): the vocabulary (strategies, lifecycles, pool
 //! settings, phases, the wire format) → [`pool`], [`server`], [`client`], [`inproc`] →
 //! [`run`] and [`summary`] → [`model`] → [`claim`] → [`Target`], [`scenario`], [`load`],
-//! [`endpoint`], [`mix`], [`probe`] → `experiment`, `report` and `external` (a fixture's rows
-//! on Locust or k6, judged from their statistics) → the `perfshape` CLI.
+//! [`endpoint`], [`mix`], [`probe`] → the ready-made [`claims`] → `experiment`, `report` and
+//! `external` (a fixture's rows on Locust or k6, judged from their statistics) → the
+//! `perfshape` CLI.
 #![warn(missing_docs)]
 
 #[cfg(feature = "insta")]

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::blocking::LEAST;
-use super::holding::{Allowance, Holding, middle, millis};
+use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
 use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
@@ -13,6 +13,7 @@ use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::run::Run;
 use crate::server::Server;
+use crate::vocab::Allowance;
 use crate::vocab::ClientStrategy;
 
 /// How long a round waits for the slow requests to start on the server before it sends the
@@ -275,7 +276,7 @@ fn blocking_during(run: &Run, from: Instant, to: Instant, allowance: &Allowance)
                 .iter()
                 .map(|span| {
                     span.overlap(from, to)
-                        .mul_f64(allowance.blocking_share(&span.time))
+                        .mul_f64(holding::blocking_share(allowance, &span.time))
                 })
                 .sum::<Duration>()
         })

@@ -10,13 +10,14 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use super::holding::{Allowance, Holding, middle, millis};
+use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
 use crate::claim::{Claim, ClaimReport, Measure, median};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::run::Run;
+use crate::vocab::Allowance;
 use crate::vocab::ClientStrategy;
 
 /// Concurrent requests per server worker in the claim's fan-out (and at least this many in
@@ -153,7 +154,7 @@ impl Endpoint {
                     .with_service(service_times),
             };
             let figure = match round.polls {
-                Some(holding) => allowance.used(&holding, alone),
+                Some(holding) => holding::used(&allowance, &holding, alone),
                 None => outside_figure(&this, &round, &run, n)?,
             };
             noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
@@ -188,7 +189,7 @@ impl Endpoint {
             format!(
                 "the larger of waiting per request ÷ {:.0} % of one request alone (at least {}) and the longest poll of nine requests in ten ÷ the poll budget",
                 allowance.waiting * 100.0,
-                millis(super::holding::WAIT_FLOOR)
+                millis(crate::vocab::allowance::WAIT_FLOOR)
             ),
         )
         .observed({
@@ -343,7 +344,7 @@ fn sentences(
     };
     let budget = allowance.describe_budget();
     let floor = if allowance.waiting_allowed(alone) > alone.mul_f64(allowance.waiting) {
-        format!(", at least {}", millis(super::holding::WAIT_FLOOR))
+        format!(", at least {}", millis(crate::vocab::allowance::WAIT_FLOOR))
     } else {
         String::new()
     };

@@ -1,147 +1,31 @@
 //! How a load's requests held their worker, read from what a served router recorded of
-//! each response ([`Held`] with its [`Split`]), and what a handler is allowed: a share of
-//! each request spent *waiting* while it holds its worker, and a *poll budget* of CPU in
-//! any one poll.
-//!
-//! A handler's hold on its worker is harmless while it computes in short polls — that is
-//! what a worker is for, however short the request — and a problem in two cases: it waits
-//! while holding the worker (a sleep, sync I/O, a sync database driver, a contended std
-//! mutex), or it computes for a long stretch without yielding.
+//! each response ([`Held`] with its [`Split`]), and how much of its [`Allowance`] that is.
 
 use std::time::Duration;
 
-use crate::build::unoptimised;
-use crate::error::{Error, Result};
 use crate::record::RequestRecord;
 use crate::server::thread_clock::PollTime;
-use crate::vocab::Held;
 use crate::vocab::wire::Split;
+use crate::vocab::{Allowance, Held};
 
-/// The share of each request a handler may spend waiting while it holds its worker, by
-/// default: 5 % sits halfway (on a log scale) between what a correct handler shows (none:
-/// it never sleeps inside a poll) and a 2 ms sync call in a 20 ms request (10 %).
-pub(crate) const WAITS_AT_MOST: f64 = 0.05;
-
-/// The least waiting per request that counts against a handler, however short its
-/// requests: the kernel puts a correct handler's worker to sleep inside a poll now and then
-/// — an allocator's lock, a page to map — for up to ≈0.2 ms, in 0–2 % of its requests on a
-/// quiet machine and up to half of them on a busy one (measured over 1,000 requests each of
-/// five in-memory routes), ≤ 4 µs a request on average. 50 µs is more than ten times that,
-/// and a twentieth of the shortest real wait the claim must catch (a 1 ms sync call).
-pub(crate) const WAIT_FLOOR: Duration = Duration::from_micros(50);
-
-/// The default poll budget in a build with optimisations: the most CPU one poll may use.
-/// tokio's own guidance is tens to a hundred microseconds between awaits; a gate must not
-/// call ordinary work a bug, and gzip of a 64 KiB text body, the costliest poll of the
-/// in-memory services in the suite, computes ≈2.2 ms in one poll, where 5 ms of hashing in
-/// a handler is a worker held. 4 ms sits between them.
-pub(crate) const POLL_BUDGET: Duration = Duration::from_millis(4);
-
-/// How much longer the same work takes in a build without optimisations (a team's default
-/// `cargo test` profile builds every dependency that way), for the default budget there:
-/// measured on this machine, opt-level 0 against release, gzip 6.6×, an FNV hash 7.3×,
-/// `serde_json::from_slice` 13.5×, a `HashMap` insert 13.6×, a sort 26×,
-/// `serde_json::to_vec` 31×, `format!` 1.9×. The budget is stated for optimised work, so
-/// the smallest slowdown of the code handlers run most (compression, hashing) scales it:
-/// work past 4 ms optimised is past 24 ms unoptimised.
-pub(crate) const UNOPTIMISED_SLOWDOWN: u32 = 6;
-
-/// What a handler may do with its worker: wait for at most a share of each request, and
-/// compute for at most a budget in any one poll.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Allowance {
-    /// The most of each request it may wait while holding its worker (0 < share ≤ 1).
-    pub(crate) waiting: f64,
-    /// The most CPU one poll may use; `None` for the default of this build.
-    pub(crate) poll_budget: Option<Duration>,
+/// The share of its allowance a load's requests used: the larger of their waiting per
+/// request ÷ the waiting allowed and their longest poll's CPU ÷ the budget. At most 1
+/// keeps within both.
+pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) -> f64 {
+    let waiting = holding.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
+    let computing = holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
+    waiting.max(computing)
 }
 
-impl Default for Allowance {
-    fn default() -> Self {
-        Allowance {
-            waiting: WAITS_AT_MOST,
-            poll_budget: None,
-        }
-    }
-}
-
-impl Allowance {
-    /// The poll budget in force: as set, else the default for how perfshape was built.
-    pub(crate) fn budget(&self) -> Duration {
-        self.poll_budget.unwrap_or_else(|| {
-            if unoptimised() {
-                POLL_BUDGET * UNOPTIMISED_SLOWDOWN
-            } else {
-                POLL_BUDGET
-            }
-        })
-    }
-
-    /// How the budget was chosen, for a report: `4 ms`, or `24 ms: 4 ms × 6, perfshape
-    /// built without optimisations`.
-    pub(crate) fn describe_budget(&self) -> String {
-        let budget = millis(self.budget());
-        match self.poll_budget {
-            Some(_) => budget,
-            None if unoptimised() => format!(
-                "{budget}: 4 ms × {UNOPTIMISED_SLOWDOWN}, perfshape built without optimisations"
-            ),
-            None => budget,
-        }
-    }
-
-    /// `poll_budget` checked: above zero, at most a minute.
-    pub(crate) fn with_budget(mut self, budget: Duration) -> Result<Allowance> {
-        if budget.is_zero() || budget > Duration::from_secs(60) {
-            return Err(Error::invalid(
-                "poll budget",
-                format!("{budget:?}"),
-                "a duration above 0 and at most 60 s (the most CPU one poll may use)",
-            ));
-        }
-        self.poll_budget = Some(budget);
-        Ok(self)
-    }
-
-    /// `waiting` checked: a share in (0, 1].
-    pub(crate) fn with_waiting(mut self, share: f64) -> Result<Allowance> {
-        if !(share > 0.0 && share <= 1.0) {
-            return Err(Error::invalid(
-                "waiting share",
-                share,
-                "a share of each request in (0, 1], e.g. 0.05 for 5 %",
-            ));
-        }
-        self.waiting = share;
-        Ok(self)
-    }
-
-    /// The waiting allowed per request of `alone`: its share of the request, and never
-    /// less than [`WAIT_FLOOR`].
-    pub(crate) fn waiting_allowed(&self, alone: Duration) -> Duration {
-        alone.mul_f64(self.waiting).max(WAIT_FLOOR)
-    }
-
-    /// The share of its allowance a load's requests used: the larger of their waiting per
-    /// request ÷ the waiting allowed and their longest poll's CPU ÷ the budget. At most 1
-    /// keeps within both.
-    pub(crate) fn used(&self, holding: &Holding, alone: Duration) -> f64 {
-        let waiting = holding.waiting.as_secs_f64() / self.waiting_allowed(alone).as_secs_f64();
-        let computing = holding.longest_computing.as_secs_f64() / self.budget().as_secs_f64();
-        waiting.max(computing)
-    }
-
-    /// The share of one poll that blocked its worker in a way that can starve another
-    /// request: its waiting, and its computing too when that ran past the budget.
-    pub(crate) fn blocking_share(&self, poll: &PollTime) -> f64 {
-        let long = if poll.computing > self.budget() {
-            poll.computing
-        } else {
-            Duration::ZERO
-        };
-        ((poll.waiting + long).as_secs_f64() / poll.wall.as_secs_f64().max(f64::MIN_POSITIVE))
-            .min(1.0)
-    }
+/// The share of one poll that blocked its worker in a way that can starve another
+/// request: its waiting, and its computing too when that ran past the budget.
+pub(crate) fn blocking_share(allowance: &Allowance, poll: &PollTime) -> f64 {
+    let long = if poll.computing > allowance.budget() {
+        poll.computing
+    } else {
+        Duration::ZERO
+    };
+    ((poll.waiting + long).as_secs_f64() / poll.wall.as_secs_f64().max(f64::MIN_POSITIVE)).min(1.0)
 }
 
 /// How a load's requests held their worker, from the server's record of each whole
@@ -238,9 +122,9 @@ mod tests {
             .unwrap();
         let request = Duration::from_millis(20);
         // 2 ms of 20 waited: twice the 5 % allowed.
-        assert!((allowance.used(&holding(2000, 60), request) - 2.0).abs() < 1e-9);
+        assert!((used(&allowance, &holding(2000, 60), request) - 2.0).abs() < 1e-9);
         // 2 ms computed in one poll: half the budget.
-        assert!((allowance.used(&holding(0, 2000), request) - 0.5).abs() < 1e-9);
+        assert!((used(&allowance, &holding(0, 2000), request) - 0.5).abs() < 1e-9);
         // A poll past the budget blocks; waiting always does.
         let poll = |computing: u64, waiting: u64| PollTime {
             wall: Duration::from_micros(computing + waiting),
@@ -248,26 +132,8 @@ mod tests {
             waiting: Duration::from_micros(waiting),
             preempted: Duration::ZERO,
         };
-        assert_eq!(allowance.blocking_share(&poll(2000, 0)), 0.0);
-        assert_eq!(allowance.blocking_share(&poll(5000, 0)), 1.0);
-        assert!((allowance.blocking_share(&poll(100, 300)) - 0.75).abs() < 1e-9);
-    }
-
-    #[test]
-    fn a_budget_of_zero_and_a_share_outside_the_unit_are_refused_by_name() {
-        let err = Allowance::default()
-            .with_budget(Duration::ZERO)
-            .unwrap_err();
-        assert!(
-            err.to_string().starts_with("invalid poll budget: 0ns"),
-            "{err}"
-        );
-        for share in [0.0, -0.1, 1.5, f64::NAN] {
-            let err = Allowance::default().with_waiting(share).unwrap_err();
-            assert!(
-                err.to_string().starts_with("invalid waiting share"),
-                "{err}"
-            );
-        }
+        assert_eq!(blocking_share(&allowance, &poll(2000, 0)), 0.0);
+        assert_eq!(blocking_share(&allowance, &poll(5000, 0)), 1.0);
+        assert!((blocking_share(&allowance, &poll(100, 300)) - 0.75).abs() < 1e-9);
     }
 }

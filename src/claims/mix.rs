@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::blocking::LEAST;
-use super::holding::{Holding, millis};
+use super::holding::{self, Holding, millis};
 use crate::claim::{Claim, ClaimReport, Measure, median};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -160,7 +160,7 @@ impl Mix {
             .zip(&self.routes)
             .zip(&alone)
             .map(|((holding, (endpoint, _)), alone)| {
-                holding.map(|h| endpoint.allowance().used(&h, *alone))
+                holding.map(|h| holding::used(&endpoint.allowance(), &h, *alone))
             })
             .collect();
         Ok(RouteRound {

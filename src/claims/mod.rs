@@ -17,5 +17,4 @@ mod limit;
 mod mix;
 mod outside;
 
-pub(crate) use holding::Allowance;
 pub use limit::ConcurrencyLimit;

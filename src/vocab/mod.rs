@@ -3,6 +3,7 @@
 //! format of a served response. Nothing here runs anything, and nothing here imports from
 //! a layer above.
 
+pub(crate) mod allowance;
 mod client_strategy;
 mod inproc_strategy;
 mod lifecycle;
@@ -13,6 +14,7 @@ mod scheduler;
 mod server_strategy;
 pub(crate) mod wire;
 
+pub(crate) use allowance::Allowance;
 pub use client_strategy::ClientStrategy;
 pub use inproc_strategy::{CpuBound, InProcess};
 pub use lifecycle::Lifecycle;

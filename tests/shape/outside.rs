@@ -2,7 +2,8 @@
 //! in a process of its own (this test binary, started again as a server), whose CPU time
 //! splits a hold into computing and waiting. A blocking wait is broken, an async one holds,
 //! a fast route is inconclusive — too short for a timing from outside — and computing is
-//! inconclusive, since from outside one long poll and many short ones read the same.
+//! inconclusive, since from outside one long poll and many short ones read the same (or,
+//! with the machine busy besides, since the service could not have the CPU it wanted).
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -136,13 +137,13 @@ fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Res
         "{}",
         computing.report()
     );
+    // Its own CPU explains the hold; on a machine kept busy besides, the service wanted a
+    // CPU it could not have, and the machine was the limit: inconclusive either way.
+    let reason = &computing.report().reason;
     assert!(
-        computing
-            .report()
-            .reason
-            .contains("the service's own CPU explains it"),
-        "{}",
-        computing.report().reason
+        reason.contains("the service's own CPU explains it")
+            || reason.contains("the machine's CPU was the limit"),
+        "{reason}"
     );
     Ok(())
 }
