@@ -17,17 +17,21 @@ mod handlers;
 #[path = "../tests/apps/kv.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod kv;
+#[path = "../tests/apps/process.rs"]
+#[allow(dead_code, unreachable_pub)]
+mod process;
 #[path = "../tests/apps/todos.rs"]
 #[allow(dead_code, unreachable_pub)]
 mod todos;
 
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, Command, Stdio};
+use std::io::Write;
+use std::process::Command;
 use std::time::Instant;
 
 use axum::Router;
 use perfshape::claim::GateMode;
 use perfshape::{Endpoint, Error, PoolSettings, Request, Result, Target, Verdict};
+use process::Served;
 use serde_json::json;
 
 /// Which service a row runs on.
@@ -323,38 +327,6 @@ fn median(mut values: Vec<f64>) -> f64 {
     values.get(values.len() / 2).copied().unwrap_or(f64::NAN)
 }
 
-/// A service of this program's, in a process of its own, stopped by its process id when
-/// dropped.
-struct Served {
-    child: Child,
-    base: String,
-}
-
-impl Served {
-    fn start(app: App) -> Served {
-        let mut child = Command::new(std::env::current_exe().expect("this program"))
-            .args(["serve", app.name()])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("this program starts again as a server");
-        let stdout = child.stdout.take().expect("piped");
-        let base = BufReader::new(stdout)
-            .lines()
-            .map_while(std::io::Result::ok)
-            .find_map(|line| line.strip_prefix("listening on ").map(str::to_string))
-            .expect("the server says where it listens");
-        Served { child, base }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
 /// `blocking_power serve APP`: serves APP on one worker until standard input closes.
 fn serve(app: &str) -> Result {
     let app = [App::Handlers, App::Todos, App::Kv]
@@ -393,7 +365,9 @@ fn main() -> Result {
     for row in rows().into_iter().filter(|row| row.what.contains(&only)) {
         // A fresh service per row: one row's writes do not weigh on the next.
         let (target, _served) = if by_url {
-            let served = Served::start(row.app);
+            let mut command = Command::new(std::env::current_exe().expect("this program"));
+            command.args(["serve", row.app.name()]);
+            let served = Served::start(command);
             (Target::url(&served.base)?, Some(served))
         } else {
             (

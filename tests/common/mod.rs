@@ -14,6 +14,9 @@ pub(crate) mod kv;
 pub(crate) mod layers;
 pub(crate) mod model_vs_reality;
 pub(crate) mod orders;
+#[allow(unreachable_pub)]
+#[path = "../apps/process.rs"]
+pub(crate) mod process;
 // The apps are written as a team writes them, in a crate of their own: public items.
 #[allow(unreachable_pub)]
 #[path = "../apps/todos.rs"]

@@ -5,13 +5,13 @@
 //! inconclusive, since from outside one long poll and many short ones read the same (or,
 //! with the machine busy besides, since the service could not have the CPU it wanted).
 
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use perfshape::{PoolSettings, Result, Server, Target, Verdict, assert_shape};
 
 use crate::common::handlers;
+use crate::common::process::Served;
 
 /// The environment variable that makes [`serve_in_a_process_of_its_own`] serve.
 const SERVE: &str = "PERFSHAPE_TEST_SERVE";
@@ -41,51 +41,24 @@ fn serve_in_a_process_of_its_own() -> Result {
     Ok(())
 }
 
-/// The handlers in a process of their own, stopped (by its process id) when dropped.
-struct Served {
-    child: Child,
-    base: String,
-}
-
-impl Served {
-    fn start() -> Served {
-        let mut child = Command::new(std::env::current_exe().expect("this test binary"))
-            .args([
-                "--ignored",
-                "--exact",
-                "outside::serve_in_a_process_of_its_own",
-            ])
-            .args(["--nocapture", "--test-threads", "1"])
-            .env(SERVE, "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the test binary starts again as a server");
-        let stdout = child.stdout.take().expect("piped");
-        let base = BufReader::new(stdout)
-            .lines()
-            .map_while(std::io::Result::ok)
-            // libtest prints its own "test … ..." before the test's first line.
-            .find_map(|line| {
-                let (_, base) = line.split_once("listening on ")?;
-                Some(base.trim().to_string())
-            })
-            .expect("the server says where it listens");
-        Served { child, base }
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The handlers in a process of their own: this very test binary, serving.
+fn served() -> Served {
+    let mut command = Command::new(std::env::current_exe().expect("this test binary"));
+    command
+        .args([
+            "--ignored",
+            "--exact",
+            "outside::serve_in_a_process_of_its_own",
+        ])
+        .args(["--nocapture", "--test-threads", "1"])
+        .env(SERVE, "1")
+        .stderr(Stdio::null());
+    Served::start(command)
 }
 
 #[test]
 fn by_url_a_blocking_wait_is_broken_and_an_async_one_holds() -> Result {
-    let served = Served::start();
+    let served = served();
     let target = Target::url(&served.base)?;
     let blocking = target
         .get("/wait?us=20000&ms=20")
@@ -112,7 +85,7 @@ fn by_url_a_blocking_wait_is_broken_and_an_async_one_holds() -> Result {
 
 #[test]
 fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Result {
-    let served = Served::start();
+    let served = served();
     let target = Target::url(&served.base)?;
     let fast = target
         .get("/cpu?us=50")
