@@ -155,6 +155,13 @@ impl Endpoint {
             };
             let figure = match round.polls {
                 Some(holding) => holding::used(&allowance, &holding, alone),
+                None if polled => {
+                    return Err(Error::CannotTell {
+                        what: format!(
+                            "the server recorded none of the {n} responses' polls within a second of their arrival"
+                        ),
+                    });
+                }
                 None => outside_figure(&this, &round, &run, n)?,
             };
             noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);

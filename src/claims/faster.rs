@@ -10,7 +10,7 @@ impl Endpoint {
     /// **Faster than**: `other`'s fan-out of N ÷ this endpoint's, both measured in the
     /// same interleaved rounds (old vs new implementation, on one target or two). Give
     /// the band: `.at_least(3.0)` for "at least 3× faster". On two targets the sentence
-    /// names both (name them with [`Target::named`]).
+    /// names both (name them with [`Target::named`](crate::Target::named)).
     pub fn faster_than(&self, other: &Endpoint) -> Claim<'static> {
         let n = self.fan_out();
         let (this, that) = if self.target().same_service(other.target()) {

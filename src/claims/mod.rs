@@ -4,7 +4,7 @@
 //! [`Comparison`](crate::Comparison).
 //!
 //! What they share: how a load's requests held their worker, read from a served router's
-//! polls ([`holding`]), and where a timing from outside has power ([`outside`]).
+//! polls (`holding.rs`), and where a timing from outside has power (`outside.rs`).
 //!
 //! [`Endpoint`]: crate::Endpoint
 //! [`Mix`]: crate::Mix
