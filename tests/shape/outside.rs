@@ -93,10 +93,14 @@ fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Res
         .gate_mode(perfshape::claim::GateMode::Advisory)
         .check()?;
     assert_eq!(fast.verdict(), Verdict::Inconclusive, "{}", fast.report());
+    // Too short against the load client; on a machine kept busy besides, a request alone
+    // can take long enough to pass that test while the load waited for a CPU (1 in 10 busy
+    // runs): the machine was the limit. Inconclusive either way, and the reason says which.
+    let reason = &fast.report().reason;
     assert!(
-        fast.report()
-            .reason
-            .contains("too short against the load client's own")
+        reason.contains("too short against the load client's own")
+            || reason.contains("the machine's CPU was the limit"),
+        "{reason}"
     );
     let computing = target
         .get("/cpu?us=20000&chunk_us=100")
