@@ -270,6 +270,11 @@ def margins_page() -> int:
         f"median margin at least {FLOORS:g} noise floors. (No share is asked of a claim: a claim\n"
         "against its model sits a few per cent above a band's lower edge of 0.95 by design, many\n"
         "noise floors inside; the per cent column shows how near.) Nearest the edge first.\n"
+        "The suite also holds cheap negatives that its tests assert broken (tests/shape/twins.rs)\n"
+        "or inconclusive (a fast or computing route by URL, a plateau of the CPU): they read ❌\n"
+        "here by design, at the end of the table; where a negative shares its claim's name\n"
+        "with a claim that holds (POST /todos on the correct and the flawed app), the row counts\n"
+        "both, as 10/20 held and 10 broken.\n"
     )
     out.extend(series_line(t) for t in suite)
     out.append("")
