@@ -277,7 +277,9 @@ fn the_export_and_locust_commands_write_their_scripts() {
         )),
         "{stderr}"
     );
-    // A host that accepts connections: the locustfile is written, the commands printed.
+    // A host that accepts connections: the locustfile is written, the commands printed,
+    // each naming `locust` as the load machines' PATH finds it (nothing runs here, so
+    // Locust need not be installed here: the suite runs with PERFSHAPE_LOCUST unset too).
     let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
     let host = format!("http://{}", listener.local_addr().expect("an address"));
     let locust_dir = dir.join("locust");
@@ -297,14 +299,19 @@ fn the_export_and_locust_commands_write_their_scripts() {
     );
     assert_eq!(code, Some(0), "{stderr}");
     assert!(locust_dir.join("locustfile.py").is_file());
-    assert!(stdout.contains("-f locustfile.py --headless"), "{stdout}");
+    assert!(
+        stdout.contains("\nlocust -f locustfile.py --headless"),
+        "{stdout}"
+    );
     assert!(
         stdout.contains("--master --master-bind-host 0.0.0.0"),
         "{stdout}"
     );
     assert!(stdout.contains("--expect-workers 2"), "{stdout}");
     assert!(
-        stdout.contains("--worker --master-host MASTER_HOST --master-port 5557"),
+        stdout.contains(
+            "\nlocust -f locustfile.py --worker --master-host MASTER_HOST --master-port 5557"
+        ),
         "{stdout}"
     );
     assert!(stdout.contains(&format!("--host {host}")), "{stdout}");

@@ -57,6 +57,21 @@ impl LocustRun {
         })
     }
 
+    /// A run whose commands go to other machines ([`remote_commands`](Self::remote_commands)):
+    /// nothing runs here, so Locust need not be installed here, and the commands name `locust`
+    /// as each load machine's `PATH` finds it. The host is still checked at once.
+    pub fn remote(host: &str, workers: usize, dir: impl Into<PathBuf>) -> Result<LocustRun> {
+        crate::error::check_range("workers", workers, 0, MAX_LOCAL_WORKERS, "")?;
+        let host = check_host(host)?;
+        Ok(LocustRun {
+            locust: PathBuf::from("locust"),
+            workers,
+            host,
+            dir: dir.into(),
+            worker_wait: WORKER_WAIT,
+        })
+    }
+
     /// Runs this Locust executable instead of the one found by [`find_locust`].
     pub fn executable(mut self, locust: impl Into<PathBuf>) -> LocustRun {
         self.locust = locust.into();
@@ -101,8 +116,8 @@ impl LocustRun {
     /// The commands to run this schedule with workers on other machines: the master's
     /// (its bus on `bind`:5557 — the address the workers reach it at, which the user
     /// names; the locustfile and statistics in its working folder) and each worker's
-    /// (`MASTER_HOST` to be replaced by that address), each starting with the Locust
-    /// executable found here.
+    /// (`MASTER_HOST` to be replaced by that address), each starting with this run's Locust
+    /// executable (`locust` for a [`remote`](Self::remote) run).
     pub fn remote_commands(&self, schedule: &Schedule, bind: &str) -> (String, String) {
         let locust = path_arg(&self.locust);
         let master = self.args(schedule, "locustfile.py", "stats", bind, 5557);

@@ -43,8 +43,9 @@ pub(crate) struct Args {
 impl Args {
     pub(crate) fn run(self) -> perfshape::Result<Exit> {
         let schedule = self.schedule.schedule(&self.fixture)?;
-        let run = LocustRun::new(&self.host, self.workers, &self.dir)?;
         if self.print_commands {
+            // The commands are for other machines: Locust need not be installed here.
+            let run = LocustRun::remote(&self.host, self.workers, &self.dir)?;
             write(&run.locustfile(), &locustfile(&schedule)?)?;
             let (master, worker) = run.remote_commands(&schedule, &self.master_bind);
             println!("# the locustfile: {}", run.locustfile().display());
@@ -59,6 +60,7 @@ impl Args {
             );
             return Ok(Exit::Holds);
         }
+        let run = LocustRun::new(&self.host, self.workers, &self.dir)?;
         announce(
             "locust",
             &schedule,
