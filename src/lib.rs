@@ -68,6 +68,7 @@ pub mod claim;
 pub mod claims;
 pub mod client;
 pub mod compare;
+pub mod cpu_quota;
 pub mod endpoint;
 pub mod error;
 mod evidence;

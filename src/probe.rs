@@ -156,9 +156,8 @@ impl ProbeReport {
                 "throughput stops growing at concurrency {c}: behaves like a pool of ≈{k:.1} (at the plateau: {plateau})"
             ),
             Limit::Cpu => format!(
-                "throughput stops growing at concurrency {c}, {best:.0} requests/s: limited by CPU ({} cores {:.0}% busy, the service's and perfshape's own load client's), not by a pool — inconclusive about the service",
-                plateau.cores.unwrap_or(0),
-                plateau.machine.unwrap_or(0.0) * 100.0
+                "throughput stops growing at concurrency {c}, {best:.0} requests/s: limited by CPU ({}, the service's and perfshape's own load client's), not by a pool — inconclusive about the service",
+                plateau.cpu_words()
             ),
             Limit::LoadClient => format!(
                 "throughput stops growing at concurrency {c}: the load client was the limit at {best:.0} requests/s (its workers {:.0}% busy, the machine {:.0}%): inconclusive",
@@ -317,6 +316,8 @@ mod tests {
         Some(Usage {
             machine,
             cores: machine.map(|_| 2),
+            quota: None,
+            throttled: None,
             process: None,
             waiting: None,
             client,

@@ -1,5 +1,7 @@
 //! What the machine and both pools were doing over a load: the share of the machine's CPU
-//! in use (every process's, from `/proc/stat`), the load client's workers' busy share, and
+//! in use (every process's, from `/proc/stat`; where a cgroup quota limits this process,
+//! the share of the quota its cgroup used, and how often it was throttled — see
+//! [`crate::cpu_quota`]), the load client's workers' busy share, and
 //! — for a router perfshape serves — the server's. A figure measured while the machine or
 //! the load client was saturated measures perfshape and the machine, not the service; these
 //! are what tell it apart.
@@ -9,6 +11,7 @@ use std::time::{Duration, Instant};
 use serde::{Deserialize, Serialize};
 
 use crate::client::LoadClient;
+use crate::cpu_quota::{CpuQuota, QuotaReading};
 use crate::pool::{Activity, Pool, Window};
 
 /// How long a pool may take to park after a load, so that its busy time is counted: tokio
@@ -41,7 +44,7 @@ pub const WAITING: f64 = 0.7;
 
 /// The machine's CPU time so far, in ticks, from `/proc/stat`: busy (everything but idle
 /// and I/O wait) and total, over every core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpuReading {
     busy: u64,
     total: u64,
@@ -51,6 +54,8 @@ pub struct CpuReading {
     /// The time this process's threads have spent runnable but waiting for a CPU, summed,
     /// in nanoseconds (each thread's `schedstat`), and when it was read.
     waited: Option<(u64, Instant)>,
+    /// The cgroup quota's counters, where one limits this process.
+    quota: Option<QuotaReading>,
 }
 
 impl CpuReading {
@@ -86,22 +91,46 @@ impl CpuReading {
             cores: stats.cpu_time.len().max(1),
             own,
             waited,
+            quota: CpuQuota::binding().and_then(CpuQuota::read),
         })
     }
 
-    /// The share of every core's time this process used since `earlier` (0 to 1).
+    /// The share of the CPU this process may use that it used since `earlier` (0 to 1):
+    /// of every core's time, or of its cgroup's quota where one limits it.
     pub fn own_since(&self, earlier: &CpuReading) -> Option<f64> {
         let total = self.total.checked_sub(earlier.total)?;
         let own = self.own?.saturating_sub(earlier.own?);
-        (total > 0).then(|| (own as f64 / total as f64).clamp(0.0, 1.0))
+        let of_cores = own as f64 / total.max(1) as f64;
+        let share = match self.quota {
+            Some(q) => of_cores * self.cores as f64 / q.cpus,
+            None => of_cores,
+        };
+        (total > 0).then(|| share.clamp(0.0, 1.0))
     }
 
-    /// The share of every core's time in use since `earlier` (0 to 1), `None` when no tick
-    /// passed.
+    /// The share of the CPU this process may use that was in use since `earlier` (0 to 1):
+    /// every core's time, every process's, from `/proc/stat` — or, where a cgroup quota
+    /// limits this process, its cgroup's time against the quota (the host's other work is
+    /// not what starves a load inside a quota; the quota is). `None` when no tick passed.
     pub fn busy_since(&self, earlier: &CpuReading) -> Option<f64> {
+        if let Some((now, then)) = self.quota.zip(earlier.quota) {
+            return now.used_since(&then);
+        }
         let total = self.total.checked_sub(earlier.total)?;
         let busy = self.busy.saturating_sub(earlier.busy);
         (total > 0).then(|| (busy as f64 / total as f64).clamp(0.0, 1.0))
+    }
+
+    /// The share of the quota's enforcement periods since `earlier` in which the kernel
+    /// throttled this process's cgroup; `None` without a quota or when no period passed.
+    pub fn throttled_since(&self, earlier: &CpuReading) -> Option<f64> {
+        let (now, then) = self.quota.zip(earlier.quota)?;
+        now.throttled_since(&then)
+    }
+
+    /// The CPUs the cgroup quota allows this process, where one limits it.
+    pub fn quota(&self) -> Option<f64> {
+        self.quota.map(|q| q.cpus)
     }
 
     /// This process's threads waiting for a CPU since `earlier`, on average (their
@@ -127,6 +156,14 @@ pub struct Usage {
     pub machine: Option<f64>,
     /// The machine's cores, when read.
     pub cores: Option<usize>,
+    /// The CPUs a cgroup quota allows this process (a container's CPU limit), where one
+    /// limits it: then `machine` and `process` are shares of the quota, not of the cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quota: Option<f64>,
+    /// The share of the quota's enforcement periods in which the kernel throttled this
+    /// process's cgroup over the load, where a quota limits it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttled: Option<f64>,
     /// The share of the machine's CPU this process used (its load client, and the server
     /// when perfshape serves the target), when read.
     #[serde(default)]
@@ -180,11 +217,51 @@ impl Usage {
         self.client >= SATURATED
     }
 
+    /// The CPUs the load could have: the quota where one limits this process, else the
+    /// cores (`None` when neither was read).
+    pub fn capacity(&self) -> Option<f64> {
+        self.quota.or(self.cores.map(|c| c as f64))
+    }
+
+    /// The CPU figure in words: `2 cores 97% busy`, or under a quota `a quota of 1 CPU 98%
+    /// used, throttled in 43% of periods`.
+    pub fn cpu_words(&self) -> String {
+        let Some(machine) = self.machine else {
+            return "machine CPU not readable".to_string();
+        };
+        match self.quota {
+            Some(cpus) => {
+                let mut words = format!(
+                    "a quota of {} {:.0}% used",
+                    crate::cpu_quota::cpus_in_words(cpus),
+                    machine * 100.0
+                );
+                if let Some(throttled) = self.throttled {
+                    words.push_str(&format!(
+                        ", throttled in {:.0}% of periods",
+                        throttled * 100.0
+                    ));
+                }
+                words
+            }
+            None => format!(
+                "{} cores {:.0}% busy",
+                self.cores.unwrap_or(0),
+                machine * 100.0
+            ),
+        }
+    }
+
     /// The largest of each figure over several loads.
     pub fn most(usages: impl IntoIterator<Item = Usage>) -> Option<Usage> {
         usages.into_iter().reduce(|a, b| Usage {
             machine: a.machine.zip(b.machine).map(|(x, y)| x.max(y)),
             cores: a.cores.or(b.cores),
+            quota: a.quota.or(b.quota),
+            throttled: match (a.throttled, b.throttled) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                (x, y) => x.or(y),
+            },
             process: a.process.zip(b.process).map(|(x, y)| x.max(y)),
             waiting: a.waiting.zip(b.waiting).map(|(x, y)| x.max(y)),
             client: a.client.max(b.client),
@@ -201,10 +278,11 @@ impl Usage {
 }
 
 impl std::fmt::Display for Usage {
-    /// `machine 2 cores 97% busy; load client 88% busy; server 64% busy`.
+    /// `machine 2 cores 97% busy; load client 88% busy; server 64% busy`; under a cgroup
+    /// quota `machine a quota of 1 CPU 98% used, throttled in 43% of periods; …`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match (self.machine, self.cores) {
-            (Some(m), Some(c)) => write!(f, "machine {c} cores {:.0}% busy", m * 100.0)?,
+            (Some(_), Some(_)) => write!(f, "machine {}", self.cpu_words())?,
             _ => f.write_str("machine CPU not readable")?,
         }
         if let Some(own) = self.process {
@@ -265,6 +343,10 @@ impl<'p> UsageMeter<'p> {
                 .zip(self.cpu)
                 .and_then(|(now, then)| now.busy_since(&then)),
             cores: cpu_now.map(|c| c.cores()),
+            quota: cpu_now.and_then(|c| c.quota()),
+            throttled: cpu_now
+                .zip(self.cpu)
+                .and_then(|(now, then)| now.throttled_since(&then)),
             process: cpu_now
                 .zip(self.cpu)
                 .and_then(|(now, then)| now.own_since(&then)),
@@ -333,6 +415,8 @@ mod tests {
         let a = Usage {
             machine: Some(0.5),
             cores: Some(2),
+            quota: None,
+            throttled: None,
             process: None,
             waiting: None,
             client: 0.9,
@@ -342,6 +426,8 @@ mod tests {
         let b = Usage {
             machine: Some(0.95),
             cores: Some(2),
+            quota: None,
+            throttled: None,
             process: None,
             waiting: None,
             client: 0.2,
@@ -358,5 +444,30 @@ mod tests {
             most.to_string(),
             "machine 2 cores 95% busy; load client 90% busy; server 40% busy"
         );
+    }
+
+    #[test]
+    fn under_a_quota_the_machine_line_gives_the_quota_and_its_throttling() {
+        let quota = |cpus: f64, throttled: f64| Usage {
+            machine: Some(0.98),
+            cores: Some(2),
+            quota: Some(cpus),
+            throttled: Some(throttled),
+            process: None,
+            waiting: None,
+            client: 0.3,
+            server: None,
+            client_cpu: None,
+        };
+        assert_eq!(
+            quota(1.0, 0.43).to_string(),
+            "machine a quota of 1 CPU 98% used, throttled in 43% of periods; load client 30% busy"
+        );
+        assert_eq!(
+            quota(1.5, 0.0).cpu_words(),
+            "a quota of 1.5 CPUs 98% used, throttled in 0% of periods"
+        );
+        assert_eq!(quota(1.5, 0.0).capacity(), Some(1.5));
+        assert!(quota(1.0, 0.43).cpu_saturated());
     }
 }

@@ -509,6 +509,7 @@ impl<'a> Claim<'a> {
             rounds,
             context,
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
             gate,
             elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
             limit,

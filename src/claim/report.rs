@@ -59,6 +59,10 @@ pub struct ClaimReport {
     pub context: BTreeMap<String, String>,
     /// The machine's available parallelism.
     pub cores: usize,
+    /// The CPUs a cgroup quota allows this process (a container's CPU limit), where one
+    /// limits it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_quota: Option<f64>,
     /// Strict or advisory.
     pub gate: GateMode,
     /// Time spent measuring.
@@ -265,8 +269,12 @@ impl std::fmt::Display for ClaimReport {
         let _ = writeln!(s, "  settings: {context}");
         let _ = writeln!(
             s,
-            "  machine: {} cores; {}; measured for {:.2} s; gate {} ({GATE_ENV})",
+            "  machine: {} cores{}; {}; measured for {:.2} s; gate {} ({GATE_ENV})",
             self.cores,
+            self.cpu_quota.map_or(String::new(), |cpus| format!(
+                ", a CPU quota of {}",
+                crate::cpu_quota::cpus_in_words(cpus)
+            )),
             crate::build::describe(),
             self.elapsed.as_secs_f64(),
             self.gate

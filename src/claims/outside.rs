@@ -69,7 +69,8 @@ impl Outside {
         if machine < SATURATED {
             return false;
         }
-        let cores = usage.cores.unwrap_or(1).max(1) as f64;
+        // The CPUs the load could have: a cgroup's quota where one limits this process.
+        let cores = usage.capacity().unwrap_or(1.0).max(f64::MIN_POSITIVE);
         let service = self.service.map(|(times, length)| {
             let length = length.as_secs_f64().max(f64::MIN_POSITIVE);
             (
