@@ -1,9 +1,10 @@
 //! A [`Schedule`] as a locustfile: one `FastHttpUser` class per row with `fixed_count`
 //! users, who run the row's stages by the clock and name each request `row@round`.
 //!
-//! The start time is the master's: at `test_start` it fixes `t0` a short lead ahead and
-//! sends it to every worker with Locust's custom messages, so users on other machines
-//! start each stage together (their clocks need only agree to a few milliseconds, as NTP
+//! The start time is the master's: at `test_start` it fixes `t0`, the run's start, and
+//! sends it to every worker with Locust's custom messages (the first stage starts a
+//! [`LEAD`] after it, time for every user to spawn and every worker to hear it), so users
+//! on other machines start each stage together (their clocks need only agree to a few milliseconds, as NTP
 //! keeps them; the stages' drains absorb the rest).
 
 use std::fmt::Write as _;
@@ -101,6 +102,11 @@ from locust import FastHttpUser, constant, events, task
 from locust.exception import StopUser
 from locust.runners import MasterRunner, WorkerRunner
 
+# Workers report every second, not every 3 s: the run ends once each has reported after the
+# last stage, so the interval is how long the end waits (read at each report, in every
+# process that imports this file).
+locust.runners.WORKER_REPORT_INTERVAL = 1.0
+
 "#;
 
 const USERS: &str = r#"START = {"t0": None}
@@ -120,7 +126,8 @@ def _fix_t0(environment, **_kwargs):
     # The master (or a single local process) fixes the start; workers are told it.
     if isinstance(environment.runner, WorkerRunner):
         return
-    START["t0"] = time.time() + LEAD_S
+    # Every stage's start counts from here, the first at LEAD_S.
+    START["t0"] = time.time()
     if isinstance(environment.runner, MasterRunner):
         environment.runner.send_message("perfshape_t0", START["t0"])
     gevent.spawn(_quit_after_the_last_stage, environment)
@@ -140,7 +147,7 @@ def _quit_after_the_last_stage(environment):
     # the end. (Their final report, sent on quit, arrives after the master stops
     # listening: in Locust 2.47 a worker took 2.6 s to stop and the master waits 0.5 s;
     # five stages were lost that way.)
-    end = START["t0"] - LEAD_S + TOTAL_S
+    end = START["t0"] + TOTAL_S
     _sleep_until(end)
     runner = environment.runner
     if isinstance(runner, MasterRunner):
