@@ -69,6 +69,7 @@ pub mod claims;
 pub mod client;
 pub mod compare;
 pub mod cpu_quota;
+mod cut_short;
 pub mod endpoint;
 pub mod error;
 mod evidence;

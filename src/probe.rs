@@ -58,7 +58,7 @@ pub struct ProbeStep {
     pub usage: Usage,
     /// The bound that ended the step early, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cut_short: Option<crate::run::CutShort>,
+    pub cut_short: Option<crate::cut_short::CutShort>,
 }
 
 /// What stopped the throughput growing, judged from the machine and the pools at the

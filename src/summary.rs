@@ -40,7 +40,7 @@ pub struct Summary {
     pub most_in_flight: usize,
     /// The bound that ended the load early, if one did ([`Run::cut_short`](crate::Run)).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub cut_short: Option<crate::run::CutShort>,
+    pub cut_short: Option<crate::cut_short::CutShort>,
 }
 
 /// Latency figures, from an HDR histogram at microsecond resolution.

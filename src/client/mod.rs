@@ -605,8 +605,8 @@ fn cut_short(
     records: &[RequestRecord],
     elapsed: Duration,
     limits: Limits,
-) -> Option<crate::run::CutShort> {
-    use crate::run::CutShort;
+) -> Option<crate::cut_short::CutShort> {
+    use crate::cut_short::CutShort;
     let deadline = records
         .iter()
         .any(|r| {

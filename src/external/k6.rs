@@ -14,9 +14,9 @@
 
 use std::fmt::Write as _;
 
+use super::engine::Engine;
 use super::quoted;
-use super::schedule::{EngineLoad, K6_MIN_DURATION, Schedule};
-use super::stats::Engine;
+use super::schedule::{EngineLoad, K6_MIN_DURATION, Schedule, scenario_name};
 use crate::error::Result;
 
 /// The k6 script for `schedule`, or why k6 would refuse it ([`Schedule::check_engine`]).
@@ -165,10 +165,4 @@ export function handleSummary(data) {
 "#,
     );
     Ok(js)
-}
-
-/// The k6 scenario of the schedule's `index`-th stage: `s000`, `s001`, … (k6 allows only
-/// letters, digits, `_` and `-` in a scenario's name, so not the stage's `row@round`).
-pub fn scenario_name(index: usize) -> String {
-    format!("s{index:03}")
 }

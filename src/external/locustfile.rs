@@ -9,9 +9,9 @@
 
 use std::fmt::Write as _;
 
+use super::engine::Engine;
 use super::quoted;
 use super::schedule::{EngineLoad, LEAD, Schedule};
-use super::stats::Engine;
 use crate::error::{Error, Result};
 
 /// The locustfile's Python source for `schedule`, or why Locust cannot run it

@@ -36,6 +36,7 @@
 //! # Ok::<(), perfshape::Error>(())
 //! ```
 
+mod engine;
 mod judge;
 mod k6;
 mod k6_run;
@@ -46,15 +47,18 @@ mod schedule;
 mod service;
 mod stats;
 
+pub use engine::Engine;
 pub use judge::{Judge, Judged, LITTLE_SLACK, MODEL_BAND, OFFERED, ORDER_STEP};
-pub use k6::{k6_script, scenario_name};
+pub use k6::k6_script;
 pub use k6_run::{K6_ENV, K6Run, MAX_RUNNERS, find_k6};
 pub use locust::{LOCUST_ENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_locust};
 pub use locustfile::locustfile;
 pub use process::{ENGINES_PIP, ENGINES_VENV};
-pub use schedule::{EngineLoad, K6_MIN_DURATION, LEAD, ROUNDS, Schedule, ScheduledRow, Stage};
+pub use schedule::{
+    EngineLoad, K6_MIN_DURATION, LEAD, ROUNDS, Schedule, ScheduledRow, Stage, scenario_name,
+};
 pub use service::{PORT_PLACEHOLDER, StartedService};
-pub use stats::{Engine, EngineStats, StageStats};
+pub use stats::{EngineStats, StageStats};
 
 /// A string as a literal in a generated script: JSON's escaping is valid in both Python
 /// and JavaScript.

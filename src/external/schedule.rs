@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use super::stats::Engine;
+use super::engine::Engine;
 use crate::error::{Error, Result};
 use crate::experiment::{Experiment, Metric, Workload};
 use crate::vocab::{ClientStrategy, Lifecycle, ServerStrategy};
@@ -29,6 +29,13 @@ pub const ROUNDS: std::ops::RangeInclusive<usize> = 3..=15;
 /// `per-vu-iterations` scenario of less is a configuration error (k6 1.1: "the duration
 /// must be at least 1s").
 pub const K6_MIN_DURATION: Duration = Duration::from_secs(1);
+
+/// The k6 scenario of the schedule's `index`-th stage (here, beside the stages, because
+/// both the script writer and the statistics reader name scenarios by it): `s000`, `s001`, … (k6 allows only
+/// letters, digits, `_` and `-` in a scenario's name, so not the stage's `row@round`).
+pub fn scenario_name(index: usize) -> String {
+    format!("s{index:03}")
+}
 
 /// How one row's load is offered by an engine's users.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]

@@ -11,8 +11,8 @@ use std::path::Path;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::k6::scenario_name;
-use super::schedule::{EngineLoad, Schedule};
+use super::engine::Engine;
+use super::schedule::{EngineLoad, Schedule, scenario_name};
 use crate::error::{Error, Result};
 
 /// One stage's requests as the engine counted them.
@@ -29,26 +29,6 @@ pub struct StageStats {
     /// An open loop's starts the engine dropped because every user was busy (k6's
     /// `dropped_iterations`): planned = sent + dropped. 0 for every other load.
     pub dropped: u64,
-}
-
-/// Which engine wrote the statistics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Engine {
-    /// Locust: its `--json-file` output or its `--csv` `_stats.csv`.
-    Locust,
-    /// k6: its end-of-test summary (`handleSummary` data or `--summary-export`).
-    K6,
-}
-
-impl Engine {
-    /// The engine's name.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Engine::Locust => "locust",
-            Engine::K6 => "k6",
-        }
-    }
 }
 
 /// Every stage's statistics from one engine run, keyed by `row@round`.
