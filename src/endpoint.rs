@@ -13,7 +13,7 @@ use crate::load::{Load, ScenarioInput};
 use crate::run::Run;
 use crate::target::Target;
 
-use crate::vocab::{Allowance, ClientStrategy, Held, PoolSettings};
+use crate::vocab::{Allowance, ClientStrategy, Held, PoolSettings, ServerStrategy};
 
 /// A comparison's fan-out ([`Endpoint::faster_than`]): at least this many requests, and
 /// at least [`COMPARISON_PER_WORKER`] per server worker, so a handler holding its worker
@@ -268,5 +268,59 @@ impl Endpoint {
             actual.into().0?,
             claimed.into().0?,
         )
+    }
+}
+
+// A target's endpoints are made here, beside what an endpoint is, so that `target.rs`
+// reads nothing above it.
+impl Target {
+    /// An endpoint of this target: `GET path` (with its query, if any; it must start with
+    /// `/`).
+    ///
+    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
+    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
+    /// error. ([`get`](Self::get) makes the same endpoint without sending anything; its
+    /// claims send the first request before any load.)
+    pub fn endpoint(&self, path: &str) -> Result<Endpoint> {
+        let endpoint = self.get(path);
+        endpoint.preflight()?;
+        Ok(endpoint)
+    }
+
+    /// `GET path` on this target; nothing is sent until a claim is checked.
+    pub fn get(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::get(path))
+    }
+
+    /// `POST path` on this target: add a body with [`json`](Endpoint::json) or
+    /// [`body`](Endpoint::body), headers with [`header`](Endpoint::header).
+    pub fn post(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::post(path))
+    }
+
+    /// `PUT path` on this target.
+    pub fn put(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::put(path))
+    }
+
+    /// `PATCH path` on this target.
+    pub fn patch(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::patch(path))
+    }
+
+    /// `DELETE path` on this target.
+    pub fn delete(&self, path: impl Into<String>) -> Endpoint {
+        self.request(Request::delete(path))
+    }
+
+    /// Any [`Request`] on this target, sent as it is (or varied per request with
+    /// [`Endpoint::vary`]).
+    pub fn request(&self, request: Request) -> Endpoint {
+        Endpoint::new(self, request)
+    }
+
+    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
+    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint> {
+        self.endpoint(&strategy.path_and_query(work)?)
     }
 }

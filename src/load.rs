@@ -461,3 +461,37 @@ pub(crate) fn in_process_model(
 ) -> Model {
     Model::of(strategy.holds_like(), pool, work, ClientStrategy::FanOut, n)
 }
+
+impl Target {
+    /// `scenario` (built with [`Target::scenario`]) on this target, which must be the demo
+    /// service with the scenario's pool and lifecycle: the request goes to the route of
+    /// the scenario's server strategy.
+    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
+        let scenario = scenario.into().0?;
+        self.load_claiming(scenario.clone(), scenario)
+    }
+
+    #[doc(hidden)]
+    /// Runs `actual` while the measures state `claimed` — its label, its settings and the
+    /// model's expectations: a claim's negative control, the same claim on a deliberately
+    /// wrong setup (an async wait made blocking, the cap removed, a pool of 4 where 1 is
+    /// claimed), which must come out broken.
+    pub fn load_claiming(
+        &self,
+        actual: impl Into<ScenarioInput>,
+        claimed: impl Into<ScenarioInput>,
+    ) -> Result<Load> {
+        if !self.is_demo() {
+            return Err(Error::invalid(
+                "target",
+                self.describe(),
+                "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
+                 for your own endpoint, endpoint.load(scenario) declares how it behaves",
+            ));
+        }
+        let actual = actual.into().0?;
+        let url = self.url_of(&actual.server.path_and_query(actual.work)?)?;
+        let plan = Plan::get(&crate::client::check_url(&url)?);
+        Load::new(self, plan, actual, claimed.into().0?)?.warmed_briefly()
+    }
+}

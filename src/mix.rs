@@ -136,3 +136,11 @@ impl Mix {
         )
     }
 }
+
+impl Target {
+    /// A traffic mix of this target's endpoints, each sent in proportion to its weight:
+    /// [`Mix::none_blocks_its_worker`] names the route whose handler holds its worker.
+    pub fn mix(&self, routes: impl IntoIterator<Item = (Endpoint, usize)>) -> Mix {
+        Mix::new(self, routes.into_iter().collect())
+    }
+}

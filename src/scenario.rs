@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use crate::claim::Expected;
-use crate::error::{Result, check_range};
+use crate::error::{Error, Result, check_range};
 use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_REQUESTS};
 use crate::model::Model;
 use crate::run::Run;
@@ -250,5 +250,46 @@ impl ScenarioBuilder {
             n: self.n,
             work: self.server.work_time(self.work),
         })
+    }
+}
+
+impl Target {
+    /// A scenario builder with this target's server pool and client lifecycle, for
+    /// [`Target::load`].
+    pub fn scenario(&self) -> ScenarioBuilder {
+        let builder = Scenario::builder().lifecycle(self.client().lifecycle());
+        match self.pool_settings() {
+            Some(pool) => builder.pool(pool),
+            None => builder,
+        }
+    }
+
+    /// Checks that this target measures the way `scenario` says: with the scenario's
+    /// client lifecycle and, when perfshape serves it, on the scenario's server pool.
+    pub(crate) fn check_matches(&self, scenario: &Scenario) -> Result<()> {
+        if self
+            .pool_settings()
+            .is_some_and(|pool| pool != scenario.server_pool)
+        {
+            return Err(Error::invalid(
+                "server pool",
+                format!("{} in the scenario", scenario.server_pool),
+                format!(
+                    "the target's {} (build it with target.scenario())",
+                    self.describe()
+                ),
+            ));
+        }
+        if self.client().lifecycle() != scenario.lifecycle {
+            return Err(Error::invalid(
+                "lifecycle",
+                format!("{} in the scenario", scenario.lifecycle),
+                format!(
+                    "the target's {} (build it with target.scenario())",
+                    self.client().lifecycle()
+                ),
+            ));
+        }
+        Ok(())
     }
 }

@@ -6,17 +6,12 @@ use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::client::{Limits, LoadClient, Plan, Request};
-use crate::endpoint::Endpoint;
+use crate::client::{Limits, LoadClient, Plan};
 use crate::error::{Error, Result};
-use crate::load::{Load, ScenarioInput};
-use crate::mix::Mix;
 use crate::pool::{Pool, PoolSettings};
-use crate::scenario::{Scenario, ScenarioBuilder};
 use crate::server::Server;
 use crate::service_process::ServiceProcess;
 use crate::vocab::Lifecycle;
-use crate::vocab::ServerStrategy;
 
 /// How long [`Target::url`] waits for a TCP connection before calling a service
 /// unreachable.
@@ -362,137 +357,6 @@ impl Target {
     /// The name given with [`named`](Self::named), if any.
     pub fn name(&self) -> Option<&str> {
         self.name.as_deref()
-    }
-
-    // Endpoints: what claims are made about.
-
-    /// An endpoint of this target: `GET path` (with its query, if any; it must start with
-    /// `/`).
-    ///
-    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
-    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
-    /// error. ([`get`](Self::get) makes the same endpoint without sending anything; its
-    /// claims send the first request before any load.)
-    pub fn endpoint(&self, path: &str) -> Result<Endpoint> {
-        let endpoint = self.get(path);
-        endpoint.preflight()?;
-        Ok(endpoint)
-    }
-
-    /// `GET path` on this target; nothing is sent until a claim is checked.
-    pub fn get(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::get(path))
-    }
-
-    /// `POST path` on this target: add a body with [`json`](Endpoint::json) or
-    /// [`body`](Endpoint::body), headers with [`header`](Endpoint::header).
-    pub fn post(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::post(path))
-    }
-
-    /// `PUT path` on this target.
-    pub fn put(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::put(path))
-    }
-
-    /// `PATCH path` on this target.
-    pub fn patch(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::patch(path))
-    }
-
-    /// `DELETE path` on this target.
-    pub fn delete(&self, path: impl Into<String>) -> Endpoint {
-        self.request(Request::delete(path))
-    }
-
-    /// Any [`Request`] on this target, sent as it is (or varied per request with
-    /// [`Endpoint::vary`]).
-    pub fn request(&self, request: Request) -> Endpoint {
-        Endpoint::new(self, request)
-    }
-
-    /// A traffic mix of this target's endpoints, each sent in proportion to its weight:
-    /// [`Mix::none_blocks_its_worker`] names the route whose handler holds its worker.
-    pub fn mix(&self, routes: impl IntoIterator<Item = (Endpoint, usize)>) -> Mix {
-        Mix::new(self, routes.into_iter().collect())
-    }
-
-    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
-    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint> {
-        self.endpoint(&strategy.path_and_query(work)?)
-    }
-
-    // Scenarios and loads: the demo service's strategies, run as the model says.
-
-    /// A scenario builder with this target's server pool and client lifecycle, for
-    /// [`Target::load`].
-    pub fn scenario(&self) -> ScenarioBuilder {
-        let builder = Scenario::builder().lifecycle(self.client().lifecycle());
-        match self.pool_settings() {
-            Some(pool) => builder.pool(pool),
-            None => builder,
-        }
-    }
-
-    /// Checks that this target measures the way `scenario` says: with the scenario's
-    /// client lifecycle and, when perfshape serves it, on the scenario's server pool.
-    pub(crate) fn check_matches(&self, scenario: &Scenario) -> Result<()> {
-        if self
-            .pool_settings()
-            .is_some_and(|pool| pool != scenario.server_pool)
-        {
-            return Err(Error::invalid(
-                "server pool",
-                format!("{} in the scenario", scenario.server_pool),
-                format!(
-                    "the target's {} (build it with target.scenario())",
-                    self.describe()
-                ),
-            ));
-        }
-        if self.client().lifecycle() != scenario.lifecycle {
-            return Err(Error::invalid(
-                "lifecycle",
-                format!("{} in the scenario", scenario.lifecycle),
-                format!(
-                    "the target's {} (build it with target.scenario())",
-                    self.client().lifecycle()
-                ),
-            ));
-        }
-        Ok(())
-    }
-
-    /// `scenario` (built with [`Target::scenario`]) on this target, which must be the demo
-    /// service with the scenario's pool and lifecycle: the request goes to the route of
-    /// the scenario's server strategy.
-    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
-        let scenario = scenario.into().0?;
-        self.load_claiming(scenario.clone(), scenario)
-    }
-
-    #[doc(hidden)]
-    /// Runs `actual` while the measures state `claimed` — its label, its settings and the
-    /// model's expectations: a claim's negative control, the same claim on a deliberately
-    /// wrong setup (an async wait made blocking, the cap removed, a pool of 4 where 1 is
-    /// claimed), which must come out broken.
-    pub fn load_claiming(
-        &self,
-        actual: impl Into<ScenarioInput>,
-        claimed: impl Into<ScenarioInput>,
-    ) -> Result<Load> {
-        if !self.is_demo() {
-            return Err(Error::invalid(
-                "target",
-                self.describe(),
-                "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
-                 for your own endpoint, endpoint.load(scenario) declares how it behaves",
-            ));
-        }
-        let actual = actual.into().0?;
-        let url = self.url_of(&actual.server.path_and_query(actual.work)?)?;
-        let plan = Plan::get(&crate::client::check_url(&url)?);
-        Load::new(self, plan, actual, claimed.into().0?)?.warmed_briefly()
     }
 }
 
