@@ -111,7 +111,7 @@ pub enum Error {
         message: String,
         /// The reports of the claims that failed the gate (none when the gate failed on
         /// something other than a claim, such as a snapshot).
-        reports: Vec<crate::claim::ClaimReport>,
+        reports: Vec<crate::outcome::ClaimReport>,
     },
     /// A load engine (Locust, k6) could not be started, or ran and failed: which engine,
     /// the command or process, and what it said.
@@ -215,7 +215,7 @@ impl Error {
     }
 
     /// The reports of the claims a gate failed on (empty for any other error).
-    pub fn reports(&self) -> &[crate::claim::ClaimReport] {
+    pub fn reports(&self) -> &[crate::outcome::ClaimReport] {
         match self {
             Error::Gate { reports, .. } => reports,
             _ => &[],

@@ -84,6 +84,7 @@ pub mod limits;
 pub mod load;
 pub mod mix;
 pub mod model;
+mod outcome;
 pub mod pool;
 pub mod probe;
 mod record;

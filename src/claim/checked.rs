@@ -1,9 +1,9 @@
 //! A claim after its rounds: the verdict, the report, the snapshot view, and the gate.
 
-use super::gate::{GATE_ENV, GateMode};
-use super::report::{ClaimReport, ShapeSummary};
-use super::verdict::Verdict;
 use crate::error::{Error, Result};
+use crate::outcome::Verdict;
+use crate::outcome::{ClaimReport, ShapeSummary};
+use crate::outcome::{GATE_ENV, GateMode};
 
 /// A checked claim: its report, its shape summary, and the gate.
 ///

@@ -1,24 +1,12 @@
-//! Strict or advisory, and the lock that keeps timing claims from overlapping.
+//! Reading the gate's mode (strict or advisory) from the environment, and the lock that
+//! keeps timing claims from overlapping.
 
 use std::sync::{Mutex, MutexGuard};
 
-use serde::Serialize;
-
 use crate::error::{Error, Result};
+use crate::outcome::{GATE_ENV, GateMode};
 
-/// The environment variable that chooses the [`GateMode`].
-pub const GATE_ENV: &str = "PERFSHAPE_GATE";
-
-/// What a claim that does not hold does to the test that checks it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum GateMode {
-    /// Broken or inconclusive fails (the default, and what CI should run).
-    Strict,
-    /// Broken or inconclusive prints the report and passes.
-    Advisory,
-}
-
+// Reading the mode can fail with perfshape's error, which sits above the mode itself.
 impl GateMode {
     /// Reads [`GATE_ENV`]: unset or `strict` is strict, `advisory` is advisory; anything
     /// else is an error rather than a silent default.
@@ -41,15 +29,6 @@ impl GateMode {
                 expected: "strict, advisory".into(),
             }),
         }
-    }
-}
-
-impl std::fmt::Display for GateMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            GateMode::Strict => "strict",
-            GateMode::Advisory => "advisory",
-        })
     }
 }
 

@@ -5,33 +5,29 @@
 //! expected, or the tightest step of an ordering), and lets the [`DecisionRule`] decide —
 //! adding rounds, up to a maximum and a time budget, while the rounds do not settle it.
 
-mod band;
 mod checked;
-mod expected;
 mod gate;
-mod margin;
 mod measure;
-mod report;
 mod rule;
-mod verdict;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-pub use band::Band;
+pub use crate::outcome::Band;
+pub use crate::outcome::Expected;
+pub use crate::outcome::Margin;
+pub use crate::outcome::Unit;
+#[cfg(feature = "experiments")]
+pub(crate) use crate::outcome::short;
+pub use crate::outcome::{ClaimReport, Round, ShapeSummary, artifact_dir};
+pub use crate::outcome::{GATE_ENV, GateMode};
+pub use crate::outcome::{Verdict, median, noise_floor};
 pub use checked::Checked;
-pub use expected::Expected;
 #[doc(hidden)]
 pub use gate::shape_lock;
-pub use gate::{GATE_ENV, GateMode};
-pub use margin::Margin;
-pub use measure::{Measure, Unit};
-#[cfg(feature = "experiments")]
-pub(crate) use report::short;
-pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
+pub use measure::Measure;
 pub use rule::{Decision, DecisionRule, median_interval};
-pub use verdict::{Verdict, median, noise_floor};
 
 use crate::error::{Error, Result};
 

@@ -24,8 +24,8 @@ use std::sync::OnceLock;
 
 use serde::Serialize;
 
-use super::band::Band;
-use super::verdict::{Verdict, median};
+use crate::outcome::Band;
+use crate::outcome::{Verdict, median};
 
 /// When a claim's rounds settle it; see the module documentation.
 ///

@@ -10,9 +10,9 @@ use serde::Serialize;
 
 use super::band::Band;
 use super::expected::Expected;
-use super::gate::{GATE_ENV, GateMode};
+use super::gate_mode::{GATE_ENV, GateMode};
 use super::margin::Margin;
-use super::measure::Unit;
+use super::unit::Unit;
 use super::verdict::{Verdict, median};
 
 /// One round: each side's figure (in side order) and the round's figure.

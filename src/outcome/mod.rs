@@ -1,0 +1,23 @@
+//! What a claim decided, as data: its band, verdict, margin and expectation, the unit its
+//! figures print in, the gate's mode, and the report that holds them all. It sits below
+//! the error type (whose gate failure carries the reports) and below `claim`, which decides
+//! and re-exports all of it (`perfshape::claim::ClaimReport`, …): nothing here reads
+//! either.
+
+mod band;
+mod expected;
+mod gate_mode;
+mod margin;
+mod report;
+mod unit;
+mod verdict;
+
+pub use band::Band;
+pub use expected::Expected;
+pub use gate_mode::{GATE_ENV, GateMode};
+pub use margin::Margin;
+#[cfg(feature = "experiments")]
+pub(crate) use report::short;
+pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
+pub use unit::Unit;
+pub use verdict::{Verdict, median, noise_floor};
