@@ -63,7 +63,7 @@ pub(super) async fn closed_loop(
             records
         });
     }
-    super::gather(tasks).await
+    super::loops::gather(tasks).await
 }
 
 /// What a user reads a response into: enough for a typical head at once; it grows (up to

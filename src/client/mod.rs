@@ -1,19 +1,26 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
 mod connections;
+mod driver;
 mod framing;
+mod http;
+mod inner;
+mod limits;
+mod loops;
 mod offer;
 mod request;
 mod send;
 mod shards;
 mod tls;
 
+pub use driver::Driver;
+pub(crate) use http::check_url;
+pub use limits::Limits;
 pub use offer::{Canary, LoadRequest};
 pub use request::Request;
 pub(crate) use request::{Plan, Vary, path_and_query};
 
 use std::collections::HashSet;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::{Duration, Instant};
@@ -25,42 +32,14 @@ pub use crate::vocab::{ClientStrategy, Lifecycle};
 use crate::error::{Error, Result, check_range};
 use crate::limits::MAX_REQUESTS;
 use crate::pool::{Activity, Pool};
-use crate::record::{FailureKind, RequestRecord};
+use crate::record::RequestRecord;
 use crate::run::Run;
-
-/// Bounds on a load, so no run can hang: each request times out, and the run as a whole
-/// stops sending (counting what it did not send) at its deadline.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Limits {
-    /// The longest one request may take, connect to last byte.
-    pub request_timeout: Duration,
-    /// The longest one load may take.
-    pub run_deadline: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            request_timeout: Duration::from_secs(30),
-            run_deadline: Duration::from_secs(120),
-        }
-    }
-}
-
-/// What sends a load's requests.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Driver {
-    /// reqwest, with the configured [`Lifecycle`]: what the seed strategies measure.
-    #[default]
-    Reqwest,
-    /// For a closed loop with no think time or ramp, of one plain-HTTP request with a
-    /// shared client: one TCP connection per user, one single-threaded event loop per
-    /// client worker (as wrk's threads), the same request bytes written each time and the
-    /// response read with httparse — the load driver of `perfshape load` and `perfshape
-    /// probe`, whose figures a general-purpose client's cost per request would cap (it
-    /// costs what wrk costs, a third of reqwest). Any other load is sent by reqwest.
-    Connections,
-}
+use http::build_client;
+use inner::Inner;
+use limits::cut_short;
+use loops::{
+    Timing, Users, closed_loop, fan_out, join_canary, open_loop, send_at, sequential, task_failed,
+};
 
 /// Offers load to a URL with a [`ClientStrategy`], from its own [`Pool`], and returns a
 /// [`Run`] with one record per request.
@@ -90,22 +69,6 @@ pub struct LoadClient {
     /// The connections driver's threads, one per worker of `pool`, started by its first
     /// load.
     shards: OnceLock<shards::Shards>,
-}
-
-/// What the tasks of a load share.
-struct Inner {
-    lifecycle: Lifecycle,
-    limits: Limits,
-    /// One client (shared, capped), or the pool's clients used in turn.
-    clients: Vec<reqwest::Client>,
-    next_client: AtomicUsize,
-    /// Requests handed to an HTTP client so far, over every load: what a server should
-    /// have received, for checking that each arrived exactly once.
-    issued: std::sync::atomic::AtomicU64,
-    /// Permits for requests in flight to the host, when the lifecycle caps connections.
-    cap: Option<Arc<Semaphore>>,
-    /// Peers seen on earlier responses: tells a reused connection from a new one.
-    seen: Mutex<HashSet<SocketAddr>>,
 }
 
 impl std::fmt::Debug for LoadClient {
@@ -441,333 +404,6 @@ impl LoadClient {
             }
         });
         records.into_inner().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-impl Inner {
-    /// Sends one request with a client of the configured lifecycle, bounded by `deadline`.
-    /// Under a connection cap it first queues for a permit: that wait counts as latency,
-    /// since latency runs from the intended start.
-    async fn send(
-        &self,
-        plan: &Plan,
-        index: usize,
-        origin: Instant,
-        intended: Duration,
-        deadline: Instant,
-    ) -> RequestRecord {
-        let request = match plan.prepared(index) {
-            Ok(request) => request,
-            Err(what) => {
-                let mut record =
-                    RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Build);
-                record.error = Some(what);
-                return record;
-            }
-        };
-        let work = async {
-            let _permit = match &self.cap {
-                Some(cap) => cap.acquire().await.ok(),
-                None => None,
-            };
-            self.issued.fetch_add(1, Ordering::Relaxed);
-            match self.lifecycle {
-                Lifecycle::PerRequest => match build_client(self.limits, usize::MAX) {
-                    Ok(client) => send::send(&client, &request, index, origin, intended).await,
-                    Err(_) => {
-                        RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Request)
-                    }
-                },
-                _ => {
-                    let turn = self.next_client.fetch_add(1, Ordering::Relaxed);
-                    let client = &self.clients[turn % self.clients.len()];
-                    send::send(client, &request, index, origin, intended).await
-                }
-            }
-        };
-        match tokio::time::timeout_at(deadline.into(), work).await {
-            Ok(record) => record,
-            Err(_) => RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Deadline),
-        }
-    }
-}
-
-/// The clock of one load: its start, and the deadline after which nothing is sent.
-#[derive(Clone, Copy)]
-struct Timing {
-    origin: Instant,
-    deadline: Instant,
-}
-
-/// The closed loop's users.
-#[derive(Clone, Copy)]
-struct Users {
-    users: usize,
-    think: Duration,
-    ramp: Duration,
-    duration: Duration,
-}
-
-async fn sequential(
-    inner: Arc<Inner>,
-    plan: Arc<Plan>,
-    n: usize,
-    at: Timing,
-) -> Vec<RequestRecord> {
-    let mut records = Vec::with_capacity(n);
-    for index in 0..n {
-        let intended = at.origin.elapsed();
-        records.push(
-            inner
-                .send(&plan, index, at.origin, intended, at.deadline)
-                .await,
-        );
-    }
-    records
-}
-
-async fn fan_out(inner: Arc<Inner>, plan: Arc<Plan>, n: usize, at: Timing) -> Vec<RequestRecord> {
-    let mut tasks = tokio::task::JoinSet::new();
-    for index in 0..n {
-        let inner = Arc::clone(&inner);
-        let plan = Arc::clone(&plan);
-        tasks.spawn(async move {
-            let intended = at.origin.elapsed();
-            inner
-                .send(&plan, index, at.origin, intended, at.deadline)
-                .await
-        });
-    }
-    join_all(tasks, Vec::with_capacity(n), n, at).await
-}
-
-/// Each user sends, waits for the response, thinks, and sends again; as in the model, a
-/// user sends its next request only if that start lies within `duration`.
-async fn closed_loop(
-    inner: Arc<Inner>,
-    plan: Arc<Plan>,
-    n: usize,
-    users: Users,
-    at: Timing,
-) -> Vec<RequestRecord> {
-    let next = Arc::new(AtomicUsize::new(0));
-    let mut tasks = tokio::task::JoinSet::new();
-    for user in 0..users.users {
-        let (inner, plan, next) = (Arc::clone(&inner), Arc::clone(&plan), Arc::clone(&next));
-        let first = users.ramp.mul_f64(user as f64 / users.users as f64);
-        tasks.spawn(async move {
-            tokio::time::sleep_until((at.origin + first).into()).await;
-            let mut records = Vec::new();
-            while at.origin.elapsed() <= users.duration && Instant::now() < at.deadline {
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                if index >= n {
-                    break;
-                }
-                let intended = at.origin.elapsed();
-                records.push(
-                    inner
-                        .send(&plan, index, at.origin, intended, at.deadline)
-                        .await,
-                );
-                if at.origin.elapsed() + users.think > users.duration {
-                    break;
-                }
-                // No think time means no wait: a zero sleep still waits for the timer's
-                // next tick (up to ~1 ms), which would cap a fast endpoint's throughput.
-                if !users.think.is_zero() {
-                    tokio::time::sleep(users.think).await;
-                }
-            }
-            records
-        });
-    }
-    gather(tasks).await
-}
-
-/// Every user's records, once all have ended.
-async fn gather(mut tasks: tokio::task::JoinSet<Vec<RequestRecord>>) -> Vec<RequestRecord> {
-    let mut records = Vec::new();
-    while let Some(joined) = tasks.join_next().await {
-        // A user task that panicked loses its records: Run::new refuses the gap loudly.
-        if let Ok(user_records) = joined {
-            records.extend(user_records);
-        }
-    }
-    records
-}
-
-/// The bound that ended a load early, if one did: a closed loop whose `n` requests were
-/// all sent before its duration was up, or any load past the run's deadline (requests
-/// recorded as past it, or a closed loop meant to outlast it that ran into it).
-fn cut_short(
-    strategy: ClientStrategy,
-    n: usize,
-    records: &[RequestRecord],
-    elapsed: Duration,
-    limits: Limits,
-) -> Option<crate::cut_short::CutShort> {
-    use crate::cut_short::CutShort;
-    let deadline = records
-        .iter()
-        .any(|r| {
-            r.outcome
-                == crate::record::Outcome::Failed {
-                    kind: FailureKind::Deadline,
-                }
-        })
-        .then_some(CutShort::Deadline {
-            at: limits.run_deadline,
-        });
-    let ClientStrategy::ClosedLoop { duration, .. } = strategy else {
-        return deadline;
-    };
-    if duration > limits.run_deadline && elapsed >= limits.run_deadline {
-        return Some(CutShort::Deadline {
-            at: limits.run_deadline,
-        });
-    }
-    let last = records.iter().map(|r| r.start).max().unwrap_or_default();
-    if records.len() >= n && last < duration {
-        return Some(CutShort::Requests {
-            n,
-            at: last,
-            meant: duration,
-        });
-    }
-    deadline
-}
-
-/// Request i is intended at i / rate. It is sent then if fewer than `max_in_flight` are in
-/// flight, and dropped (recorded as such) otherwise: the load never spawns without bound
-/// and never waits for a slow server before offering the next request.
-async fn open_loop(
-    inner: Arc<Inner>,
-    plan: Arc<Plan>,
-    n: usize,
-    rate: f64,
-    max_in_flight: usize,
-    at: Timing,
-) -> Vec<RequestRecord> {
-    let slots = Arc::new(Semaphore::new(max_in_flight));
-    let mut tasks = tokio::task::JoinSet::new();
-    let mut records = Vec::with_capacity(n);
-    for index in 0..n {
-        let intended = Duration::from_secs_f64(index as f64 / rate);
-        tokio::time::sleep_until((at.origin + intended).into()).await;
-        if Instant::now() >= at.deadline {
-            records.push(RequestRecord::failed_at(
-                index,
-                at.origin.elapsed(),
-                FailureKind::Deadline,
-            ));
-            continue;
-        }
-        match Arc::clone(&slots).try_acquire_owned() {
-            Err(_) => {
-                let mut dropped =
-                    RequestRecord::failed_at(index, at.origin.elapsed(), FailureKind::Dropped);
-                dropped.intended_start = intended;
-                records.push(dropped);
-            }
-            Ok(slot) => {
-                let (inner, plan) = (Arc::clone(&inner), Arc::clone(&plan));
-                tasks.spawn(async move {
-                    let record = inner
-                        .send(&plan, index, at.origin, intended, at.deadline)
-                        .await;
-                    drop(slot);
-                    record
-                });
-            }
-        }
-    }
-    join_all(tasks, records, n, at).await
-}
-
-/// Collects the tasks' records into `records`, adding a deadline record for any index of
-/// `0..n` that is still missing (a task that panicked), so nothing is ever dropped.
-async fn join_all(
-    mut tasks: tokio::task::JoinSet<RequestRecord>,
-    mut records: Vec<RequestRecord>,
-    n: usize,
-    at: Timing,
-) -> Vec<RequestRecord> {
-    while let Some(joined) = tasks.join_next().await {
-        if let Ok(record) = joined {
-            records.push(record);
-        }
-    }
-    let mut done = vec![false; n];
-    for record in &records {
-        done[record.index] = true;
-    }
-    let now = at.origin.elapsed();
-    records.extend(
-        (0..n)
-            .filter(|&i| !done[i])
-            .map(|i| RequestRecord::failed_at(i, now, FailureKind::Deadline)),
-    );
-    records
-}
-
-async fn join_canary(
-    canary: Option<tokio::task::JoinHandle<RequestRecord>>,
-) -> Option<RequestRecord> {
-    match canary {
-        Some(handle) => handle.await.ok(),
-        None => None,
-    }
-}
-
-fn task_failed(error: tokio::task::JoinError) -> Error {
-    Error::io(
-        "the load task ended abnormally",
-        std::io::Error::other(error.to_string()),
-    )
-}
-
-/// Refuses, before anything is sent, a URL that is not an absolute `http(s)://` URL: a
-/// typo must fail at once, not as N failed requests.
-pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
-    let unreachable = |reason: String| Error::Unreachable {
-        url: url.to_string(),
-        reason,
-    };
-    let parsed = reqwest::Url::parse(url).map_err(|e| unreachable(format!("not a URL ({e})")))?;
-    match parsed.scheme() {
-        "https" if !cfg!(feature = "https") => Err(unreachable(
-            "https needs perfshape's `https` feature (rustls); this build has plain HTTP only"
-                .into(),
-        )),
-        "http" | "https" if parsed.host().is_some() => Ok(parsed),
-        "http" | "https" => Err(unreachable("the URL has no host".into())),
-        other => Err(unreachable(format!(
-            "scheme {other:?} is not http or https"
-        ))),
-    }
-}
-
-/// A reqwest client bound by `limits`, keeping at most `idle_per_host` idle connections;
-/// proxies are ignored because every target of a shape measurement is reached directly.
-fn build_client(limits: Limits, idle_per_host: usize) -> Result<reqwest::Client> {
-    tls::ensure_crypto_provider();
-    reqwest::Client::builder()
-        .no_proxy()
-        .timeout(limits.request_timeout)
-        .pool_max_idle_per_host(idle_per_host)
-        .build()
-        .map_err(Error::Client)
-}
-
-/// Waits until `at`, to within microseconds: tokio's timer fires on millisecond ticks, so a
-/// canary meant for 0.5 ms into a load would leave at 1 or 2 ms — after a fast slow request
-/// it was meant to overlap. The last millisecond is yielded away instead of slept.
-async fn send_at(at: Instant) {
-    if let Some(early) = at.checked_sub(Duration::from_millis(1)) {
-        tokio::time::sleep_until(early.into()).await;
-    }
-    while Instant::now() < at {
-        tokio::task::yield_now().await;
     }
 }
 

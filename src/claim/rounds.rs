@@ -1,0 +1,98 @@
+//! Measuring a claim's rounds: warm-up, sides interleaved in alternating order, the rule
+//! asked after each round it looks at; and what the rounds say about their own time and
+//! noise.
+
+use std::time::{Duration, Instant};
+
+use super::{Band, Claim, Decision, Measure, Round, Unit, Verdict, noise_floor};
+use crate::error::{Error, Result};
+
+impl Claim<'_> {
+    /// Warms up, then measures rounds into `rounds` until the rule settles the claim, the
+    /// rounds run out or the budget does.
+    pub(super) fn measure_rounds(
+        &mut self,
+        band: &Band,
+        started: Instant,
+        rounds: &mut Vec<Round>,
+    ) -> Result<Decision> {
+        let count = self.relation.sides().len();
+        for _ in 0..self.warmup {
+            for side in self.relation.sides() {
+                side.warm_up()?;
+            }
+        }
+        loop {
+            let mut order: Vec<usize> = (0..count).collect();
+            if rounds.len() % 2 == 1 {
+                order.reverse();
+            }
+            let mut figures = vec![f64::NAN; count];
+            let mut sides = self.relation.sides();
+            for i in order {
+                figures[i] = measure(sides[i])?;
+            }
+            let value = self.relation.figure(&figures);
+            rounds.push(Round {
+                figures,
+                value,
+                inside: band.contains(value),
+            });
+            if !self.rule.looks_at(rounds.len()) {
+                continue;
+            }
+            let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
+            let decision = self.rule.decide(&values, band);
+            if decision.verdict.is_some() {
+                return Ok(decision);
+            }
+            if rounds.len() >= self.rule.max_rounds || started.elapsed() >= self.budget {
+                return Ok(Decision {
+                    verdict: Some(Verdict::Inconclusive),
+                    reason: format!("{} after {} rounds", decision.reason, rounds.len()),
+                });
+            }
+        }
+    }
+}
+
+fn measure(side: &mut Measure<'_>) -> Result<f64> {
+    let value = side.next()?;
+    if value.is_finite() && value > 0.0 {
+        Ok(value)
+    } else {
+        Err(Error::invalid(
+            "measured figure",
+            format!("{value} from {:?}", side.label),
+            "a finite figure above 0",
+        ))
+    }
+}
+
+/// What the rounds must have waited for, however fast the machine: each side's floor (or,
+/// for a duration without one, its quickest round) times the rounds.
+pub(super) fn physical_limit(measures: &[&Measure<'_>], rounds: &[Round]) -> Option<Duration> {
+    let mut total = 0.0;
+    for (i, measure) in measures.iter().enumerate() {
+        let floor = match (measure.floor, measure.unit) {
+            (Some(floor), _) => floor.as_secs_f64(),
+            (None, Unit::Seconds) => rounds
+                .iter()
+                .filter_map(|r| r.figures.get(i).copied())
+                .fold(f64::INFINITY, f64::min),
+            (None, _) => return None,
+        };
+        if floor.is_finite() {
+            total += floor * rounds.len() as f64;
+        }
+    }
+    Some(Duration::from_secs_f64(total))
+}
+
+/// The noisiest side's A/A noise floor.
+pub(super) fn side_noise(rounds: &[Round]) -> f64 {
+    let count = rounds.first().map_or(0, |r| r.figures.len());
+    (0..count)
+        .map(|i| noise_floor(&rounds.iter().map(|r| r.figures[i]).collect::<Vec<_>>()))
+        .fold(0.0, f64::max)
+}

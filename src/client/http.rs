@@ -1,0 +1,38 @@
+//! The reqwest client a load sends with, and the URLs it accepts.
+
+use super::Limits;
+use super::tls;
+use crate::error::{Error, Result};
+
+/// Refuses, before anything is sent, a URL that is not an absolute `http(s)://` URL: a
+/// typo must fail at once, not as N failed requests.
+pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
+    let unreachable = |reason: String| Error::Unreachable {
+        url: url.to_string(),
+        reason,
+    };
+    let parsed = reqwest::Url::parse(url).map_err(|e| unreachable(format!("not a URL ({e})")))?;
+    match parsed.scheme() {
+        "https" if !cfg!(feature = "https") => Err(unreachable(
+            "https needs perfshape's `https` feature (rustls); this build has plain HTTP only"
+                .into(),
+        )),
+        "http" | "https" if parsed.host().is_some() => Ok(parsed),
+        "http" | "https" => Err(unreachable("the URL has no host".into())),
+        other => Err(unreachable(format!(
+            "scheme {other:?} is not http or https"
+        ))),
+    }
+}
+
+/// A reqwest client bound by `limits`, keeping at most `idle_per_host` idle connections;
+/// proxies are ignored because every target of a shape measurement is reached directly.
+pub(super) fn build_client(limits: Limits, idle_per_host: usize) -> Result<reqwest::Client> {
+    tls::ensure_crypto_provider();
+    reqwest::Client::builder()
+        .no_proxy()
+        .timeout(limits.request_timeout)
+        .pool_max_idle_per_host(idle_per_host)
+        .build()
+        .map_err(Error::Client)
+}
