@@ -52,9 +52,11 @@
 //! run, and a machine too noisy to tell gets [`Verdict::Inconclusive`], not a false failure.
 //!
 //! Layers, bottom to top (nothing reaches up): the vocabulary (strategies, lifecycles, pool
-//! settings, phases, the wire format) → [`pool`], [`server`], [`client`], [`inproc`] →
-//! [`run`] and [`summary`] → [`model`] → [`claim`] → [`Target`], [`scenario`], [`load`],
-//! [`endpoint`], [`mix`], [`probe`] → the ready-made [`claims`] → `experiment`, `report` and
+//! settings, phases, the wire format) and what a claim decided, as data (its band, verdict
+//! and report, which the error type's gate failure carries) → [`error`] → [`pool`],
+//! [`server`], [`client`], [`inproc`] → [`run`] and [`summary`] → [`model`] → [`claim`] →
+//! [`Target`] → [`scenario`], [`load`], [`endpoint`], [`mix`] (each adding the `Target`
+//! methods that make it), [`probe`] → the ready-made [`claims`] → `experiment`, `report` and
 //! `external` (a fixture's rows on Locust or k6, judged from their statistics) → the
 //! `perfshape` CLI.
 #![warn(missing_docs)]
