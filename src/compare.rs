@@ -389,8 +389,8 @@ impl Comparison {
     /// "candidate" when they read the same.
     fn target_names(&self) -> (String, String) {
         let (base, candidate) = (
-            self.base.target().describe(),
-            self.candidate.target().describe(),
+            self.base.target().to_string(),
+            self.candidate.target().to_string(),
         );
         if base == candidate {
             (format!("base ({base})"), format!("candidate ({candidate})"))

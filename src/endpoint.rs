@@ -61,7 +61,7 @@ pub struct Endpoint {
 impl std::fmt::Debug for Endpoint {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Endpoint")
-            .field("target", &self.target.describe())
+            .field("target", &self.target.to_string())
             .field("request", &self.request.to_string())
             .field("varied", &self.vary.is_some())
             .field("concurrency", &self.concurrency)

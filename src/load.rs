@@ -251,7 +251,7 @@ impl Load {
     /// expectation, which another load's measure may be held against
     /// (`async_load.wall().expecting(blocking_load.expected_wall())`).
     pub fn expected_wall(&self) -> Expected {
-        Expected::duration(self.prediction.wall, self.model.describe())
+        Expected::duration(self.prediction.wall, self.model.to_string())
     }
 
     /// The wall time of one run; expects the model's wall.
@@ -268,7 +268,7 @@ impl Load {
     pub fn throughput(&self) -> Measure<'static> {
         let expected = Expected::new(
             self.prediction.throughput,
-            format!("throughput of {}", self.model.describe()),
+            format!("throughput of {}", self.model),
         );
         let (work, this) = (self.actual.work, self.clone());
         self.described(Measure::rate(&self.label(), move || {
@@ -297,10 +297,7 @@ impl Load {
         predicted: Duration,
         pick: fn(&Latency) -> Duration,
     ) -> Measure<'static> {
-        let expected = Expected::duration(
-            predicted,
-            format!("{which} latency of {}", self.model.describe()),
-        );
+        let expected = Expected::duration(predicted, format!("{which} latency of {}", self.model));
         let (work, this) = (self.actual.work, self.clone());
         self.described(Measure::duration(
             &format!("{which} latency of {}", self.label()),
@@ -323,10 +320,7 @@ impl Load {
         let littles = move |throughput: f64, mean: f64| throughput * (mean + think);
         let expected = Expected::new(
             littles(self.prediction.throughput, self.prediction.mean_latency),
-            format!(
-                "throughput × (latency + think) of {}",
-                self.model.describe()
-            ),
+            format!("throughput × (latency + think) of {}", self.model),
         );
         let (work, this) = (self.actual.work, self.clone());
         self.described(Measure::value(
@@ -364,11 +358,7 @@ impl Load {
         match predicted {
             Some(latency) => measure.expecting(Expected::duration(
                 latency,
-                format!(
-                    "{} canary after {} ms",
-                    canary.describe(),
-                    after.as_millis()
-                ),
+                format!("{} canary after {} ms", canary, after.as_millis()),
             )),
             None => measure,
         }
@@ -439,7 +429,7 @@ impl<'p> InProcessLoad<'p> {
 
     /// The wall time of all the waits; expects the model's wall.
     pub fn wall(&self) -> Measure<'_> {
-        let expected = Expected::duration(self.prediction.wall, self.model.describe());
+        let expected = Expected::duration(self.prediction.wall, self.model.to_string());
         Measure::duration(&format!("in-process {}", self.strategy), move || {
             self.runs.run(self.pool, self.n, self.work)
         })
@@ -484,7 +474,7 @@ impl Target {
         if !self.is_demo() {
             return Err(Error::invalid(
                 "target",
-                self.describe(),
+                self.to_string(),
                 "perfshape's demo service (Target::demo) to serve a scenario's strategy; \
                  for your own endpoint, endpoint.load(scenario) declares how it behaves",
             ));

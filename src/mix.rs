@@ -89,7 +89,7 @@ impl Mix {
         if self.target.served().is_none() {
             return Err(Error::invalid(
                 "target",
-                self.target.describe(),
+                self.target.to_string(),
                 "a router perfshape serves (Target::serve): the mix reads each route's held \
                  time from its handler's timed polls; on a running service, claim \
                  does_not_block_its_worker() of each endpoint",

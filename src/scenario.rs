@@ -71,7 +71,7 @@ impl Scenario {
     /// against it (`async_load.wall().expecting(blocking.expected_wall()?)`).
     pub fn expected_wall(&self) -> Result<Expected> {
         let model = self.model();
-        Ok(Expected::duration(model.predict()?.wall, model.describe()))
+        Ok(Expected::duration(model.predict()?.wall, model.to_string()))
     }
 
     /// `client → server`, e.g. `sync-over-async(1 threads) → blocking` or `12 users →
@@ -274,10 +274,7 @@ impl Target {
             return Err(Error::invalid(
                 "server pool",
                 format!("{} in the scenario", scenario.server_pool),
-                format!(
-                    "the target's {} (build it with target.scenario())",
-                    self.describe()
-                ),
+                format!("the target's {} (build it with target.scenario())", self),
             ));
         }
         if self.client().lifecycle() != scenario.lifecycle {

@@ -52,7 +52,7 @@ const LIMITS: Limits = Limits {
 ///
 /// let router = Router::new().route("/health", get(|| async { "ok" }));
 /// let target = Target::serve(router, PoolSettings::workers(1)?)?;
-/// assert_eq!(target.describe(), "router on W=1 B=512");
+/// assert_eq!(target.to_string(), "router on W=1 B=512");
 /// let health = target.endpoint("/health")?; // one GET: the endpoint answers 2xx
 /// assert!(health.url().ends_with("/health"));
 /// # Ok::<(), perfshape::Error>(())
@@ -339,24 +339,26 @@ impl Target {
         self.kind == Kind::Demo
     }
 
+    /// The name given with [`named`](Self::named), if any.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+}
+
+impl std::fmt::Display for Target {
     /// What the target is, in stable words for reports and snapshots (never a port):
     /// `router on W=1 B=512`, `demo service on W=2 B=512`, `running service`; a
-    /// [`named`](Self::named) target is `new service (router on W=1 B=512)`.
-    pub fn describe(&self) -> String {
+    /// [`named`](Target::named) target is `new service (router on W=1 B=512)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match (self.kind, self.pool_settings()) {
             (Kind::Demo, Some(pool)) => format!("demo service on {pool}"),
             (Kind::Router, Some(pool)) => format!("router on {pool}"),
             _ => "running service".to_string(),
         };
         match &self.name {
-            Some(name) => format!("{name} ({what})"),
-            None => what,
+            Some(name) => write!(f, "{name} ({what})"),
+            None => f.write_str(&what),
         }
-    }
-
-    /// The name given with [`named`](Self::named), if any.
-    pub fn name(&self) -> Option<&str> {
-        self.name.as_deref()
     }
 }
 

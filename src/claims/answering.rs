@@ -137,7 +137,7 @@ impl Endpoint {
             during,
         )
         .at_most(0.25)
-        .context("target", self.target().describe())
+        .context("target", self.target().to_string())
         .context("n", n)
         .context("sent", sent)
         .context("wait counted", counted)

@@ -188,7 +188,7 @@ impl Endpoint {
         )
         .at_most(1.0)
         .ideal(0.0)
-        .context("target", self.target().describe())
+        .context("target", self.target().to_string())
         .context("n", n)
         .context("decided on", decided_on)
         .context(

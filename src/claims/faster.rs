@@ -17,8 +17,8 @@ impl Endpoint {
             (self.name(), other.name())
         } else {
             (
-                format!("{} on {}", self.name(), self.target().describe()),
-                format!("{} on {}", other.name(), other.target().describe()),
+                format!("{} on {}", self.name(), self.target()),
+                format!("{} on {}", other.name(), other.target()),
             )
         };
         Claim::ratio(

@@ -124,7 +124,7 @@ impl ConcurrencyLimit {
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
-        .context("target", endpoint.target().describe())
+        .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |_: &ClaimReport| {
             let mut sentences = sentences.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -181,7 +181,7 @@ impl ConcurrencyLimit {
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
-        .context("target", endpoint.target().describe())
+        .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |report: &ClaimReport| {
             let stopped = stopped.lock().unwrap_or_else(|p| p.into_inner());

@@ -108,7 +108,7 @@ impl Mix {
         )
         .at_most(1.0)
         .ideal(0.0)
-        .context("target", self.target.describe())
+        .context("target", self.target.to_string())
         .context("n", n)
         .context(
             "allowance used",

@@ -373,7 +373,7 @@ impl Experiment {
             summary,
             predicted,
             model_figure,
-            model: model.map(|m| m.describe()),
+            model: model.map(|m| m.to_string()),
             overhead,
             checksum,
         })

@@ -308,9 +308,12 @@ impl Model {
             timeline: outcome.timeline,
         })
     }
+}
 
-    /// A short, stable description for reports: `model(fan-out of 20 → blocking, W=2 B=512, 20 ms)`.
-    pub fn describe(&self) -> String {
+impl std::fmt::Display for Model {
+    /// A short, stable description for reports: `model(fan-out of 20 → blocking, W=2
+    /// B=512, 20 ms)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let load = match self.offered {
             Offered::Concurrent { n, concurrency: 1 } => format!("sequential {n}"),
             Offered::Concurrent { n, concurrency } if concurrency >= n => format!("fan-out of {n}"),
@@ -335,7 +338,8 @@ impl Model {
                 self.overhead.as_micros()
             )
         };
-        format!(
+        write!(
+            f,
             "model({load} → {}, {}{cap}, {} ms{cpu})",
             self.server,
             self.pool,

@@ -196,7 +196,7 @@ proptest! {
 fn the_description_is_stable() {
     let model = fan_out(ServerStrategy::Blocking, pool(2, 512), 20, ms(20)).with_connection_cap(2);
     assert_eq!(
-        model.describe(),
+        model.to_string(),
         "model(fan-out of 20 → blocking, W=2 B=512, 2 connections per host, 20 ms)"
     );
 }
@@ -257,7 +257,7 @@ fn a_per_request_overhead_is_served_around_the_handler() -> perfshape::Result {
     assert!(
         Model::of(Async, pool(1, 512), ms(10), FanOut, 100)
             .with_overhead(us(50))
-            .describe()
+            .to_string()
             .ends_with("10 ms + 50 µs per request outside the handler)")
     );
     Ok(())

@@ -70,7 +70,7 @@ impl Args {
             let ms = |d: Duration| format!("{:.1} ms", d.as_secs_f64() * 1e3);
             println!(
                 "| {name} | {} | {} | {:.1}/s | {} | {} | {} |",
-                model.describe(),
+                model,
                 ms(p.wall),
                 p.throughput,
                 p.waves,
