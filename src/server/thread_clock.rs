@@ -10,7 +10,14 @@
 //! thread and which must never read as the handler waiting. Linux keeps that figure per
 //! thread (`/proc/thread-self/schedstat`, its second field: nanoseconds spent runnable on a
 //! run queue, updated each time the thread gets a CPU back), so waiting = wall − CPU − run
-//! queue, exactly.
+//! queue — exactly, but for one thing neither clock sees: on a virtual machine whose kernel
+//! accounts hypervisor steal (`CONFIG_PARAVIRT_TIME_ACCOUNTING`, as this project's machine),
+//! time the host takes from a running vCPU is left out of the thread's CPU time and is no
+//! run-queue delay, so it reads as waiting. `scripts/steal.py` measured it on pure 3 ms
+//! spins: 0.05 % of their time quiet, 0.19 % with a core busy, but now and then a few
+//! milliseconds in one spin (worst 10.5 ms). The claims decide on waiting per request
+//! averaged over their loads (5 % of a request at the least), far above that; a single
+//! poll's figure may carry it.
 //!
 //! Cost, measured on this project's 2-core machine (kernel 6.18): a thread CPU clock read
 //! ≈0.56 µs, a `schedstat` read (`pread` of a file kept open per thread) ≈0.73 µs. A poll
@@ -175,17 +182,26 @@ mod tests {
         assert!(slept.waiting >= Duration::from_millis(2), "{slept:?}");
         assert!(slept.computing < Duration::from_millis(1), "{slept:?}");
 
-        let start = ThreadReading::now().expect("the clocks were available");
-        let began = Instant::now();
-        while began.elapsed() < Duration::from_millis(3) {
-            std::hint::black_box(began.elapsed());
-        }
-        let spun = start.poll();
-        assert!(spun.waiting < Duration::from_millis(1), "{spun:?}");
-        // However busy the machine, a spin's wall time is CPU or preemption, never a wait.
+        // However busy the machine, a spin's wall time is CPU or preemption, never a wait —
+        // but for hypervisor steal, which neither clock sees and which struck 0.4 % of 3 ms
+        // spins with a core busy (the module's note): one spin in three attempts must read
+        // clean, which steal alone fails about once in 10⁷.
+        let spins: Vec<PollTime> = (0..3)
+            .map(|_| {
+                let start = ThreadReading::now().expect("the clocks were available");
+                let began = Instant::now();
+                while began.elapsed() < Duration::from_millis(3) {
+                    std::hint::black_box(began.elapsed());
+                }
+                start.poll()
+            })
+            .collect();
         assert!(
-            spun.computing + spun.preempted >= Duration::from_millis(3),
-            "{spun:?}"
+            spins
+                .iter()
+                .any(|spun| spun.waiting < Duration::from_millis(1)
+                    && spun.computing + spun.preempted >= Duration::from_millis(3)),
+            "{spins:?}"
         );
     }
 }
