@@ -61,7 +61,7 @@ impl QuotaReading {
 impl CpuQuota {
     /// The quota binding this process, `None` where there is none (no cgroup CPU limit,
     /// not Linux, or the files cannot be read).
-    pub fn of_this_process() -> Option<CpuQuota> {
+    fn of_this_process() -> Option<CpuQuota> {
         let me = procfs::process::Process::myself().ok()?;
         let cgroups = me.cgroups().ok()?;
         let mounts = me.mountinfo().ok()?;
@@ -105,7 +105,7 @@ impl CpuQuota {
             })
         };
         let used_ns = match &self.cpuacct {
-            Some(dir) => read_u64(&dir.join("cpuacct.usage"))?,
+            Some(dir) => read_number(&dir.join("cpuacct.usage"))?,
             None => field("usage_usec")?.saturating_mul(1000),
         };
         Some(QuotaReading {
@@ -147,8 +147,8 @@ fn mounted(
 /// The tightest v1 quota from `dir` up to `root`.
 fn binding_v1(dir: &Path, root: &Path, cpuacct: Option<(PathBuf, PathBuf)>) -> Option<CpuQuota> {
     let (found, cpus) = tightest(dir, root, |d| {
-        let quota = read_i64(&d.join("cpu.cfs_quota_us"))?;
-        let period = read_i64(&d.join("cpu.cfs_period_us"))?;
+        let quota: i64 = read_number(&d.join("cpu.cfs_quota_us"))?;
+        let period: i64 = read_number(&d.join("cpu.cfs_period_us"))?;
         (quota > 0 && period > 0).then(|| quota as f64 / period as f64)
     })?;
     // The cpuacct folder of the same cgroup: mounted together with cpu (`cpu,cpuacct`) it
@@ -221,11 +221,8 @@ pub fn cpus_in_words(cpus: f64) -> String {
     format!("{number} {}", if number == "1" { "CPU" } else { "CPUs" })
 }
 
-fn read_i64(path: &Path) -> Option<i64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
-fn read_u64(path: &Path) -> Option<u64> {
+/// A cgroup file holding one number (`cpu.cfs_quota_us` may hold -1: no quota).
+fn read_number<T: std::str::FromStr>(path: &Path) -> Option<T> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 

@@ -46,15 +46,8 @@ impl LocustRun {
     /// logs and statistics under `dir`. Refused at once when the host does not accept a
     /// TCP connection or Locust cannot be found.
     pub fn new(host: &str, workers: usize, dir: impl Into<PathBuf>) -> Result<LocustRun> {
-        crate::error::check_range("workers", workers, 0, MAX_LOCAL_WORKERS, "")?;
-        let host = check_host(host)?;
-        Ok(LocustRun {
-            locust: find_locust()?,
-            workers,
-            host,
-            dir: dir.into(),
-            worker_wait: WORKER_WAIT,
-        })
+        let run = LocustRun::remote(host, workers, dir)?;
+        Ok(run.executable(find_locust()?))
     }
 
     /// A run whose commands go to other machines ([`remote_commands`](Self::remote_commands)):
