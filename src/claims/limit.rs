@@ -1,6 +1,10 @@
-//! **Concurrency limit**: the probe as a claim — where an endpoint's throughput stops
-//! growing as callers are added, what it behaves like (a pool of ≈k), and what made the
+//! **Concurrency limit**: the probe as a claim — where an endpoint's requests begin to
+//! queue as callers are added, what it behaves like (a pool of ≈k), and what made the
 //! plateau (a pool, or the machine's CPU).
+//!
+//! The first round sweeps (doubling, then bisecting the knee); each later round measures
+//! again only the two steps the figure is read from, the step alone and the sweep's
+//! deepest, side by side.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -10,37 +14,90 @@ use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
-use crate::probe::{ProbeReport, ProbeSettings, probe_plan};
+use crate::probe::{ProbeReport, ProbeSettings, probe_at, probe_plan};
 
 impl Endpoint {
     /// **Concurrency limit**: the probe as a claim — raise a closed loop of callers 1, 2,
-    /// 4, … and see where throughput stops growing; by Little's law the best throughput ×
-    /// one request's latency is the pool the endpoint behaves like.
+    /// 4, … (up to 16 unless [`up_to`](ConcurrencyLimit::up_to) says more) until requests
+    /// queue, then narrow the knee between two steps; by Little's law, callers × a request
+    /// alone's latency ÷ their own is the pool the endpoint behaves like.
     pub fn concurrency_limit(&self) -> ConcurrencyLimit {
         ConcurrencyLimit {
             endpoint: self.clone(),
             settings: ProbeSettings {
                 max_concurrency: 16,
                 step: Duration::from_millis(100),
-                ..ProbeSettings::default()
             },
         }
     }
 
-    /// The probe of this endpoint on its target's load client, its usage evidence kept.
-    fn probe(&self, evidence: &Evidence, settings: ProbeSettings) -> Result<ProbeReport> {
+    /// The probe of this endpoint on its target's load client, its usage evidence kept: a
+    /// sweep, or with `at` the two steps of a sweep's figure again.
+    fn probe(
+        &self,
+        evidence: &Evidence,
+        settings: ProbeSettings,
+        at: Option<usize>,
+    ) -> Result<ProbeReport> {
         let plan = self.plan()?;
         let server = self.target().served().map(|s| s.pool());
-        evidence.observe(self.target(), || {
-            probe_plan(self.target().client(), server, &plan, settings)
+        let client = self.target().client();
+        evidence.observe(self.target(), || match at {
+            Some(at) => probe_at(client, server, &plan, settings, at),
+            None => probe_plan(client, server, &plan, settings),
         })
     }
 }
 
-/// A probe's steps, for a claim's context: `concurrency 1, 2, 4, … up to 16, 100 ms each`.
+/// A claim's probes: the first round sweeps, and each later one measures the sweep's
+/// deepest step again; their sentences, for the report.
+#[derive(Default)]
+struct Probes {
+    deepest: Option<usize>,
+    sentences: Vec<String>,
+}
+
+impl Probes {
+    /// This round's probe of `endpoint`.
+    fn next(
+        &mut self,
+        endpoint: &Endpoint,
+        evidence: &Evidence,
+        settings: ProbeSettings,
+    ) -> Result<ProbeReport> {
+        let report = endpoint.probe(evidence, settings, self.deepest)?;
+        self.deepest = self.deepest.or(Some(report.estimated_at));
+        self.sentences.push(report.sentence());
+        Ok(report)
+    }
+}
+
+/// `up_to` and `step` as the user gave them, refused by name before any load; with the
+/// pool a claim names, `up_to` must reach it.
+fn check(settings: ProbeSettings, claimed: Option<f64>) -> Result<()> {
+    crate::error::check_range("up_to", settings.max_concurrency, 1, 4096, " callers")?;
+    crate::error::check_range("step", settings.step.as_millis(), 10, 60_000, " ms")?;
+    match claimed {
+        Some(k) if !(k > 0.0 && k.is_finite()) => {
+            Err(Error::invalid("pool claimed", k, "a pool of more than 0"))
+        }
+        Some(k) if k > settings.max_concurrency as f64 => Err(Error::invalid(
+            "up_to",
+            settings.max_concurrency,
+            format!(
+                "at least the pool claimed, {k}: a sweep up to {} callers cannot reach it",
+                settings.max_concurrency
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// A probe's steps, for a claim's context: `concurrency 1, 2, 4, … up to 16, then the knee
+/// narrowed; 100 ms each at the least`.
 fn steps(settings: ProbeSettings) -> String {
     format!(
-        "concurrency 1, 2, 4, … up to {}, {} ms each",
+        "concurrency 1, 2, 4, … up to {}, then the knee narrowed; {} ms each at the least",
         settings.max_concurrency,
         settings.step.as_millis()
     )
@@ -55,13 +112,15 @@ pub struct ConcurrencyLimit {
 }
 
 impl ConcurrencyLimit {
-    /// The highest concurrency tried (default 16; the steps double from 1).
+    /// The highest concurrency tried (default 16; the steps double from 1, and the last is
+    /// this one): at least the pool claimed, up to 4096.
     pub fn up_to(mut self, max_concurrency: usize) -> Self {
         self.settings.max_concurrency = max_concurrency;
         self
     }
 
-    /// How long each step offers load (default 100 ms).
+    /// The least time each step offers load (default 100 ms; a step lasts longer when its
+    /// requests need it): 10 ms to 60 s, and no shorter than one request.
     pub fn step(mut self, step: Duration) -> Self {
         self.settings.step = step;
         self
@@ -97,19 +156,20 @@ impl ConcurrencyLimit {
         let ConcurrencyLimit { endpoint, settings } = self;
         let (evidence, this) = (Evidence::default(), endpoint.clone());
         let observed = evidence.clone();
-        let sentences: Arc<Mutex<Vec<String>>> = Arc::default();
-        let said = Arc::clone(&sentences);
+        let probes: Arc<Mutex<Probes>> = Arc::default();
+        let said = Arc::clone(&probes);
         Claim::figure(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("CPU pressure at the plateau", move || {
-                let report = this.probe(&observed, settings)?;
-                said.lock()
+                check(settings, None)?;
+                let report = said
+                    .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push(report.sentence());
-                let usage = match (report.stops_growing_at, no_plateau) {
-                    (None, Some(figure)) => return Ok(figure),
-                    (None, None) => report.steps.last().map(|s| s.usage),
-                    (Some(_), _) => report.plateau,
+                    .next(&this, &observed, settings)?;
+                let usage = match (report.queued, no_plateau) {
+                    (false, Some(figure)) => return Ok(figure),
+                    (false, None) => report.steps.last().map(|s| s.usage),
+                    (true, _) => report.plateau,
                 };
                 match usage.and_then(|u| u.cpu_pressure()) {
                     // A figure is positive: an idle machine reads "under 0.1 %".
@@ -120,16 +180,15 @@ impl ConcurrencyLimit {
                     }),
                 }
             })
-            .floor(settings.step * 3)
+            .floor(settings.step * 2)
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
         .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |_: &ClaimReport| {
-            let mut sentences = sentences.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            sentences.truncate(1);
-            sentences
+            let probes = probes.lock().unwrap_or_else(|p| p.into_inner());
+            probes.sentences.iter().take(1).cloned().collect()
         })
     }
 
@@ -147,25 +206,27 @@ impl ConcurrencyLimit {
     }
 
     /// Shows no limit up to the highest concurrency tried: the estimate ÷ that
-    /// concurrency at least 0.5 (a pool of c/2 or less would have stopped the growth).
+    /// concurrency at least 0.8 (a pool of 0.8 c or fewer would have made its callers wait
+    /// 1.25 times as long as one request alone).
     pub fn none(self) -> Claim<'static> {
         let c = self.settings.max_concurrency;
         self.claim(&format!("has no concurrency limit up to {c}"), c as f64)
-            .at_least(0.5)
+            .at_least(0.8)
     }
 
     fn claim(self, sentence: &str, k: f64) -> Claim<'static> {
         let ConcurrencyLimit { endpoint, settings } = self;
-        let stopped: Arc<Mutex<Vec<Option<usize>>>> = Arc::default();
-        let (seen, evidence) = (Arc::clone(&stopped), Evidence::default());
+        let probes: Arc<Mutex<Probes>> = Arc::default();
+        let (seen, evidence) = (Arc::clone(&probes), Evidence::default());
         let (observed, this) = (evidence.clone(), endpoint.clone());
         Claim::bound(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("pool estimate", move || {
-                let report = this.probe(&observed, settings)?;
-                seen.lock()
+                check(settings, Some(k))?;
+                let report = seen
+                    .lock()
                     .unwrap_or_else(|p| p.into_inner())
-                    .push(report.stops_growing_at);
+                    .next(&this, &observed, settings)?;
                 if report.limit.is_perfshapes_own() {
                     // A plateau of the machine's CPU or of the load client measures
                     // perfshape, not the service: no verdict about a pool is taken from it.
@@ -176,27 +237,25 @@ impl ConcurrencyLimit {
                 Ok(report.pool_estimate)
             })
             .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))
-            // A probe takes at least three steps: growth, then two stalls.
-            .floor(settings.step * 3)
+            // A later round is two steps: the step alone and the deepest.
+            .floor(settings.step * 2)
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
         .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |report: &ClaimReport| {
-            let stopped = stopped.lock().unwrap_or_else(|p| p.into_inner());
-            let stops = stopped
-                .iter()
-                .map(|s| s.map_or("still growing".to_string(), |c| format!("stops at {c}")))
-                .collect::<Vec<_>>()
-                .join(", ");
+            let probes = probes.lock().unwrap_or_else(|p| p.into_inner());
+            let first = probes.sentences.first().cloned().unwrap_or_default();
             if report.rounds.is_empty() {
                 // The probe found its own limit at once: the reason says which.
-                return vec![format!("no pool figure: the probe's plateau was perfshape's or the machine's (throughput: {stops})")];
+                return vec![format!("no pool figure: {first}")];
             }
+            let at = probes.deepest.unwrap_or(0);
             vec![format!(
-                "behaves like a pool of ≈{:.1} (throughput per round: {stops})",
-                report.median * k
+                "behaves like a pool of ≈{:.1} (median of {} rounds at {at} callers); the sweep: {first}",
+                report.median * k,
+                report.rounds.len()
             )]
         })
     }

@@ -190,6 +190,8 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
         ok: 10,
         throughput,
         mean_latency: Duration::from_millis(ms),
+        pool_estimate: concurrency as f64 * 21.0 / ms as f64,
+        relative_error: 0.01,
         usage: Default::default(),
         cut_short: None,
     };
@@ -202,7 +204,11 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
             step(8, 96.0, 82),
         ],
         stops_growing_at: Some(2),
+        queues_from: Some(4),
         pool_estimate: 2.0,
+        relative_error: 0.01,
+        estimated_at: 8,
+        queued: true,
         limit: perfshape::probe::Limit::Pool,
         plateau: None,
     };
