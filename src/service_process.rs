@@ -51,6 +51,25 @@ impl ServiceProcess {
         None
     }
 
+    /// The service behind `url` when it listens on this machine's loopback in a process
+    /// other than this one; `None` for another host, this process, or a process `/proc`
+    /// does not name.
+    pub(crate) fn of_url(url: &str) -> Option<ServiceProcess> {
+        let url = reqwest::Url::parse(url).ok()?;
+        let host = url.host_str()?;
+        let loopback = host == "localhost"
+            || host
+                .trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback());
+        let port = url.port_or_known_default()?;
+        loopback
+            .then(|| ServiceProcess::listening_on(port))
+            .flatten()
+            .filter(|process| !process.is_this_process())
+    }
+
     /// Whether the service is this very process (a router served here, reached by URL):
     /// its CPU then counts the load client's too.
     pub(crate) fn is_this_process(&self) -> bool {

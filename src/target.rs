@@ -307,21 +307,9 @@ impl Target {
         if self.server.is_some() {
             return None;
         }
-        *self.local.get_or_init(|| {
-            let url = reqwest::Url::parse(&self.base).ok()?;
-            let host = url.host_str()?;
-            let loopback = host == "localhost"
-                || host
-                    .trim_start_matches('[')
-                    .trim_end_matches(']')
-                    .parse::<std::net::IpAddr>()
-                    .is_ok_and(|ip| ip.is_loopback());
-            let port = url.port_or_known_default()?;
-            loopback
-                .then(|| ServiceProcess::listening_on(port))
-                .flatten()
-                .filter(|process| !process.is_this_process())
-        })
+        *self
+            .local
+            .get_or_init(|| ServiceProcess::of_url(&self.base))
     }
 
     /// The server perfshape runs for this target, if it runs one (not for a URL).

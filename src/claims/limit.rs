@@ -14,7 +14,7 @@ use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
-use crate::probe::{ProbeReport, ProbeSettings, probe_at, probe_plan};
+use crate::probe::{ProbeReport, ProbeSettings, ProbeStep, Where, probe_at, probe_plan};
 
 impl Endpoint {
     /// **Concurrency limit**: the probe as a claim — raise a closed loop of callers 1, 2,
@@ -32,19 +32,22 @@ impl Endpoint {
     }
 
     /// The probe of this endpoint on its target's load client, its usage evidence kept: a
-    /// sweep, or with `at` the two steps of a sweep's figure again.
+    /// sweep, or with `deepest` the two steps of a sweep's figure again.
     fn probe(
         &self,
         evidence: &Evidence,
         settings: ProbeSettings,
-        at: Option<usize>,
+        deepest: Option<&ProbeStep>,
     ) -> Result<ProbeReport> {
         let plan = self.plan()?;
-        let server = self.target().served().map(|s| s.pool());
+        let at = Where {
+            server: self.target().served().map(|s| s.pool()),
+            service: self.target().service_process(),
+        };
         let client = self.target().client();
-        evidence.observe(self.target(), || match at {
-            Some(at) => probe_at(client, server, &plan, settings, at),
-            None => probe_plan(client, server, &plan, settings),
+        evidence.observe(self.target(), || match deepest {
+            Some(deepest) => probe_at(client, at, &plan, settings, deepest),
+            None => probe_plan(client, at, &plan, settings),
         })
     }
 }
@@ -53,7 +56,7 @@ impl Endpoint {
 /// deepest step again; their sentences, for the report.
 #[derive(Default)]
 struct Probes {
-    deepest: Option<usize>,
+    deepest: Option<ProbeStep>,
     sentences: Vec<String>,
 }
 
@@ -65,8 +68,10 @@ impl Probes {
         evidence: &Evidence,
         settings: ProbeSettings,
     ) -> Result<ProbeReport> {
-        let report = endpoint.probe(evidence, settings, self.deepest)?;
-        self.deepest = self.deepest.or(Some(report.estimated_at));
+        let report = endpoint.probe(evidence, settings, self.deepest.as_ref())?;
+        if self.deepest.is_none() {
+            self.deepest = report.steps.last().cloned();
+        }
         self.sentences.push(report.sentence());
         Ok(report)
     }
@@ -75,7 +80,7 @@ impl Probes {
 /// `up_to` and `step` as the user gave them, refused by name before any load; with the
 /// pool a claim names, `up_to` must reach it.
 fn check(settings: ProbeSettings, claimed: Option<f64>) -> Result<()> {
-    crate::error::check_range("up_to", settings.max_concurrency, 1, 4096, " callers")?;
+    crate::error::check_range("up_to", settings.max_concurrency, 1, 4096, "")?;
     crate::error::check_range("step", settings.step.as_millis(), 10, 60_000, " ms")?;
     match claimed {
         Some(k) if !(k > 0.0 && k.is_finite()) => {
@@ -251,7 +256,7 @@ impl ConcurrencyLimit {
                 // The probe found its own limit at once: the reason says which.
                 return vec![format!("no pool figure: {first}")];
             }
-            let at = probes.deepest.unwrap_or(0);
+            let at = probes.deepest.as_ref().map_or(0, |s| s.concurrency);
             vec![format!(
                 "behaves like a pool of ≈{:.1} (median of {} rounds at {at} callers); the sweep: {first}",
                 report.median * k,

@@ -24,6 +24,7 @@ use crate::client::{LoadClient, Plan};
 use crate::error::{Error, Result, check_range};
 use crate::limits::MAX_REQUESTS;
 use crate::pool::Pool;
+use crate::service_process::ServiceProcess;
 use crate::usage::UsageMeter;
 use crate::vocab::ClientStrategy;
 use step::Settled;
@@ -50,7 +51,7 @@ impl Default for ProbeSettings {
 
 /// Requests each caller sends back to back in a step, at the least: the first is left out
 /// of the step's latency (it met an empty pool), the rest have formed the queue.
-pub const WAVES: u32 = 6;
+pub const WAVES: u32 = 5;
 
 /// Requests the step alone sends at the least: its mean is the yardstick every other step
 /// is divided by, so it is measured longer — and again, up to [`ALONE_RUNS`] times in
@@ -78,20 +79,39 @@ const MOST_STEPS: usize = 40;
 /// fails at once must not be sent hundreds of requests.
 pub fn probe(client: &LoadClient, url: &str, settings: ProbeSettings) -> Result<ProbeReport> {
     let plan = Plan::get(&crate::client::check_url(url)?);
-    let mut report = probe_plan(client, None, &plan, settings)?;
+    let service = ServiceProcess::of_url(url);
+    let mut report = probe_plan(
+        client,
+        Where {
+            server: None,
+            service,
+        },
+        &plan,
+        settings,
+    )?;
     report.url = url.to_string();
     Ok(report)
 }
 
-/// [`probe`] of any request (an endpoint's template), reading `server`'s workers too when
-/// perfshape serves it: its `url` in the report is the request, `POST /orders`.
+/// What the probe reads besides its requests: the server's workers when perfshape serves
+/// the router, or the service's process when it runs on this machine.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Where<'a> {
+    /// The served router's pool.
+    pub(crate) server: Option<&'a Pool>,
+    /// The process of a URL's service on this machine.
+    pub(crate) service: Option<ServiceProcess>,
+}
+
+/// [`probe`] of any request (an endpoint's template), reading `server`'s workers or the
+/// service's process too: its `url` in the report is the request, `POST /orders`.
 pub(crate) fn probe_plan(
     client: &LoadClient,
-    server: Option<&Pool>,
+    at: Where<'_>,
     plan: &Plan,
     settings: ProbeSettings,
 ) -> Result<ProbeReport> {
-    let prober = Prober::new(client, server, plan, settings)?;
+    let prober = Prober::new(client, at, plan, settings)?;
     let mut sweep = Sweep::new(settings.max_concurrency);
     let mut steps: Vec<ProbeStep> = Vec::new();
     let mut alone = None;
@@ -111,20 +131,21 @@ pub(crate) fn probe_plan(
     Ok(ProbeReport::of(plan.label.clone(), steps, sweep.knee()))
 }
 
-/// The probe's figure again, in two steps: the step alone and `at` callers (a sweep's
-/// deepest step). What a claim's later rounds measure once its first has swept.
+/// The probe's figure again, in two steps: the step alone and the callers of `deepest` (a
+/// sweep's deepest step, whose latency sets this step's length). What a claim's later
+/// rounds measure once its first has swept.
 pub(crate) fn probe_at(
     client: &LoadClient,
-    server: Option<&Pool>,
+    at: Where<'_>,
     plan: &Plan,
     settings: ProbeSettings,
-    at: usize,
+    deepest: &ProbeStep,
 ) -> Result<ProbeReport> {
-    let prober = Prober::new(client, server, plan, settings)?;
+    let prober = Prober::new(client, at, plan, settings)?;
     let (first, alone) = prober.step(1, &[], None)?;
     let mut steps = vec![first];
-    if at > 1 {
-        let (step, _) = prober.step(at, &steps, alone)?;
+    if deepest.concurrency > 1 {
+        let (step, _) = prober.step(deepest.concurrency, std::slice::from_ref(deepest), alone)?;
         steps.push(step);
     }
     Ok(ProbeReport::of(plan.label.clone(), steps, None))
@@ -134,7 +155,7 @@ pub(crate) fn probe_at(
 /// first request's latency (the length of a step before any has been measured).
 struct Prober<'a> {
     client: &'a LoadClient,
-    server: Option<&'a Pool>,
+    at: Where<'a>,
     plan: &'a Plan,
     settings: ProbeSettings,
     first: Duration,
@@ -145,7 +166,7 @@ impl<'a> Prober<'a> {
     /// endpoint or a step shorter than the request is refused here, before any load.
     fn new(
         client: &'a LoadClient,
-        server: Option<&'a Pool>,
+        at: Where<'a>,
         plan: &'a Plan,
         settings: ProbeSettings,
     ) -> Result<Prober<'a>> {
@@ -169,7 +190,7 @@ impl<'a> Prober<'a> {
         }
         Ok(Prober {
             client,
-            server,
+            at,
             plan,
             settings,
             first,
@@ -197,11 +218,21 @@ impl<'a> Prober<'a> {
         // No warm-up fan-out first: a step's new connections cost ~0.1 ms each on loopback,
         // under 1 % of a step, where the fan-out cost a wave of the endpoint's own work
         // per `concurrency ÷ pool`.
-        let meter = UsageMeter::start(self.client, self.server);
+        let meter = UsageMeter::start(self.client, self.at.server);
+        let before = self.at.service.and_then(|s| s.times());
         let run = self.load(strategy, concurrency)?;
+        let after = self.at.service.and_then(|s| s.times());
         let (usage, _) = meter.finish();
+        // The service's CPU over the step, in CPUs: what tells a pool of threads from one
+        // thread's worth of computing (an event loop, an interpreter lock).
+        let service_cpu = before.zip(after).and_then(|(before, after)| {
+            let wall = run.wall.as_secs_f64();
+            (wall > 0.0).then(|| after.since(&before).cpu.as_secs_f64() / wall)
+        });
         if concurrency > 1 {
-            return Ok((ProbeStep::of(concurrency, &run, usage, alone), None));
+            let mut step = ProbeStep::of(concurrency, &run, usage, alone);
+            step.service_cpu = service_cpu;
+            return Ok((step, None));
         }
         let mut latencies = step::settled_latencies(&run.records).unwrap_or_default();
         let mut settled = Settled::from_latencies(&latencies, 1);

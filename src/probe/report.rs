@@ -8,6 +8,11 @@ use super::step::ProbeStep;
 use super::sweep::Knee;
 use crate::usage::Usage;
 
+/// A service process using this much of a CPU at the plateau is near one core's worth: what
+/// one busy thread uses once its blocking and the machine's other work are counted (0.91 for
+/// uvicorn's event loop and its GIL-bound threads at 64 callers, measured).
+const ONE_CORE: f64 = 0.8;
+
 /// What the probe found. `perfshape probe` writes it as JSON, which `perfshape report`
 /// reads back to plot.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -97,13 +102,32 @@ impl ProbeReport {
                 // A queue below the pool's size: the pool is reached unevenly.
                 if (queued as f64) < 0.9 * self.pool_estimate {
                     words.push_str(&format!(
-                        ", before ≈{:.1} are busy: requests reach the pool unevenly (a tokio server can run two connections on one worker)",
+                        ", before ≈{:.1} are busy: requests reach the pool unevenly or wait in front of it (a tokio server can run two connections on one worker)",
                         self.pool_estimate
                     ));
                 }
                 words
             }
             _ => format!("requests queue at {}", callers(self.estimated_at)),
+        }
+    }
+
+    /// The service's process's CPU at the plateau, when it was read: `; the service's
+    /// process 0.91 CPUs, near one core: …`.
+    fn service_words(&self) -> String {
+        let from = self.queues_from.unwrap_or(self.estimated_at);
+        let most = self
+            .steps
+            .iter()
+            .filter(|s| s.concurrency >= from)
+            .filter_map(|s| s.service_cpu)
+            .reduce(f64::max);
+        match most {
+            None => String::new(),
+            Some(cpus) if cpus >= ONE_CORE => format!(
+                "; the service's process {cpus:.2} CPUs, near one core: one thread's computing (an event loop, an interpreter lock) can be what queues the requests, not a pool"
+            ),
+            Some(cpus) => format!("; the service's process {cpus:.2} CPUs"),
         }
     }
 
@@ -120,8 +144,9 @@ impl ProbeReport {
         let plateau = self.plateau.unwrap_or_default();
         match self.limit {
             Limit::Pool => format!(
-                "{knee}: behaves like a pool of ≈{k:.1} ({}, read at {c} callers; at the plateau: {plateau})",
-                self.interval()
+                "{knee}: behaves like a pool of ≈{k:.1} ({}, read at {c} callers; at the plateau: {plateau}{})",
+                self.interval(),
+                self.service_words()
             ),
             Limit::Cpu => format!(
                 "{knee}, {best:.0} requests/s: limited by CPU ({}, the service's and perfshape's own load client's), not by a pool — inconclusive about the service",
@@ -190,6 +215,7 @@ mod tests {
             pool_estimate: concurrency as f64 * ratio,
             relative_error: 0.01,
             usage: usage(Some(0.04), 0.01).unwrap_or_default(),
+            service_cpu: None,
             cut_short: None,
         }
     }
@@ -244,6 +270,17 @@ mod tests {
                 .starts_with("requests queue at 64 callers: behaves like a pool of ≈40.0"),
             "{}",
             again.sentence()
+        );
+        // A service process near one core at the plateau is said to be, not hidden.
+        let mut busy = step(64, 23.0);
+        busy.service_cpu = Some(0.91);
+        let python = ProbeReport::of("/sync-def".into(), vec![step(1, 23.0), busy], None);
+        assert!(
+            python.sentence().contains(
+                "; the service's process 0.91 CPUs, near one core: one thread's computing"
+            ),
+            "{}",
+            python.sentence()
         );
         let unlimited = ProbeReport::of("/async".into(), vec![step(1, 1e3), step(64, 1e3)], None);
         assert_eq!(unlimited.limit, Limit::None);

@@ -38,6 +38,10 @@ pub struct ProbeStep {
     /// What the machine and the pools did over the step.
     #[serde(default)]
     pub usage: Usage,
+    /// The CPU the service's process used over the step, in CPUs (1.0: one core's worth),
+    /// when it runs on this machine in a process of its own and `/proc` names it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub service_cpu: Option<f64>,
     /// The bound that ended the step early, if one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cut_short: Option<crate::cut_short::CutShort>,
@@ -146,6 +150,7 @@ impl ProbeStep {
             pool_estimate,
             relative_error,
             usage,
+            service_cpu: None,
             cut_short: run.cut_short,
         }
     }

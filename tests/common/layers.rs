@@ -14,7 +14,7 @@ pub(crate) fn limited(limit: usize) -> Result<Target> {
     let router = Router::new().route(
         "/report",
         get(|| async {
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            tokio::time::sleep(Duration::from_millis(super::pools::WORK_MS)).await;
             "report"
         }),
     );
@@ -24,12 +24,13 @@ pub(crate) fn limited(limit: usize) -> Result<Target> {
     Target::serve(service, PoolSettings::workers(1)?)
 }
 
-/// `/report` behaves like a pool of ≈2: the probe up to 8 callers, 50 ms a step.
-pub(crate) fn behaves_like_a_pool_of_two(target: &Target) -> Claim<'static> {
+/// `/report` behaves like a pool of ≈`k`: the probe up to 16 callers, 50 ms a step at the
+/// least.
+pub(crate) fn behaves_like_a_pool_of(target: &Target, k: f64) -> Claim<'static> {
     target
         .get("/report")
         .concurrency_limit()
-        .up_to(8)
+        .up_to(16)
         .step(Duration::from_millis(50))
-        .about(2.0)
+        .about(k)
 }

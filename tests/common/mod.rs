@@ -14,6 +14,7 @@ pub(crate) mod kv;
 pub(crate) mod layers;
 pub(crate) mod model_vs_reality;
 pub(crate) mod orders;
+pub(crate) mod pools;
 #[allow(unreachable_pub)]
 #[path = "../apps/process.rs"]
 pub(crate) mod process;

@@ -7,6 +7,7 @@ mod service;
 
 use perfshape::{PoolSettings, Result, Target};
 
+#[allow(unused_imports)]
 pub(crate) use service::{Ledger, TOKEN};
 
 /// The orders service with `ledger`, on one worker.

@@ -196,12 +196,15 @@ fn heavy_cpu_on_the_worker_is_caught() -> Result {
     Ok(())
 }
 
-/// A concurrency limit of 4 claimed to behave like a pool of ≈2: the probe finds 4.
+/// A concurrency limit of 5 claimed to behave like a pool of half or twice its size: the
+/// probe finds 5, and both claims break.
 #[test]
-fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
-    let target = common::layers::limited(4)?;
-    let checked = common::layers::behaves_like_a_pool_of_two(&target).check()?;
-    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+fn a_limit_of_five_is_no_pool_of_half_or_twice_that() -> Result {
+    let target = common::layers::limited(5)?;
+    for k in [2.5, 10.0] {
+        let checked = common::layers::behaves_like_a_pool_of(&target, k).check()?;
+        assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    }
     Ok(())
 }
 

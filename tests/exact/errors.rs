@@ -281,3 +281,56 @@ fn a_poll_budget_of_zero_and_a_waiting_share_outside_the_unit_are_refused_by_nam
     }
     Ok(())
 }
+
+/// The concurrency-limit claim refuses a bad `up_to`, an `up_to` below the pool it claims
+/// and a step shorter than one request by name, before any load: the router counts what
+/// reached it (none, none, and the one request that measured the step too short).
+#[test]
+fn a_concurrency_limit_refuses_its_bad_settings_before_any_load() -> Result {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let seen = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&seen);
+    let router = axum::Router::new().route(
+        "/slow",
+        axum::routing::get(move || {
+            counted.fetch_add(1, Ordering::SeqCst);
+            async {
+                tokio::time::sleep(Duration::from_millis(30)).await;
+                "slow"
+            }
+        }),
+    );
+    let target = perfshape::Target::serve(router, PoolSettings::workers(1)?)?;
+    let limit = || target.get("/slow").concurrency_limit();
+    let refused = |claim: perfshape::Claim<'static>| match claim.check() {
+        Err(error) => error.to_string(),
+        Ok(checked) => panic!("a bad setting was measured: {}", checked.report()),
+    };
+    assert_eq!(
+        refused(limit().up_to(0).about(2.0)),
+        "invalid up_to: 0 (allowed: 1 to 4096)"
+    );
+    assert_eq!(
+        refused(limit().up_to(16).about(40.0)),
+        "invalid up_to: 16 (allowed: at least the pool claimed, 40: a sweep up to 16 callers cannot reach it)"
+    );
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        0,
+        "nothing is sent before the checks"
+    );
+    let message = refused(limit().step(Duration::from_millis(10)).about(1.0));
+    assert!(
+        message.starts_with("invalid step: 10 ms (allowed: at least one request's time: ")
+            && message.ends_with(" ms, what GET /slow took alone)"),
+        "{message}"
+    );
+    assert_eq!(
+        seen.load(Ordering::SeqCst),
+        1,
+        "one request, then the refusal"
+    );
+    Ok(())
+}

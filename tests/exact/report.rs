@@ -193,6 +193,7 @@ fn a_probe_plot_is_well_formed_names_its_axes_and_marks_the_knee() -> Result {
         pool_estimate: concurrency as f64 * 21.0 / ms as f64,
         relative_error: 0.01,
         usage: Default::default(),
+        service_cpu: None,
         cut_short: None,
     };
     let report = ProbeReport {

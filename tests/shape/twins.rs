@@ -131,9 +131,9 @@ fn a_blocking_handler_is_not_three_times_faster_than_itself() -> Result {
 }
 
 #[test]
-fn a_limit_of_four_is_not_a_pool_of_two() -> Result {
-    let target = crate::common::layers::limited(4)?;
-    let checked = crate::common::layers::behaves_like_a_pool_of_two(&target).check()?;
+fn a_limit_of_five_is_not_a_pool_of_ten() -> Result {
+    let target = crate::common::layers::limited(5)?;
+    let checked = crate::common::layers::behaves_like_a_pool_of(&target, 10.0).check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     Ok(())
 }

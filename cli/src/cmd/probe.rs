@@ -13,10 +13,12 @@ use crate::exit::Exit;
 pub(crate) struct Args {
     /// The endpoint, e.g. http://127.0.0.1:8080/blocking?ms=20.
     url: String,
-    /// The highest concurrency tried (steps double from 1).
+    /// The highest concurrency tried (steps double from 1 until requests queue, then the
+    /// knee is narrowed between two of them).
     #[arg(long, default_value_t = 64)]
     max_concurrency: usize,
-    /// How long each step offers load, in milliseconds.
+    /// The least time each step offers load, in milliseconds (a step lasts longer when
+    /// its requests need it).
     #[arg(long, default_value_t = 500)]
     step_ms: u64,
     /// Seconds before one request counts as failed.
@@ -45,10 +47,9 @@ impl Args {
         let settings = perfshape::probe::ProbeSettings {
             max_concurrency,
             step: Duration::from_millis(step_ms),
-            ..perfshape::probe::ProbeSettings::default()
         };
         eprintln!(
-            "probing {url} at concurrency 1, 2, 4, … up to {max_concurrency} ({step_ms} ms each) …"
+            "probing {url} at concurrency 1, 2, 4, … up to {max_concurrency}, then the knee narrowed ({step_ms} ms each at the least) …"
         );
         let report = perfshape::probe::probe(target.client(), &endpoint.url(), settings)?;
         println!("{report}");

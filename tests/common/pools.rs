@@ -1,0 +1,116 @@
+//! Pools of a chosen size, of the three kinds services have: a tower
+//! `ConcurrencyLimitLayer` in front of an async handler, a served router whose handler
+//! blocks one of k workers, and a Python service on a k-thread pool (FastAPI's plain `def`
+//! endpoints on anyio's limiter, under uvicorn).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use perfshape::external::StartedService;
+use perfshape::{Endpoint, PoolSettings, Result, Target};
+
+/// What each request does in the Rust kinds: wait 20 ms (async, or blocking its worker).
+pub(crate) const WORK_MS: u64 = 20;
+
+/// What each request does in the Python service: sleep 100 ms on its thread. At 20 ms a
+/// pool of 12 or 40 asks uvicorn for 600–2000 requests a second, and its process, one
+/// event loop and threads under one interpreter lock, runs out of its one core first
+/// (0.91 CPUs at 64 callers, measured): the figure is then that core's, not the pool's.
+pub(crate) const PYTHON_WORK_MS: u64 = 100;
+
+/// A kind of pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// `ServiceBuilder::new().concurrency_limit(k)` around an async 20 ms wait, on one
+    /// worker.
+    TowerLimit,
+    /// perfshape's demo router on k workers, `/blocking?ms=20` (a `std::thread::sleep`).
+    BlockingWorkers,
+    /// FastAPI under uvicorn, a `def` endpoint sleeping 100 ms on anyio's k threads.
+    PythonThreads,
+}
+
+impl Kind {
+    /// Every kind, for a table.
+    pub(crate) const ALL: [Kind; 3] =
+        [Kind::TowerLimit, Kind::BlockingWorkers, Kind::PythonThreads];
+
+    /// The kind's name in `PERFSHAPE_POOL_KINDS`: `tower`, `workers`, `python`.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Kind::TowerLimit => "tower",
+            Kind::BlockingWorkers => "workers",
+            Kind::PythonThreads => "python",
+        }
+    }
+
+    /// The kind in a table's words.
+    pub(crate) fn words(self) -> &'static str {
+        match self {
+            Kind::TowerLimit => "tower ConcurrencyLimitLayer",
+            Kind::BlockingWorkers => "served router, k blocking workers",
+            Kind::PythonThreads => "FastAPI def on anyio's k threads",
+        }
+    }
+}
+
+/// A pool of `k` of `kind`, and the endpoint that fills it; the Python service's process
+/// with it (stopped when dropped).
+pub(crate) struct PoolUnderTest {
+    /// The endpoint whose requests take the pool.
+    pub(crate) endpoint: Endpoint,
+    /// The service started for it, if it is another process.
+    pub(crate) service: Option<StartedService>,
+}
+
+impl PoolUnderTest {
+    /// Starts a pool of `k` of `kind`.
+    pub(crate) fn start(kind: Kind, k: usize) -> Result<PoolUnderTest> {
+        let (target, service) = match kind {
+            Kind::TowerLimit => (super::layers::limited(k)?, None),
+            Kind::BlockingWorkers => (Target::demo(PoolSettings::workers(k)?)?, None),
+            Kind::PythonThreads => {
+                let service = fastapi(Some(k))?;
+                (Target::url(&service.url())?, Some(service))
+            }
+        };
+        let path = match kind {
+            Kind::TowerLimit => "/report".to_string(),
+            Kind::BlockingWorkers => format!("/blocking?ms={WORK_MS}"),
+            Kind::PythonThreads => format!("/sync-def?ms={PYTHON_WORK_MS}"),
+        };
+        Ok(PoolUnderTest {
+            endpoint: target.get(&path),
+            service,
+        })
+    }
+}
+
+/// The Python of the tools' virtual environment (`PERFSHAPE_PYTHON`, else
+/// target/engines-venv/bin/python, where `.ci/run` installs FastAPI and uvicorn).
+pub(crate) fn python() -> PathBuf {
+    std::env::var_os("PERFSHAPE_PYTHON").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/engines-venv/bin/python"),
+        PathBuf::from,
+    )
+}
+
+/// FastAPI under uvicorn on a free port, its `def` endpoints on `pool` threads (anyio's
+/// default 40 when `None`).
+pub(crate) fn fastapi(pool: Option<usize>) -> Result<StartedService> {
+    let python = python();
+    if !python.exists() {
+        return Err(perfshape::Error::Unreachable {
+            url: python.display().to_string(),
+            reason: "no Python there: `python3 -m venv target/engines-venv && target/engines-venv/bin/pip install fastapi==0.165.0 uvicorn==0.54.0` (what .ci/run does), or set PERFSHAPE_PYTHON".into(),
+        });
+    }
+    let app_dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/pools");
+    let pool = pool.map_or(String::new(), |k| format!("POOL={k} "));
+    let command = format!(
+        "{pool}exec {} -m uvicorn fastapi_pool:app --app-dir {app_dir} --host 127.0.0.1 --port {{port}} --log-level warning",
+        python.display()
+    );
+    let log = std::env::temp_dir().join(format!("perfshape-fastapi-{}.log", std::process::id()));
+    StartedService::start("pool", &command, None, Duration::from_secs(30), &log)
+}

@@ -1,0 +1,74 @@
+//! Each kind of pool at a size between two doublings, claimed at its size (holds) and at
+//! half and twice it (broken); anyio's default pool of 40 with `up_to(64)`.
+
+use perfshape::{Claim, Result, Verdict};
+
+use crate::common::pools::{Kind, PoolUnderTest, fastapi};
+
+/// The claim a table row makes: `about(k)` up to twice the larger of `k` and 8 callers.
+pub(crate) fn about(pool: &PoolUnderTest, size: usize, k: f64) -> Claim<'static> {
+    pool.endpoint
+        .concurrency_limit()
+        .up_to(2 * size.max(8))
+        .step(std::time::Duration::from_millis(50))
+        .about(k)
+}
+
+/// `about(k)` holds and its sentence names the pool; `about(k/2)` and `about(2k)` break.
+fn found(kind: Kind, k: usize) -> Result {
+    let pool = PoolUnderTest::start(kind, k)?;
+    let checked = about(&pool, k, k as f64).check()?;
+    let report = checked.report();
+    assert_eq!(checked.verdict(), Verdict::Holds, "{report}");
+    assert!(
+        report
+            .explanation
+            .iter()
+            .any(|line| line.contains("the sweep: throughput stops growing past")),
+        "{report}"
+    );
+    for wrong in [k as f64 / 2.0, 2.0 * k as f64] {
+        let checked = about(&pool, k, wrong).check()?;
+        assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    }
+    Ok(())
+}
+
+#[test]
+fn a_tower_limit_of_six_is_a_pool_of_six() -> Result {
+    found(Kind::TowerLimit, 6)
+}
+
+#[test]
+fn twelve_blocking_workers_are_a_pool_of_twelve() -> Result {
+    found(Kind::BlockingWorkers, 12)
+}
+
+#[test]
+fn a_python_pool_of_five_threads_is_a_pool_of_five() -> Result {
+    found(Kind::PythonThreads, 5)
+}
+
+/// FastAPI's `def` endpoint on anyio's default limiter, as a new user finds it by URL:
+/// `up_to(64)` reaches it, between the doublings 32 and 64, and reads ≈40.
+#[test]
+fn anyio_s_default_pool_is_forty() -> Result {
+    let service = fastapi(None)?;
+    let target = perfshape::Target::url(&service.url())?;
+    let checked = target
+        .get("/sync-def?ms=50")
+        .concurrency_limit()
+        .up_to(64)
+        .about(40.0)
+        .check()?;
+    let report = checked.report();
+    assert_eq!(checked.verdict(), Verdict::Holds, "{report}");
+    assert!(
+        report
+            .explanation
+            .iter()
+            .any(|line| line.contains("the sweep: throughput stops growing past")),
+        "{report}"
+    );
+    Ok(())
+}
