@@ -43,8 +43,18 @@ def run(condition: str, runs: int, control_runs: int) -> None:
 
 
 def rows(condition: str) -> list:
-    path = pathlib.Path(TABLE.format(condition))
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
+    """The condition's rows: its table, where a later part (`pools-table-quiet-python.jsonl`,
+    a kind run again with PERFSHAPE_POOL_KINDS) replaces the rows of the kinds it has."""
+    base = pathlib.Path(TABLE.format(condition))
+    parts = sorted(base.parent.glob(f"{base.stem}-*.jsonl"))
+    lines = []
+    for path in [base] + parts:
+        if not path.exists():
+            continue
+        new = [json.loads(line) for line in path.read_text().splitlines()]
+        kinds = {r["kind"] for r in new}
+        lines = [r for r in lines if r["kind"] not in kinds] + new
+    return lines
 
 
 def cell(lines: list, kind: str, k: int, factor: float) -> list:

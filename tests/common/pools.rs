@@ -59,6 +59,8 @@ impl Kind {
 pub(crate) struct PoolUnderTest {
     /// The endpoint whose requests take the pool.
     pub(crate) endpoint: Endpoint,
+    /// The least step of a probe of it: two requests, and at least 50 ms.
+    pub(crate) step: Duration,
     /// The service started for it, if it is another process.
     pub(crate) service: Option<StartedService>,
 }
@@ -79,8 +81,13 @@ impl PoolUnderTest {
             Kind::BlockingWorkers => format!("/blocking?ms={WORK_MS}"),
             Kind::PythonThreads => format!("/sync-def?ms={PYTHON_WORK_MS}"),
         };
+        let work = match kind {
+            Kind::PythonThreads => PYTHON_WORK_MS,
+            _ => WORK_MS,
+        };
         Ok(PoolUnderTest {
             endpoint: target.get(&path),
+            step: Duration::from_millis((2 * work).max(50)),
             service,
         })
     }

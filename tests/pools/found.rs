@@ -5,12 +5,13 @@ use perfshape::{Claim, Result, Verdict};
 
 use crate::common::pools::{Kind, PoolUnderTest, fastapi};
 
-/// The claim a table row makes: `about(k)` up to twice the larger of `k` and 8 callers.
+/// The claim a table row makes: `about(k)` up to twice the larger of `k` and 8 callers, its
+/// steps at least two requests long.
 pub(crate) fn about(pool: &PoolUnderTest, size: usize, k: f64) -> Claim<'static> {
     pool.endpoint
         .concurrency_limit()
         .up_to(2 * size.max(8))
-        .step(std::time::Duration::from_millis(50))
+        .step(pool.step)
         .about(k)
 }
 
