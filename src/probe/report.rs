@@ -99,8 +99,9 @@ impl ProbeReport {
                     "throughput stops growing past {} (they queue at {queued})",
                     callers(free)
                 );
-                // A queue below the pool's size: the pool is reached unevenly.
-                if (queued as f64) < 0.9 * self.pool_estimate {
+                // A queue below the pool's size: the pool is reached unevenly (said of a
+                // pool only: a saturated CPU queues requests at any size).
+                if self.limit == Limit::Pool && (queued as f64) < 0.9 * self.pool_estimate {
                     words.push_str(&format!(
                         ", before ≈{:.1} are busy: requests reach the pool unevenly or wait in front of it (a tokio server can run two connections on one worker)",
                         self.pool_estimate
