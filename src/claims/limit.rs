@@ -131,8 +131,8 @@ impl ConcurrencyLimit {
         self
     }
 
-    /// **Limited by the machine's CPU**, not by a pool: at the plateau (the steps where
-    /// throughput stopped growing; without one, the highest concurrency tried) the machine
+    /// **Limited by the machine's CPU**, not by a pool: at the plateau (the sweep's deepest
+    /// step, when its requests queued; without a queue, the highest concurrency tried) the machine
     /// was busy past 0.75 — and, when perfshape serves the target, this load had or wanted
     /// it (this process used a quarter of it, or its threads waited for a CPU), so the CPU
     /// is the load's limit, not merely busy with another process's work. The
@@ -146,8 +146,8 @@ impl ConcurrencyLimit {
             .at_least(1.0)
     }
 
-    /// **Limited by a pool** (or a lock), not by the CPU: throughput stopped growing while
-    /// the CPU pressure at the plateau was under 1 (without a plateau the figure is the
+    /// **Limited by a pool** (or a lock), not by the CPU: requests queued while the CPU
+    /// pressure at the plateau was under 1 (without a plateau the figure is the
     /// most a pressure can read, 1 ÷ 0.75, a saturated machine: no limit is no pool).
     pub fn limited_by_a_pool(self) -> Claim<'static> {
         let most = 1.0 / crate::usage::SATURATED;

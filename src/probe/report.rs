@@ -42,7 +42,7 @@ pub struct ProbeReport {
     /// What stopped the growth.
     #[serde(default)]
     pub limit: Limit,
-    /// The most of each usage figure over the steps that queued, when any did.
+    /// What the machine and the pools did at the deepest step, when its requests queued.
     #[serde(default)]
     pub plateau: Option<Usage>,
 }
@@ -53,17 +53,10 @@ impl ProbeReport {
         steps.sort_by_key(|s| s.concurrency);
         let deepest = steps.last();
         let queued = deepest.is_some_and(ProbeStep::queued);
-        let from = knee.map_or(deepest.map_or(0, |s| s.concurrency), |k| k.first_queued);
-        let plateau = queued
-            .then(|| {
-                Usage::most(
-                    steps
-                        .iter()
-                        .filter(|s| s.concurrency >= from)
-                        .map(|s| s.usage),
-                )
-            })
-            .flatten();
+        // The plateau is the step the estimate is read from: a claim's later rounds measure
+        // that step alone again, so every round reads its usage from the same step (the
+        // most over all queued steps made the sweep's round read higher than the rest).
+        let plateau = deepest.filter(|_| queued).map(|s| s.usage);
         ProbeReport {
             url,
             stops_growing_at: knee.map(|k| k.last_free),
@@ -113,17 +106,10 @@ impl ProbeReport {
         }
     }
 
-    /// The service's process's CPU at the plateau, when it was read: `; the service's
-    /// process 0.91 CPUs, near one core: …`.
+    /// The service's process's CPU at the plateau (the deepest step), when it was read:
+    /// `; the service's process 0.91 CPUs, near one core: …`.
     fn service_words(&self) -> String {
-        let from = self.queues_from.unwrap_or(self.estimated_at);
-        let most = self
-            .steps
-            .iter()
-            .filter(|s| s.concurrency >= from)
-            .filter_map(|s| s.service_cpu)
-            .reduce(f64::max);
-        match most {
+        match self.steps.last().and_then(|s| s.service_cpu) {
             None => String::new(),
             Some(cpus) if cpus >= ONE_CORE => format!(
                 "; the service's process {cpus:.2} CPUs, near one core: one thread's computing (an event loop, an interpreter lock) can be what queues the requests, not a pool"
