@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The pools table of docs/probe.md: `concurrency_limit().about(k)` on pools of 3, 5, 6, 10,
-12 and 40 of three kinds (tests/pools/table.rs), its controls about(k/2) and about(2k), run
+12 and 40 of four kinds (tests/pools/table.rs), its controls about(k/2) and about(2k), run
 quiet and with one core kept busy by `yes > /dev/null`. Prints the Markdown table; each
 run's figures stay in target/perfshape/pools-table-<quiet|busy>.jsonl.
 
@@ -12,6 +12,7 @@ Standard library only; the Python pools need FastAPI and uvicorn in target/engin
 """
 
 import argparse
+import collections
 import json
 import os
 import pathlib
@@ -93,7 +94,7 @@ def render() -> None:
                     knee = text.split("stops growing past ")[1].split(" caller")[0]
                     queue = text.split("they queue at ")[1].split(")")[0]
                     knees.append(f"{knee}/{queue}")
-            common = max(set(knees), key=knees.count) if knees else "—"
+            common = collections.Counter(knees).most_common(1)[0][0] if knees else "—"
             elapsed = statistics.median(r["elapsed_ms"] for r in q) / 1e3 if q else 0
             print(f"| {kind} | {k} | {holds(q)} | {spread(q)} | {holds(b)} | {spread(b)} | "
                   f"{broken(quiet)}; {broken(busy)} | {common} (most often) | {elapsed:.1f} s |")

@@ -1,13 +1,14 @@
 //! Pools of a chosen size, of the three kinds services have: a tower
 //! `ConcurrencyLimitLayer` in front of an async handler, a served router whose handler
-//! blocks one of k workers, and a Python service on a k-thread pool (FastAPI's plain `def`
-//! endpoints on anyio's limiter, under uvicorn).
+//! blocks one of k workers (on tokio's default scheduler and with eager driver hand-off),
+//! and a Python service on a k-thread pool (FastAPI's plain `def` endpoints on anyio's
+//! limiter, under uvicorn).
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use perfshape::external::StartedService;
-use perfshape::{Endpoint, PoolSettings, Result, Target};
+use perfshape::{Endpoint, PoolSettings, Result, Scheduler, Target};
 
 /// What each request does in the Rust kinds: wait 20 ms (async, or blocking its worker).
 pub(crate) const WORK_MS: u64 = 20;
@@ -24,22 +25,34 @@ pub(crate) enum Kind {
     /// `ServiceBuilder::new().concurrency_limit(k)` around an async 20 ms wait, on one
     /// worker.
     TowerLimit,
-    /// perfshape's demo router on k workers, `/blocking?ms=20` (a `std::thread::sleep`).
+    /// perfshape's demo router on k workers, `/blocking?ms=20` (a `std::thread::sleep`), on
+    /// tokio's default scheduler, as a user's target runs: now and then a pool of fewer
+    /// than k, because only the worker parked on the I/O driver sees requests arrive and
+    /// it runs the one it wakes with (docs/findings.md).
     BlockingWorkers,
+    /// The same router on k workers with eager driver hand-off (`Scheduler::one_wave`): a
+    /// worker that starts a task hands the driver to a sleeping sibling, so every free
+    /// worker sees its request. A pool of k.
+    HandoffWorkers,
     /// FastAPI under uvicorn, a `def` endpoint sleeping 100 ms on anyio's k threads.
     PythonThreads,
 }
 
 impl Kind {
     /// Every kind, for a table.
-    pub(crate) const ALL: [Kind; 3] =
-        [Kind::TowerLimit, Kind::BlockingWorkers, Kind::PythonThreads];
+    pub(crate) const ALL: [Kind; 4] = [
+        Kind::TowerLimit,
+        Kind::BlockingWorkers,
+        Kind::HandoffWorkers,
+        Kind::PythonThreads,
+    ];
 
-    /// The kind's name in `PERFSHAPE_POOL_KINDS`: `tower`, `workers`, `python`.
+    /// The kind's name in `PERFSHAPE_POOL_KINDS`: `tower`, `workers`, `handoff`, `python`.
     pub(crate) fn name(self) -> &'static str {
         match self {
             Kind::TowerLimit => "tower",
             Kind::BlockingWorkers => "workers",
+            Kind::HandoffWorkers => "handoff",
             Kind::PythonThreads => "python",
         }
     }
@@ -49,6 +62,7 @@ impl Kind {
         match self {
             Kind::TowerLimit => "tower ConcurrencyLimitLayer",
             Kind::BlockingWorkers => "served router, k blocking workers",
+            Kind::HandoffWorkers => "the same, eager driver hand-off",
             Kind::PythonThreads => "FastAPI def on anyio's k threads",
         }
     }
@@ -71,6 +85,10 @@ impl PoolUnderTest {
         let (target, service) = match kind {
             Kind::TowerLimit => (super::layers::limited(k)?, None),
             Kind::BlockingWorkers => (Target::demo(PoolSettings::workers(k)?)?, None),
+            Kind::HandoffWorkers => {
+                let pool = PoolSettings::workers(k)?.with_scheduler(Scheduler::one_wave())?;
+                (Target::demo(pool)?, None)
+            }
             Kind::PythonThreads => {
                 let service = fastapi(Some(k))?;
                 (Target::url(&service.url())?, Some(service))
@@ -78,7 +96,7 @@ impl PoolUnderTest {
         };
         let path = match kind {
             Kind::TowerLimit => "/report".to_string(),
-            Kind::BlockingWorkers => format!("/blocking?ms={WORK_MS}"),
+            Kind::BlockingWorkers | Kind::HandoffWorkers => format!("/blocking?ms={WORK_MS}"),
             Kind::PythonThreads => format!("/sync-def?ms={PYTHON_WORK_MS}"),
         };
         let work = match kind {
