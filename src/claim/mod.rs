@@ -74,6 +74,8 @@ pub struct Claim<'a> {
     /// which tells apart the artifacts of one claim made in two tests.
     caller: Option<String>,
     elsewhere: Option<(Duration, Duration)>,
+    /// Lines of evidence the caller measured beside the claim.
+    evidence: Vec<String>,
 }
 
 impl std::fmt::Debug for Claim<'_> {
@@ -110,6 +112,7 @@ impl<'a> Claim<'a> {
             observed: None,
             caller: None,
             elsewhere: None,
+            evidence: Vec::new(),
         }
     }
 
@@ -221,6 +224,15 @@ impl<'a> Claim<'a> {
     /// kept in its report (never in its snapshot while it holds: they carry figures).
     pub fn explain(mut self, f: impl FnOnce(&ClaimReport) -> Vec<String> + Send + 'a) -> Self {
         self.explain = Some(Box::new(f));
+        self
+    }
+
+    /// A line of evidence measured beside the claim — what the disk's `fsync` took on this
+    /// machine, a query's time alone — printed in the report under `evidence:` after the
+    /// sides' own and kept in its artifact, never in the snapshot (it carries figures).
+    /// A reader of a broken claim then sees the cause's own size next to the figure.
+    pub fn evidence(mut self, line: impl Into<String>) -> Self {
+        self.evidence.push(line.into());
         self
     }
 
@@ -410,6 +422,7 @@ impl<'a> Claim<'a> {
             .sides()
             .into_iter()
             .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
+            .chain(std::mem::take(&mut self.evidence))
             .collect();
         report
     }

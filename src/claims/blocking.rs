@@ -414,7 +414,11 @@ fn sentences(
     // The requests queued, but not for the worker: behind something that admits few at a
     // time. Told only where the timing from outside has power, and where the fan-out took
     // well over what the load's own cost explains — each request's polls on the server's
-    // workers and the load client's CPU on its own.
+    // workers and the load client's CPU on its own. The polls may hold the worker for more
+    // than the waiting allowed by computing (a handler that parses a 20 KiB JSON body, then
+    // queues for a database connection): their cost is in `own_cost`. Not where they
+    // waited past the allowance: then the requests waited on the worker, whatever else
+    // they queued for (a std mutex another thread holds).
     let own_cost = n as f64
         * (h.held.as_secs_f64() / workers as f64
             + figures
@@ -424,7 +428,7 @@ fn sentences(
         / alone.as_secs_f64().max(f64::MIN_POSITIVE);
     let queued = powerless.is_none()
         && figures.estimate > allowance.waiting
-        && pct(h.held) < allowed
+        && h.waiting <= allowance.waiting_allowed(alone)
         && figures.ratio - 1.0 > 3.0 * own_cost;
     if queued {
         let admits = figures.admits(n);

@@ -28,6 +28,9 @@ struct RouteRound {
     held: Vec<Option<Holding>>,
     /// Each route's share of its allowance used.
     used: Vec<Option<f64>>,
+    /// Each route's longest poll ÷ the poll budget: the computing part of `used`, which
+    /// tells the sentence whether the route broke by computing or by waiting.
+    computing_used: Vec<Option<f64>>,
     /// What the server received of each request label (`GET /health`), over the fan-out.
     received: BTreeMap<String, usize>,
 }
@@ -163,10 +166,20 @@ impl Mix {
                 holding.map(|h| holding::used(&endpoint.allowance(), &h, *alone))
             })
             .collect();
+        let computing_used = held
+            .iter()
+            .zip(&self.routes)
+            .map(|(holding, (endpoint, _))| {
+                holding.map(|h| {
+                    h.longest_computing.as_secs_f64() / endpoint.allowance().budget().as_secs_f64()
+                })
+            })
+            .collect();
         Ok(RouteRound {
             alone,
             held,
             used,
+            computing_used,
             received,
         })
     }
@@ -234,7 +247,7 @@ fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]
             millis(secs(alone(worst))),
             millis(l)
         )
-    } else if l > w {
+    } else if mid(&|x| x.computing_used[worst]) >= used(worst) {
         format!(
             "{} computes {} in one poll without giving its worker back; it waits ≈{} of each {} request while holding it",
             names[worst],

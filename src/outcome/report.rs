@@ -76,7 +76,8 @@ pub struct ClaimReport {
     /// What the figure means for the code under test
     /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
     pub explanation: Vec<String>,
-    /// What the sides saw besides their figures ([`Measure::evidence`](crate::Measure::evidence)).
+    /// What the sides saw besides their figures ([`Measure::evidence`](crate::Measure::evidence)),
+    /// then what the caller measured beside the claim ([`Claim::evidence`](crate::Claim::evidence)).
     pub evidence: Vec<String>,
     /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).
     pub facts: BTreeMap<String, String>,

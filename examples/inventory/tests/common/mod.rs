@@ -1,0 +1,102 @@
+//! What the inventory's tests share: a build served on one worker over a fresh database
+//! file, the requests a team would send it, and the disk's own `fsync` time.
+
+#![allow(dead_code)]
+
+use std::io::Write as _;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use inventory::{Build, Database, Store, TOKEN, app};
+use perfshape::{Endpoint, PoolSettings, Result, Target};
+use rusqlite::Connection;
+use serde_json::json;
+use tempfile::TempDir;
+
+/// A build of the service, served on one worker, and the folder its database lives in
+/// (removed when this drops).
+pub(crate) struct Served {
+    /// The served service.
+    pub(crate) target: Target,
+    /// The one connection of the builds that share one, which the import writes through.
+    /// (Not the store itself: the last handle to a deadpool pool must drop inside a tokio
+    /// runtime, where the server drops its own, and a plain `#[test]` has none.)
+    pub(crate) shared_connection: Option<Arc<Mutex<Connection>>>,
+    /// The database's folder.
+    pub(crate) folder: TempDir,
+}
+
+/// `build` on a fresh database file in a temporary folder, on one tokio worker and the
+/// default 512 blocking threads.
+pub(crate) fn served(build: Build) -> Result<Served> {
+    let folder = TempDir::new().expect("a temporary folder");
+    let database = Database::create(folder.path().join("inventory.db")).expect("the database");
+    let store = Store::open(build, &database).expect("the store");
+    let shared_connection = store.shared_connection();
+    let target = Target::serve(app(store), PoolSettings::workers(1)?)?;
+    Ok(Served {
+        target,
+        shared_connection,
+        folder,
+    })
+}
+
+/// `POST /items/sku-0001/movements`: one came in, with the writes' token.
+pub(crate) fn movement(target: &Target) -> Endpoint {
+    target
+        .post("/items/sku-0001/movements")
+        .json(&json!({ "delta": 1, "note": "delivery" }))
+        .bearer_auth(TOKEN)
+}
+
+/// How many lines a delivery note has: its transaction computes for milliseconds, long
+/// enough for the fan-out's timing from outside to see where its requests queue.
+pub(crate) const NOTE_LINES: usize = 1000;
+
+/// `POST /deliveries`: a note of [`NOTE_LINES`] lines, recorded in one transaction.
+pub(crate) fn delivery_note(target: &Target) -> Endpoint {
+    let lines: Vec<_> = (0..NOTE_LINES)
+        .map(|i| json!({ "sku": format!("sku-{:04}", i), "delta": 2 }))
+        .collect();
+    target
+        .post("/deliveries")
+        .json(&json!({ "note": "delivery note", "lines": lines }))
+        .bearer_auth(TOKEN)
+}
+
+/// `GET /items/sku-0042`: one row, from SQLite's page cache.
+pub(crate) fn lookup(target: &Target) -> Endpoint {
+    target.get("/items/sku-0042")
+}
+
+/// `GET /items?after=sku-0100&limit=20`: a page of the list.
+pub(crate) fn page(target: &Target) -> Endpoint {
+    target.get("/items?after=sku-0100&limit=20")
+}
+
+/// The median of 200 durable 4 KiB appends (`write` then `fsync`) to a file in `folder`:
+/// what one commit's wait for the disk is on this machine.
+pub(crate) fn fsync_median(folder: &std::path::Path) -> Duration {
+    let path = folder.join("fsync-probe");
+    let mut file = std::fs::File::create(&path).expect("the fsync probe's file");
+    let block = [7u8; 4096];
+    let mut took: Vec<Duration> = (0..200)
+        .map(|_| {
+            let start = Instant::now();
+            file.write_all(&block).expect("a write");
+            file.sync_all().expect("an fsync");
+            start.elapsed()
+        })
+        .collect();
+    let _ = std::fs::remove_file(&path);
+    took.sort();
+    took[took.len() / 2]
+}
+
+/// The evidence line for a claim on a write: the disk's own `fsync` time.
+pub(crate) fn fsync_evidence(folder: &std::path::Path) -> String {
+    format!(
+        "this machine's disk: a durable 4 KiB append (write + fsync) takes {:.3} ms (median of 200), which each commit waits for",
+        fsync_median(folder).as_secs_f64() * 1e3
+    )
+}
