@@ -433,6 +433,65 @@ fn the_compare_command_refuses_bad_input_at_once() {
     let (code, _, stderr) = perfshape(&["compare", "--base-cmd", "true"], &dir);
     assert_eq!(code, Some(3), "{stderr}");
     assert!(stderr.contains("--candidate-cmd"), "{stderr}");
+    // The request's parts are read before anything starts.
+    let (code, _, stderr) = perfshape(&["compare", &dead, &dead, "-H", "authorization"], &dir);
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("\"authorization\": expected NAME: VALUE"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = perfshape(
+        &[
+            "compare",
+            &dead,
+            &dead,
+            "--method",
+            "post",
+            "--json-body",
+            "{\"delta\": 1,",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(3), "{stderr}");
+    assert!(
+        stderr.contains("invalid value '{\"delta\": 1,' for '--json-body <JSON>': not JSON: EOF while parsing a value at line 1 column 12"),
+        "{stderr}"
+    );
+}
+
+/// `--method`, `-H` and `--json-body` shape the request both sides are sent: the demo
+/// service answers a POST to /health with 405, named before any load.
+#[test]
+fn the_compare_command_sends_the_method_asked_for() {
+    let dir = fresh_folder("compare-method");
+    let serve = format!(
+        "{} serve --workers 1 --bind 127.0.0.1:{{port}}",
+        env!("CARGO_BIN_EXE_perfshape")
+    );
+    let (code, stdout, stderr) = perfshape(
+        &[
+            "compare",
+            "--base-cmd",
+            &serve,
+            "--candidate-cmd",
+            &serve,
+            "--path",
+            "/health",
+            "--method",
+            "post",
+            "-H",
+            "authorization: Bearer t",
+            "--json-body",
+            "{\"delta\": 1}",
+        ],
+        &dir,
+    );
+    assert_eq!(code, Some(3), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("the base's POST /health (")
+            && stderr.contains("answered 405 in 1 of 1 requests"),
+        "{stderr}"
+    );
 }
 
 /// The whole command on two started builds, timed (the `shape` group runs it alone): the

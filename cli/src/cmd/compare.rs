@@ -70,6 +70,54 @@ pub(crate) struct Args {
     /// Seconds before one request counts as failed.
     #[arg(long, default_value_t = 10)]
     timeout: u64,
+    /// The request's method, the same on both sides.
+    #[arg(long, value_enum, default_value_t = MethodArg::Get)]
+    method: MethodArg,
+    /// A header of every request, `NAME: VALUE` (repeat for several), e.g.
+    /// 'authorization: Bearer …'.
+    #[arg(long = "header", short = 'H', value_name = "NAME: VALUE", value_parser = header)]
+    headers: Vec<(String, String)>,
+    /// A JSON body for every request (sent as application/json), checked as JSON before
+    /// anything is sent.
+    /// (`--json` is the global raw-records file.)
+    #[arg(long, value_name = "JSON", value_parser = json_body, conflicts_with = "body")]
+    json_body: Option<JsonBody>,
+    /// A body for every request, sent as given.
+    #[arg(long)]
+    body: Option<String>,
+}
+
+/// The methods a compared request may have.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum MethodArg {
+    Get,
+    Post,
+    Put,
+    Patch,
+    Delete,
+}
+
+/// `NAME: VALUE`, split at the first colon and trimmed.
+fn header(text: &str) -> Result<(String, String), String> {
+    match text.split_once(':') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!(
+            "{text:?}: expected NAME: VALUE, e.g. 'authorization: Bearer …'"
+        )),
+    }
+}
+
+/// A JSON body, parsed when the command line is, so that a typo is named with its line and
+/// column before any service starts.
+#[derive(Clone, Debug)]
+struct JsonBody(serde_json::Value);
+
+fn json_body(text: &str) -> Result<JsonBody, String> {
+    serde_json::from_str(text)
+        .map(JsonBody)
+        .map_err(|e| format!("not JSON: {e}"))
 }
 
 /// `single`, `fanout:N` or `closed:USERS`.
@@ -190,8 +238,8 @@ impl Args {
                     let (c, cp) = Target::split_url(&candidate)?;
                     let (b, c) = (b.with_limits(limits)?, c.with_limits(limits)?);
                     let line = self.compare_one(
-                        &b.named("base").request(perfshape::Request::get(bp)),
-                        &c.named("candidate").request(perfshape::Request::get(cp)),
+                        &b.named("base").request(self.request(&bp)),
+                        &c.named("candidate").request(self.request(&cp)),
                         load,
                     )?;
                     return Ok(line);
@@ -207,14 +255,36 @@ impl Args {
         for path in &paths {
             base.url_of(path)?;
             let line = self.compare_one(
-                &base.get(path.as_str()),
-                &candidate.get(path.as_str()),
+                &base.request(self.request(path)),
+                &candidate.request(self.request(path)),
                 load,
             )?;
             exit = exit.max(line);
         }
         drop(started);
         Ok(exit)
+    }
+
+    /// The request both sides are sent to `path`: the method, headers and body asked for.
+    fn request(&self, path: &str) -> perfshape::Request {
+        use perfshape::Request;
+        let mut request = match self.method {
+            MethodArg::Get => Request::get(path),
+            MethodArg::Post => Request::post(path),
+            MethodArg::Put => Request::put(path),
+            MethodArg::Patch => Request::patch(path),
+            MethodArg::Delete => Request::delete(path),
+        };
+        for (name, value) in &self.headers {
+            request = request.header(name.as_str(), value.as_str());
+        }
+        if let Some(JsonBody(json)) = &self.json_body {
+            request = request.json(json);
+        }
+        if let Some(body) = &self.body {
+            request = request.body(body.clone());
+        }
+        request
     }
 
     /// The load flags as the library's [`Compared`].

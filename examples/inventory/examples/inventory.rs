@@ -1,5 +1,5 @@
 //! One build of the inventory service on a port, for `perfshape compare` (which starts
-//! two of these): `serve BUILD PORT [DATABASE]`, the database a fresh file in a temporary
+//! two of these): `inventory BUILD PORT [DATABASE]`, the database a fresh file in a temporary
 //! folder unless one is named. Served on tokio's default runtime, as the service would be.
 
 use std::net::SocketAddr;
