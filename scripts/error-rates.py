@@ -12,6 +12,7 @@ often it failed.
     python3 scripts/error-rates.py --runs 10 --controls --busy
     python3 scripts/error-rates.py --runs 20 --controls --filter 'test(c3)'  # a part only
     python3 scripts/error-rates.py --runs 10 --engines        # seed 004 on Locust and k6
+    python3 scripts/error-rates.py --runs 20 --release --filter 'package(inventory)'  # optimised
     python3 scripts/error-rates.py --margins > docs/margins.md  # the page, from the series
 
 Each run's claim reports go to target/error-rates/<series>/run-<i>/ (PERFSHAPE_ARTIFACTS)
@@ -73,6 +74,8 @@ def series(args) -> tuple[str, list[str]]:
         profile = ["--ignore-default-filter"]
     else:
         name, which, profile = f"suite-{label}", "binary(shape)", []
+    if args.release:
+        name, profile = f"{name}-release", [*profile, "--cargo-profile", "release"]
     if args.filter:
         # A part of the series, in a folder of its own: `test(c3)` → `…-test-c3`.
         slug = "".join(c if c.isalnum() else "-" for c in args.filter).strip("-")
@@ -80,11 +83,25 @@ def series(args) -> tuple[str, list[str]]:
     return name, [*profile, "-E", which]
 
 
+def key(claim: dict) -> str:
+    """A claim's row: its name, and the name of its target where the test named it and the
+    claim's own name does not say it (one claim made on four builds of a service)."""
+    name = claim["name"]
+    target = (claim.get("context") or {}).get("target", "")
+    for what in (" (router on ", " (demo service on ", " (running service"):
+        if what in target:
+            given = target.split(what)[0]
+            if given not in name:
+                return f"{name} [{given}]"
+    return name
+
+
 def measure(args) -> int:
     name, which = series(args)
     root = ROOT / name
+    release = ["--cargo-profile", "release"] if args.release else []
     subprocess.run(
-        ["cargo", "nextest", "run", "--no-run", "--ignore-default-filter"],
+        ["cargo", "nextest", "run", "--no-run", "--ignore-default-filter", *release],
         check=True,
         capture_output=True,
     )
@@ -110,7 +127,7 @@ def measure(args) -> int:
             claim = json.loads(report.read_text())
             if "verdict" not in claim or "relation" not in claim:
                 continue
-            entry = claims[claim["name"]]
+            entry = claims[key(claim)]
             entry["verdicts"][claim["verdict"]] += 1
             margin = claim.get("margin") or {}
             entry["runs"].append(
@@ -208,7 +225,10 @@ def table(tallies: list[dict], want: str, relative: float = RELATIVE) -> str:
         rows.append((nearest, name, f"| {mark} | {name} | {band} | " + " | ".join(cells) + " |"))
     rows.sort(key=lambda r: (r[0], r[1]))
     labels = [
-        ("busy" if "-busy" in t["series"] else "quiet") + f" ({t['runs']} runs)" for t in tallies
+        ("busy" if "-busy" in t["series"] else "quiet")
+        + (", release" if "-release" in t["series"] else "")
+        + f" ({t['runs']} runs)"
+        for t in tallies
     ]
     head = "| clears | claim | band | " + " | ".join(
         f"{l}: {want} | {l}: medians | {l}: margin, floors (least); % (least)" for l in labels
@@ -294,19 +314,19 @@ def margins_page() -> int:
     out.append(table(engines, "holds", 0.0))
     parts = sorted(p.parent.name for p in ROOT.glob("*/tally.json") if p.parent.name.count("-") > 1)
     for kind in ("controls", "suite", "engines"):
-        chosen = [load(name) for name in parts if name.startswith(kind + "-")]
-        chosen.sort(key=lambda t: "-busy" in t["series"])
-        if not chosen:
-            continue
-        filters = sorted({t.get("filter") or "" for t in chosen})
-        out.append(f"\n## Later series of a part of the {kind}: {', '.join(f'`{f}`' for f in filters)}\n")
-        out.append(
-            "Run after a change to these claims, with `--filter`; where a claim's name here\n"
-            "differs from the tables above, this is its current form.\n"
-        )
-        out.extend(series_line(t) for t in chosen)
-        out.append("")
-        out.append(table(chosen, "broken" if kind == "controls" else "holds", RELATIVE if kind == "controls" else 0.0))
+        loaded = [load(name) for name in parts if name.startswith(kind + "-")]
+        # One section per filter: a part's claims against their own series only.
+        for chosen_filter in sorted({t.get("filter") or "" for t in loaded}):
+            chosen = [t for t in loaded if (t.get("filter") or "") == chosen_filter]
+            chosen.sort(key=lambda t: ("-release" in t["series"], "-busy" in t["series"]))
+            out.append(f"\n## Later series of a part of the {kind}: `{chosen_filter}`\n")
+            out.append(
+                "Run after a change to these claims, with `--filter`; where a claim's name here\n"
+                "differs from the tables above, this is its current form.\n"
+            )
+            out.extend(series_line(t) for t in chosen)
+            out.append("")
+            out.append(table(chosen, "broken" if kind == "controls" else "holds", RELATIVE if kind == "controls" else 0.0))
     print("\n".join(out))
     return 0
 
@@ -318,6 +338,7 @@ def main() -> int:
     parser.add_argument("--tables", action="store_true", help="run the tables' claims too")
     parser.add_argument("--controls", action="store_true", help="run the negative controls")
     parser.add_argument("--engines", action="store_true", help="run seed 004 on Locust and k6 (profile engines)")
+    parser.add_argument("--release", action="store_true", help="build the tests with the release profile")
     parser.add_argument("--filter", help="only the tests of this nextest filter, e.g. 'test(c3)'")
     parser.add_argument("--margins", action="store_true", help="print docs/margins.md from the tallies")
     args = parser.parse_args()

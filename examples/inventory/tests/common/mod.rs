@@ -33,7 +33,8 @@ pub(crate) fn served(build: Build) -> Result<Served> {
     let database = Database::create(folder.path().join("inventory.db")).expect("the database");
     let store = Store::open(build, &database).expect("the store");
     let shared_connection = store.shared_connection();
-    let target = Target::serve(app(store), PoolSettings::workers(1)?)?;
+    // Named for the build, so that each build's claims are told apart in their reports.
+    let target = Target::serve(app(store), PoolSettings::workers(1)?)?.named(build.name());
     Ok(Served {
         target,
         shared_connection,
