@@ -330,20 +330,32 @@ pub(crate) fn short(x: f64) -> String {
 
 /// Where raw figures go: `$PERFSHAPE_ARTIFACTS`, else `<target dir>/perfshape`, where the
 /// target dir is `$CARGO_TARGET_DIR` or the `target` folder the running binary lives in.
+///
+/// A relative `$PERFSHAPE_ARTIFACTS` is taken from the folder that holds that `target`
+/// folder — the workspace's root — not from the test's working directory: cargo and
+/// nextest run each package's tests in the package's own folder, and a workspace whose
+/// members all write to `target/perfshape/suite` means the one under its root.
 pub fn artifact_dir() -> PathBuf {
+    let binary_target = || {
+        std::env::current_exe().ok().and_then(|exe| {
+            exe.ancestors()
+                .find(|a| a.file_name().is_some_and(|n| n == "target"))
+                .map(PathBuf::from)
+        })
+    };
     if let Some(dir) = std::env::var_os("PERFSHAPE_ARTIFACTS") {
-        return PathBuf::from(dir);
+        let dir = PathBuf::from(dir);
+        let root = binary_target().and_then(|t| t.parent().map(PathBuf::from));
+        return match root {
+            Some(root) if dir.is_relative() => root.join(dir),
+            _ => dir,
+        };
     }
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
         return PathBuf::from(dir).join("perfshape");
     }
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| {
-            exe.ancestors()
-                .find(|a| a.file_name().is_some_and(|n| n == "target"))
-                .map(|t| t.join("perfshape"))
-        })
+    binary_target()
+        .map(|t| t.join("perfshape"))
         .unwrap_or_else(|| PathBuf::from("target").join("perfshape"))
 }
 

@@ -12,8 +12,13 @@ use crate::{
     sqlx_queries,
 };
 
-/// How many connections the pooled builds open at most (deadpool's and sqlx's pools).
-pub const POOL_SIZE: usize = 8;
+/// How many connections the pooled builds open at most (deadpool's and sqlx's pools): as
+/// many as a 2-core machine has cores. SQLite admits one writer at a time, so more
+/// connections add threads, not throughput — threads that compete with the tokio workers
+/// for the cores. sqlx's connection threads hand rows to the worker through a channel
+/// behind a std mutex; with 8 connections on 2 cores a holder was often preempted, and the
+/// worker slept on that mutex for milliseconds (docs/inventory.md).
+pub const POOL_SIZE: usize = 2;
 
 /// The store a build's handlers share (cheap to clone).
 #[derive(Clone)]
