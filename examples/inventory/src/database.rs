@@ -17,12 +17,13 @@ pub(crate) const CONNECTION_SETTINGS: [&str; 2] =
     ["PRAGMA synchronous = FULL", "PRAGMA busy_timeout = 5000"];
 
 /// The schema, one statement at a time so that an error names the one that failed.
-const SCHEMA: [&str; 3] = [
+const SCHEMA: [&str; 4] = [
     "CREATE TABLE IF NOT EXISTS items (sku TEXT PRIMARY KEY, name TEXT NOT NULL, \
      qty INTEGER NOT NULL CHECK (qty >= 0))",
     "CREATE TABLE IF NOT EXISTS movements (id INTEGER PRIMARY KEY, \
      sku TEXT NOT NULL REFERENCES items (sku), delta INTEGER NOT NULL, note TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS movements_by_sku ON movements (sku)",
+    "CREATE TABLE IF NOT EXISTS reads (id INTEGER PRIMARY KEY, sku TEXT NOT NULL)",
 ];
 
 /// A prepared SQLite database file.

@@ -16,16 +16,13 @@
 //!   most: each of its connections runs SQLite on a thread of its own, and the handler
 //!   awaits the answer.
 //!
-//! A nightly [`Import`] can run beside any of them: a thread that writes batches of stock
-//! counts through the service's shared connection, holding its mutex for each batch. A
-//! handler that takes that mutex on its worker then waits on the worker too — a std mutex
-//! another thread holds.
+//! A store can also be [`Store::audited`]: every lookup then records who read what, in a
+//! durable transaction of its own — a read that commits, and so waits for the disk.
 
 mod api_error;
 mod build;
 mod database;
 mod error;
-mod import;
 mod queries;
 mod records;
 mod routes;
@@ -37,7 +34,6 @@ pub use api_error::ApiError;
 pub use build::Build;
 pub use database::{Database, SEEDED_ITEMS};
 pub use error::Error;
-pub use import::Import;
 pub use records::{Delivered, Delivery, Item, Line, Movement, NewItem, Stock};
 pub use routes::{TOKEN, app};
 pub use store::{POOL_SIZE, Store};

@@ -99,3 +99,11 @@ pub(crate) fn deliver(
     transaction.commit()?;
     Ok(Ok(delivery.lines.len()))
 }
+
+/// Records that `sku` was read, committed durably on its own.
+pub(crate) fn audit_read(connection: &Connection, sku: &str) -> rusqlite::Result<()> {
+    connection
+        .prepare_cached("INSERT INTO reads (sku) VALUES (?1)")?
+        .execute([sku])?;
+    Ok(())
+}

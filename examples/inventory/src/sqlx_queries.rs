@@ -111,3 +111,12 @@ pub(crate) async fn deliver(
     transaction.commit().await?;
     Ok(Ok(delivery.lines.len()))
 }
+
+/// Records that `sku` was read, committed durably on its own.
+pub(crate) async fn audit_read(pool: &SqlitePool, sku: &str) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO reads (sku) VALUES (?1)")
+        .bind(sku)
+        .execute(pool)
+        .await?;
+    Ok(())
+}

@@ -25,6 +25,7 @@ pub const POOL_SIZE: usize = 2;
 pub struct Store {
     build: Build,
     access: Access,
+    audited: bool,
 }
 
 #[derive(Clone)]
@@ -48,7 +49,21 @@ impl Store {
             Build::Pool => Access::Sync(SyncDriver::Pool(deadpool(database)?)),
             Build::Sqlx => Access::Sqlx(sqlx_pool(database)),
         };
-        Ok(Store { build, access })
+        Ok(Store {
+            build,
+            access,
+            audited: false,
+        })
+    }
+
+    /// The same store, recording every lookup (`GET /items/{sku}`) in an audit table, each
+    /// in a durable commit of its own: a read that writes, as a compliance rule may ask.
+    #[must_use]
+    pub fn audited(self) -> Store {
+        Store {
+            audited: true,
+            ..self
+        }
     }
 
     /// The build.
@@ -56,21 +71,25 @@ impl Store {
         self.build
     }
 
-    /// The one connection of the builds that share one (on the worker, or offloaded): what
-    /// an [`crate::Import`] writes through.
-    pub fn shared_connection(&self) -> Option<Arc<Mutex<rusqlite::Connection>>> {
-        match &self.access {
-            Access::Sync(SyncDriver::OnWorker(c) | SyncDriver::SharedConnection(c)) => {
-                Some(Arc::clone(c))
-            }
-            _ => None,
-        }
-    }
-
     pub(crate) async fn item(&self, sku: String) -> Result<Option<Item>, ApiError> {
         match &self.access {
-            Access::Sync(driver) => driver.call(move |c| Ok(queries::item(c, &sku)?)).await,
-            Access::Sqlx(pool) => Ok(sqlx_queries::item(pool, &sku).await?),
+            Access::Sync(driver) => {
+                let audited = self.audited;
+                driver
+                    .call(move |c| {
+                        if audited {
+                            queries::audit_read(c, &sku)?;
+                        }
+                        Ok(queries::item(c, &sku)?)
+                    })
+                    .await
+            }
+            Access::Sqlx(pool) => {
+                if self.audited {
+                    sqlx_queries::audit_read(pool, &sku).await?;
+                }
+                Ok(sqlx_queries::item(pool, &sku).await?)
+            }
         }
     }
 

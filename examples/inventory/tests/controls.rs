@@ -1,15 +1,15 @@
 //! The negative controls of `tests/shape.rs`: the same claims on the sync driver called
-//! on the async worker. A durable write waits for the disk's `fsync` on the worker, and a
-//! lookup waits on the worker for the mutex the nightly import holds — each must come out
-//! **broken**, its report saying that the handler waits. They run with the project's other
+//! on the async worker. A durable write waits for the disk's `fsync` on the worker, and so
+//! does a lookup that records an audit row — each must come out **broken**, its report
+//! saying that the handler waits. They run with the project's other
 //! controls (`cargo nextest run --profile selftest`).
 
 mod common;
 
-use inventory::{Build, Import};
+use inventory::{Build, Store};
 use perfshape::{Result, Verdict};
 
-use common::{fsync_evidence, lookup, movement, page, served};
+use common::{fsync_evidence, lookup, movement, page, served, served_with};
 
 fn broken_waiting(checked: &perfshape::Checked) {
     let report = checked.report();
@@ -31,15 +31,14 @@ fn the_sync_driver_waits_for_the_disk_on_its_worker() -> Result {
     Ok(())
 }
 
+/// An audited lookup commits a row of its own on the worker: it waits for the disk too.
 #[test]
-fn a_lookup_on_the_worker_waits_for_the_import_s_lock() -> Result {
-    let served = served(Build::OnWorker)?;
-    let import = Import::start(served.shared_connection.clone().expect("one connection"));
-    let checked = lookup(&served.target).does_not_block_its_worker().check()?;
-    let (batches, held) = import.batches();
-    drop(import);
-    assert!(batches > 0, "the import committed no batch");
-    eprintln!("the import committed {batches} batches, holding the connection {held:?} for each");
+fn an_audited_lookup_on_the_worker_waits_for_the_disk() -> Result {
+    let served = served_with(Build::OnWorker, Store::audited)?;
+    let checked = lookup(&served.target)
+        .does_not_block_its_worker()
+        .evidence(fsync_evidence(served.folder.path()))
+        .check()?;
     broken_waiting(&checked);
     Ok(())
 }

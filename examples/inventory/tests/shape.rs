@@ -6,7 +6,7 @@
 
 mod common;
 
-use inventory::{Build, Import};
+use inventory::Build;
 use perfshape::{Result, Verdict, assert_shape};
 
 use common::{delivery_note, fsync_evidence, lookup, movement, page, served};
@@ -27,8 +27,10 @@ async fn recording_a_movement_never_blocks_its_worker() -> Result {
     Ok(())
 }
 
-/// One shared connection admits one write at a time: the requests queue behind it, off
-/// the worker, and the report says so instead of calling it blocking.
+/// One shared connection admits one write at a time: the delivery notes queue behind it,
+/// off the worker, and the report says so — "admits ≈1.0 at a time" — instead of calling
+/// it blocking. Where the machine's CPU or the load's own cost leaves the timing from
+/// outside without power (one core busy), it says that instead, and names no figure.
 #[test]
 fn writes_on_one_shared_connection_queue_behind_it_off_the_worker() -> Result {
     let served = served(Build::SharedConnection)?;
@@ -37,7 +39,22 @@ fn writes_on_one_shared_connection_queue_behind_it_off_the_worker() -> Result {
         .check()?;
     let report = checked.report();
     assert_eq!(checked.verdict(), Verdict::Holds, "{report}");
-    assert!(report.to_string().contains("at a time"), "{report}");
+    let text = report.to_string();
+    match text.split_once("behind something that admits ≈") {
+        Some((_, rest)) => {
+            let admits: f64 = rest
+                .split(' ')
+                .next()
+                .unwrap_or("")
+                .parse()
+                .expect("a figure");
+            assert!((1.0..=1.5).contains(&admits), "{report}");
+        }
+        None => assert!(
+            text.contains("which measures the load's own cost here, not the handler"),
+            "{report}"
+        ),
+    }
     Ok(())
 }
 
@@ -48,22 +65,6 @@ fn looking_up_a_cached_item_never_blocks_its_worker() -> Result {
         let checked = lookup(&served.target).does_not_block_its_worker().check()?;
         assert_shape!(format!("looking_up_an_item__{build}"), checked);
     }
-    Ok(())
-}
-
-/// The nightly import holds the shared connection for each batch: offloaded lookups
-/// wait for it on the blocking pool, and the worker stays free.
-#[test]
-fn an_offloaded_lookup_waits_for_the_import_off_the_worker() -> Result {
-    let served = served(Build::SharedConnection)?;
-    let import = Import::start(served.shared_connection.clone().expect("one connection"));
-    let checked = lookup(&served.target).does_not_block_its_worker().check()?;
-    let (batches, held) = import.batches();
-    drop(import);
-    assert!(batches > 0, "the import committed no batch");
-    eprintln!("the import committed {batches} batches, holding the connection {held:?} for each");
-    let checked = checked.fact("import", "a batch of 2000 stock counts at a time");
-    assert_shape!(checked);
     Ok(())
 }
 

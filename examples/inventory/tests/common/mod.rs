@@ -4,12 +4,10 @@
 #![allow(dead_code)]
 
 use std::io::Write as _;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use inventory::{Build, Database, Store, TOKEN, app};
 use perfshape::{Endpoint, PoolSettings, Result, Target};
-use rusqlite::Connection;
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -18,28 +16,26 @@ use tempfile::TempDir;
 pub(crate) struct Served {
     /// The served service.
     pub(crate) target: Target,
-    /// The one connection of the builds that share one, which the import writes through.
-    /// (Not the store itself: the last handle to a deadpool pool must drop inside a tokio
-    /// runtime, where the server drops its own, and a plain `#[test]` has none.)
-    pub(crate) shared_connection: Option<Arc<Mutex<Connection>>>,
     /// The database's folder.
     pub(crate) folder: TempDir,
 }
 
 /// `build` on a fresh database file in a temporary folder, on one tokio worker and the
-/// default 512 blocking threads.
+/// default 512 blocking threads. (The store goes to the server whole: the last handle to a
+/// deadpool pool must drop inside a tokio runtime, where the server drops its own, and a
+/// plain `#[test]` has none.)
 pub(crate) fn served(build: Build) -> Result<Served> {
+    served_with(build, |store| store)
+}
+
+/// As [`served`], the store changed by `change` first ([`Store::audited`]).
+pub(crate) fn served_with(build: Build, change: impl FnOnce(Store) -> Store) -> Result<Served> {
     let folder = TempDir::new().expect("a temporary folder");
     let database = Database::create(folder.path().join("inventory.db")).expect("the database");
-    let store = Store::open(build, &database).expect("the store");
-    let shared_connection = store.shared_connection();
+    let store = change(Store::open(build, &database).expect("the store"));
     // Named for the build, so that each build's claims are told apart in their reports.
     let target = Target::serve(app(store), PoolSettings::workers(1)?)?.named(build.name());
-    Ok(Served {
-        target,
-        shared_connection,
-        folder,
-    })
+    Ok(Served { target, folder })
 }
 
 /// `POST /items/sku-0001/movements`: one came in, with the writes' token.
