@@ -27,7 +27,10 @@ fn claims(build: Build, folder: &std::path::Path) -> Result<[Checked; 3], Box<dy
         (movement.clone(), 2),
     ]);
     Ok([
-        movement.does_not_block_its_worker().check()?,
+        movement
+            .does_not_block_its_worker()
+            .evidence(database.disk_evidence()?)
+            .check()?,
         lookup.does_not_block_its_worker().check()?,
         mix.none_blocks_its_worker().check()?,
     ])

@@ -25,7 +25,7 @@ fn the_sync_driver_waits_for_the_disk_on_its_worker() -> Result {
     let served = served(Build::OnWorker)?;
     let checked = movement(&served.target)
         .does_not_block_its_worker()
-        .evidence(fsync_evidence(served.folder.path()))
+        .evidence(fsync_evidence(&served))
         .check()?;
     broken_waiting(&checked);
     Ok(())
@@ -37,7 +37,7 @@ fn an_audited_lookup_on_the_worker_waits_for_the_disk() -> Result {
     let served = served_with(Build::OnWorker, Store::audited)?;
     let checked = lookup(&served.target)
         .does_not_block_its_worker()
-        .evidence(fsync_evidence(served.folder.path()))
+        .evidence(fsync_evidence(&served))
         .check()?;
     broken_waiting(&checked);
     Ok(())

@@ -20,7 +20,7 @@ async fn recording_a_movement_never_blocks_its_worker() -> Result {
         let served = served(build)?;
         let checked = movement(&served.target)
             .does_not_block_its_worker()
-            .evidence(fsync_evidence(served.folder.path()))
+            .evidence(fsync_evidence(&served))
             .await?;
         assert_shape!(format!("recording_a_movement__{build}"), checked);
     }

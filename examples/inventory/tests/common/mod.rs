@@ -3,9 +3,6 @@
 
 #![allow(dead_code)]
 
-use std::io::Write as _;
-use std::time::{Duration, Instant};
-
 use inventory::{Build, Database, Store, TOKEN, app};
 use perfshape::{Endpoint, PoolSettings, Result, Target};
 use serde_json::json;
@@ -16,6 +13,8 @@ use tempfile::TempDir;
 pub(crate) struct Served {
     /// The served service.
     pub(crate) target: Target,
+    /// The database.
+    pub(crate) database: Database,
     /// The database's folder.
     pub(crate) folder: TempDir,
 }
@@ -35,7 +34,11 @@ pub(crate) fn served_with(build: Build, change: impl FnOnce(Store) -> Store) -> 
     let store = change(Store::open(build, &database).expect("the store"));
     // Named for the build, so that each build's claims are told apart in their reports.
     let target = Target::serve(app(store), PoolSettings::workers(1)?)?.named(build.name());
-    Ok(Served { target, folder })
+    Ok(Served {
+        target,
+        database,
+        folder,
+    })
 }
 
 /// `POST /items/sku-0001/movements`: one came in, with the writes' token.
@@ -71,29 +74,10 @@ pub(crate) fn page(target: &Target) -> Endpoint {
     target.get("/items?after=sku-0100&limit=20")
 }
 
-/// The median of 200 durable 4 KiB appends (`write` then `fsync`) to a file in `folder`:
-/// what one commit's wait for the disk is on this machine.
-pub(crate) fn fsync_median(folder: &std::path::Path) -> Duration {
-    let path = folder.join("fsync-probe");
-    let mut file = std::fs::File::create(&path).expect("the fsync probe's file");
-    let block = [7u8; 4096];
-    let mut took: Vec<Duration> = (0..200)
-        .map(|_| {
-            let start = Instant::now();
-            file.write_all(&block).expect("a write");
-            file.sync_all().expect("an fsync");
-            start.elapsed()
-        })
-        .collect();
-    let _ = std::fs::remove_file(&path);
-    took.sort();
-    took[took.len() / 2]
-}
-
 /// The evidence line for a claim on a write: the disk's own `fsync` time.
-pub(crate) fn fsync_evidence(folder: &std::path::Path) -> String {
-    format!(
-        "this machine's disk: a durable 4 KiB append (write + fsync) takes {:.3} ms (median of 200), which each commit waits for",
-        fsync_median(folder).as_secs_f64() * 1e3
-    )
+pub(crate) fn fsync_evidence(served: &Served) -> String {
+    served
+        .database
+        .disk_evidence()
+        .expect("the disk's fsync time")
 }
