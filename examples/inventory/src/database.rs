@@ -65,7 +65,8 @@ impl Database {
         &self.path
     }
 
-    /// A new rusqlite connection to it, with [`CONNECTION_SETTINGS`].
+    /// A new rusqlite connection to it, with durable commits (`synchronous = FULL`) and a
+    /// 5 s `busy_timeout`.
     pub fn connect(&self) -> Result<Connection, Error> {
         let connection = Connection::open(&self.path).map_err(|source| Error::Open {
             path: self.path.clone(),
