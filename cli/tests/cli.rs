@@ -459,15 +459,20 @@ fn the_compare_command_refuses_bad_input_at_once() {
     );
 }
 
+/// The command that starts the demo service on one worker, at compare's `{port}`.
+fn serve_demo() -> String {
+    format!(
+        "{} serve --workers 1 --bind 127.0.0.1:{{port}}",
+        env!("CARGO_BIN_EXE_perfshape")
+    )
+}
+
 /// `--method`, `-H` and `--json-body` shape the request both sides are sent: the demo
 /// service answers a POST to /health with 405, named before any load.
 #[test]
 fn the_compare_command_sends_the_method_asked_for() {
     let dir = fresh_folder("compare-method");
-    let serve = format!(
-        "{} serve --workers 1 --bind 127.0.0.1:{{port}}",
-        env!("CARGO_BIN_EXE_perfshape")
-    );
+    let serve = serve_demo();
     let (code, stdout, stderr) = perfshape(
         &[
             "compare",
@@ -500,10 +505,7 @@ fn the_compare_command_sends_the_method_asked_for() {
 #[test]
 fn timed_compare_of_two_started_builds() {
     let dir = fresh_folder("compare-timed");
-    let serve = format!(
-        "{} serve --workers 1 --bind 127.0.0.1:{{port}}",
-        env!("CARGO_BIN_EXE_perfshape")
-    );
+    let serve = serve_demo();
     let (code, stdout, stderr) = perfshape(
         &[
             "compare",

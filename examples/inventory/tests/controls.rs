@@ -9,7 +9,7 @@ mod common;
 use inventory::{Build, Store};
 use perfshape::{Result, Verdict};
 
-use common::{fsync_evidence, lookup, movement, page, served, served_with};
+use common::{fsync_evidence, lookup, movement, served, served_with, traffic};
 
 fn broken_waiting(checked: &perfshape::Checked) {
     let report = checked.report();
@@ -47,14 +47,7 @@ fn an_audited_lookup_on_the_worker_waits_for_the_disk() -> Result {
 #[test]
 fn the_traffic_on_the_sync_driver_names_the_write() -> Result {
     let served = served(Build::OnWorker)?;
-    let target = &served.target;
-    let mix = target.mix([
-        (target.get("/health"), 2),
-        (lookup(target), 4),
-        (page(target), 2),
-        (movement(target), 2),
-    ]);
-    let checked = mix.none_blocks_its_worker().check()?;
+    let checked = traffic(&served.target).none_blocks_its_worker().check()?;
     let report = checked.report();
     assert_eq!(checked.verdict(), Verdict::Broken, "{report}");
     // The headline's sentence, after the claim's name (which lists every route).

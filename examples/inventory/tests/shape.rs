@@ -9,7 +9,7 @@ mod common;
 use inventory::Build;
 use perfshape::{Result, Verdict, assert_shape};
 
-use common::{delivery_note, fsync_evidence, lookup, movement, page, served};
+use common::{delivery_note, fsync_evidence, lookup, movement, served, traffic};
 
 /// The fixes: offloaded on one shared connection, a deadpool pool, sqlx.
 const FIXED: [Build; 3] = [Build::SharedConnection, Build::Pool, Build::Sqlx];
@@ -73,14 +73,7 @@ fn looking_up_a_cached_item_never_blocks_its_worker() -> Result {
 fn no_route_of_the_traffic_blocks_its_worker() -> Result {
     for build in FIXED {
         let served = served(build)?;
-        let target = &served.target;
-        let mix = target.mix([
-            (target.get("/health"), 2),
-            (lookup(target), 4),
-            (page(target), 2),
-            (movement(target), 2),
-        ]);
-        let checked = mix.none_blocks_its_worker().check()?;
+        let checked = traffic(&served.target).none_blocks_its_worker().check()?;
         assert_shape!(format!("the_traffic__{build}"), checked);
     }
     Ok(())

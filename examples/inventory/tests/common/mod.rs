@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use inventory::{Build, Database, Store, TOKEN, app};
-use perfshape::{Endpoint, PoolSettings, Result, Target};
+use perfshape::{Endpoint, Mix, PoolSettings, Result, Target};
 use serde_json::json;
 use tempfile::TempDir;
 
@@ -72,6 +72,16 @@ pub(crate) fn lookup(target: &Target) -> Endpoint {
 /// `GET /items?after=sku-0100&limit=20`: a page of the list.
 pub(crate) fn page(target: &Target) -> Endpoint {
     target.get("/items?after=sku-0100&limit=20")
+}
+
+/// The service's traffic as it comes: /health ×2, a lookup ×4, a page ×2, a movement ×2.
+pub(crate) fn traffic(target: &Target) -> Mix {
+    target.mix([
+        (target.get("/health"), 2),
+        (lookup(target), 4),
+        (page(target), 2),
+        (movement(target), 2),
+    ])
 }
 
 /// The evidence line for a claim on a write: the disk's own `fsync` time.
