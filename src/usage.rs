@@ -29,9 +29,9 @@ pub const SATURATED: f64 = 0.75;
 
 /// The share of the machine's CPU this process must use for a saturated machine to count
 /// as the limit of a load whose server runs in this process. A machine kept busy by
-/// others (the suite's exact tests on the other core read 53–92 %) leaves a plateau of a
-/// pool or a lock a pool: the load's own threads idle at 2–5 % there, where a cheap
-/// endpoint served and loaded here uses 45–95 % of the machine. 0.25 is half a core of
+/// others (the suite's exact tests on the other core) leaves a plateau of a pool or a lock
+/// a pool: the load's own threads idle at a few per cent there, where a cheap endpoint
+/// served and loaded here uses about half the machine or more. 0.25 is half a core of
 /// two.
 pub const OWN_SHARE: f64 = 0.25;
 

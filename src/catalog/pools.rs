@@ -34,11 +34,9 @@ pub const ENTRIES: &[Entry] = &[
 /// two (the model: 1; the band [0.8, 1.25]).
 ///
 /// The wait is 50 ms, not 10: the server's own CPU per request (HTTP, routing, the
-/// tracing layer; perfshape's code is unoptimised in the test build) was 0.1–0.4 ms, so
-/// 20 requests cost one worker 2–8 ms where two workers share it. Against a 10 ms wait
-/// that is up to 80 % of the figure: over 20 quiet runs the ratio read 0.92–1.34, broken
-/// once (walls 18–26 ms, the one worker busy 8 ms), and once more in 10 quick runs. Against
-/// 50 ms it is at most 16 %.
+/// tracing layer; perfshape's code is unoptimised in the test build) is 0.1–0.4 ms, so
+/// 20 requests cost one worker 2–8 ms where two workers share it — up to 80 % of a 10 ms
+/// figure, at most 16 % of a 50 ms one.
 pub fn an_async_server_does_not_care_about_its_workers(setup: Setup) -> Result<Shapes> {
     let targets = [
         Target::demo(super::workers(1)?)?,

@@ -106,10 +106,10 @@ pub fn c1(setup: Setup) -> Result<Shapes> {
 /// pool's runs are then held against its model. The wave fact records that the staircase
 /// exists, not its exact count: on tokio's default scheduler simultaneous blocking
 /// requests are sometimes run on one worker while another sleeps (docs/coscheduling.md),
-/// which costs a whole extra wave — 20 % of the wall at N = 20; at N = 12 it was 33 %, and
-/// the halving from 2 to 4 workers straddled its band (rounds at 2.3, 2.0 and 1.49 in one
-/// run). The pools here run with eager driver hand-off where the build has it
-/// (`Scheduler::one_wave`), which removes that; N = 20 keeps the claim sound without it.
+/// which costs a whole extra wave: 20 % of the wall at N = 20, a third at N = 12, where
+/// the halving from 2 to 4 workers can straddle its band. The pools here run with eager
+/// driver hand-off where the build has it (`Scheduler::one_wave`), which removes that;
+/// N = 20 keeps the claim sound without it.
 ///
 /// The negative control of 1 and 2 workers serves both on 4. For 2 and 4 workers a
 /// larger pool is a weak control — on 8 workers the co-scheduling above kept the 4-worker
@@ -211,12 +211,10 @@ pub fn c2_two_and_four_workers(setup: Setup) -> Result<Shapes> {
 /// time on 2 cores may overlap the wait, down to about 0.7, or not, 1.0) — and within a
 /// tenth of what a blocking server with the same pool would need (ceil(100/1) × 20 ms).
 ///
-/// The first claim was the fan-out ÷ the model's one work time, within [1, 2]: 1.35–1.69
-/// in 20 quiet runs, but 1.63–2.10 in 10 with one core busy, broken once and inconclusive
-/// once, while the server's only worker was busy 17–45 % of the wall. The 100 requests'
-/// cost to the client and the kernel on the one free core set the rest: a figure of the
-/// machine, not of the server. The same fan-out with no work measures that cost in the
-/// same round.
+/// The fan-out is not held against one work time alone: the 100 requests' cost to the
+/// client and the kernel on the one free core adds to it (more with a core busy, while the
+/// server's only worker idles most of the wall) — a figure of the machine, not of the
+/// server. The same fan-out with no work measures that cost in the same round.
 pub fn c3(setup: Setup) -> Result<Shapes> {
     let cap = Lifecycle::ConnectionCap { per_host: 8 };
     let target =

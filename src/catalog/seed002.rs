@@ -82,8 +82,8 @@ pub fn aio_is_one_wait(setup: Setup) -> Result<Shapes> {
 /// An "async" function that blocks inside holds its worker, like the model's blocking
 /// handler: 20 such tasks of 10 ms on 2 workers take N × work / W = 100 ms, one at a time
 /// per worker, and are 5× to 16× slower than timer waits (the model: 10×; the seed's
-/// AIO-that-blocks fell to 95 QPS against BIO's 801). (It was 200 tasks of 1 ms, which
-/// put the timer side at ~2 ms, under the 10 ms a measured wait must last.)
+/// AIO-that-blocks fell to 95 QPS against BIO's 801). Each task is 10 ms because a
+/// measured wait must last 10 ms: 200 tasks of 1 ms would put the timer side at ≈2 ms.
 pub fn blocking_inside_async(setup: Setup) -> Result<Shapes> {
     let pool = Pool::new("inproc", super::workers(2)?)?;
     let blocking = waits(

@@ -269,9 +269,9 @@ struct Figures {
 impl Figures {
     /// How many requests at a time a resource the N concurrent queued behind admits: N × one
     /// request's own time ÷ the fan-out's. One request's own time is the least of the
-    /// rounds' requests alone, as a wait for a CPU only ever adds to it (on a busy machine a
-    /// 10 ms query alone once read 25 ms in two rounds of three, and the median "admits ≈2.0"
-    /// of a connection that admits one).
+    /// rounds' requests alone, as a wait for a CPU only ever adds to it: on a busy machine a
+    /// median of the rounds can read a 10 ms query alone as 25 ms, and "admits ≈2.0" of a
+    /// connection that admits one.
     fn admits(&self, n: usize) -> f64 {
         (n as f64 * self.least_alone.as_secs_f64()
             / self.fan_out.as_secs_f64().max(f64::MIN_POSITIVE))
