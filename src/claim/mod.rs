@@ -27,8 +27,7 @@ pub use crate::outcome::{ClaimReport, Round, ShapeSummary, artifact_dir};
 pub use crate::outcome::{GATE_ENV, GateMode};
 pub use crate::outcome::{Verdict, median, noise_floor};
 pub use checked::Checked;
-#[doc(hidden)]
-pub use gate::shape_lock;
+pub(crate) use gate::shape_lock;
 pub use measure::Measure;
 pub use rule::{Decision, DecisionRule, median_interval};
 
@@ -210,12 +209,11 @@ impl<'a> Claim<'a> {
         self
     }
 
-    #[doc(hidden)]
     /// For a claim whose rounds were measured elsewhere and are replayed here (an
     /// engine's statistics): the time that measurement took and its physical limit, which
     /// the report then shows instead of the replay's own (nothing) — so that a run's sum
     /// of measured time against limits counts the engine's run once.
-    pub fn measured_elsewhere(mut self, took: Duration, limit: Duration) -> Self {
+    pub(crate) fn measured_elsewhere(mut self, took: Duration, limit: Duration) -> Self {
         self.elsewhere = Some((took, limit));
         self
     }
