@@ -213,6 +213,7 @@ impl<'a> Claim<'a> {
     /// engine's statistics): the time that measurement took and its physical limit, which
     /// the report then shows instead of the replay's own (nothing) — so that a run's sum
     /// of measured time against limits counts the engine's run once.
+    #[cfg(feature = "experiments")]
     pub(crate) fn measured_elsewhere(mut self, took: Duration, limit: Duration) -> Self {
         self.elsewhere = Some((took, limit));
         self
