@@ -22,7 +22,7 @@
 /// fn report_does_not_block_its_worker() -> perfshape::Result {
 ///     let router = Router::new().route("/report", get(|| async { "…" }));
 ///     let target = Target::serve(router, PoolSettings::workers(1)?)?;
-///     let checked = target.endpoint("/report")?.does_not_block_its_worker().check()?;
+///     let checked = target.checked_get("/report")?.does_not_block_its_worker().check()?;
 ///     assert_shape!(checked);
 ///     Ok(())
 /// }

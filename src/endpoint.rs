@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::client::{Plan, Request, Vary};
-use crate::error::{Result, check_range};
+use crate::error::{Refused, Result, check_range};
 use crate::limits::MAX_REQUESTS;
 use crate::load::{Load, ScenarioInput};
 use crate::run::Run;
@@ -56,6 +56,9 @@ pub struct Endpoint {
     vary: Option<Vary>,
     concurrency: Option<usize>,
     allowance: Allowance,
+    /// The first setting refused on the way here ([`concurrency`](Self::concurrency), a
+    /// poll budget), named by the first request or the claim's `check()`.
+    refused: Option<Refused>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -127,6 +130,7 @@ impl Endpoint {
             vary: None,
             concurrency: None,
             allowance: Allowance::default(),
+            refused: None,
         }
     }
 
@@ -146,6 +150,9 @@ impl Endpoint {
     /// What this endpoint's load is made of, checked: refused before anything is sent
     /// when the template (or the generator's first request) cannot be built.
     pub(crate) fn plan(&self) -> Result<Plan> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.to_error());
+        }
         Plan::new(self.target.base(), &self.request, self.vary.clone())
     }
 
@@ -186,15 +193,30 @@ impl Endpoint {
         format!("{}{}", self.target.base(), self.request.path())
     }
 
-    /// The number of concurrent requests a claim fans out to this endpoint (1..=100,000).
+    /// The number of concurrent requests a claim fans out to this endpoint (1..=100,000;
+    /// another number is named by the claim's `check()`, or by the first request).
     /// Default: 20 per server worker for
     /// [`does_not_block_its_worker`](Self::does_not_block_its_worker), 10 or 4 per worker
     /// for [`faster_than`](Self::faster_than), the server's workers for
     /// [`keeps_answering_during`](Self::keeps_answering_during).
-    pub fn concurrency(mut self, n: usize) -> Result<Self> {
-        check_range("concurrency", n, 1, MAX_REQUESTS, "")?;
-        self.concurrency = Some(n);
-        Ok(self)
+    pub fn concurrency(mut self, n: usize) -> Self {
+        if let Some(n) = Refused::keep(
+            &mut self.refused,
+            check_range("concurrency", n, 1, MAX_REQUESTS, ""),
+        ) {
+            self.concurrency = Some(n);
+        }
+        self
+    }
+
+    /// The first setting this endpoint's chain refused, for the claims made of it.
+    pub(crate) fn refused(&self) -> Option<Refused> {
+        self.refused.clone()
+    }
+
+    /// Keeps what `result` refused, as the chain's first refusal unless it has one.
+    pub(crate) fn keep<T>(&mut self, result: Result<T>) -> Option<T> {
+        Refused::keep(&mut self.refused, result)
     }
 
     /// Sends `n` requests the way `strategy` says and returns the run, refusing one with
@@ -274,20 +296,19 @@ impl Endpoint {
 // A target's endpoints are made here, beside what an endpoint is, so that `target.rs`
 // reads nothing above it.
 impl Target {
-    /// An endpoint of this target: `GET path` (with its query, if any; it must start with
-    /// `/`).
-    ///
-    /// Sends one GET at once and fails, before any claim is measured, when the endpoint
-    /// does not answer 2xx: `GET /orders answered 500 in 1 of 1 requests`, or the connect
-    /// error. ([`get`](Self::get) makes the same endpoint without sending anything; its
-    /// claims send the first request before any load.)
-    pub fn endpoint(&self, path: &str) -> Result<Endpoint> {
+    /// `GET path` on this target (with its query, if any; it must start with `/`), checked
+    /// now: one GET is sent at once, and an endpoint that does not answer 2xx fails here,
+    /// before any claim is made — `GET /orders answered 500 in 1 of 1 requests`, or the
+    /// connect error. ([`get`](Self::get) makes the same endpoint without sending
+    /// anything; its claims send the first request before any load.)
+    pub fn checked_get(&self, path: &str) -> Result<Endpoint> {
         let endpoint = self.get(path);
         endpoint.preflight()?;
         Ok(endpoint)
     }
 
-    /// `GET path` on this target; nothing is sent until a claim is checked.
+    /// `GET path` on this target; nothing is sent until a claim is checked
+    /// ([`checked_get`](Self::checked_get) sends one request at once).
     pub fn get(&self, path: impl Into<String>) -> Endpoint {
         self.request(Request::get(path))
     }
@@ -319,8 +340,9 @@ impl Target {
         Endpoint::new(self, request)
     }
 
-    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …).
+    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …),
+    /// checked as [`checked_get`](Self::checked_get) checks one.
     pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint> {
-        self.endpoint(&strategy.path_and_query(work)?)
+        self.checked_get(&strategy.path_and_query(work)?)
     }
 }

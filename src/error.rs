@@ -244,6 +244,63 @@ impl Error {
     }
 }
 
+/// The first setting a builder chain refused, kept until the chain's end names it.
+///
+/// perfshape's builders read as reqwest's do: a setter never fails, and what it refuses is
+/// returned, named, where the chain ends — `check()` for a claim, the first request for an
+/// endpoint, the constructor for a target. A chain holds only its first refusal (a later
+/// setter cannot hide it), and holds it cloneably, as an endpoint is cloned into its claims.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Refused {
+    field: &'static str,
+    value: String,
+    allowed: String,
+}
+
+impl Refused {
+    /// What `error` refused; a setting's check returns [`Error::Invalid`], and any other
+    /// error is kept as its message.
+    pub(crate) fn of(error: Error) -> Refused {
+        match error {
+            Error::Invalid {
+                field,
+                value,
+                allowed,
+            } => Refused {
+                field,
+                value,
+                allowed,
+            },
+            other => Refused {
+                field: "setting",
+                value: other.to_string(),
+                allowed: "a setting perfshape accepts".to_string(),
+            },
+        }
+    }
+
+    /// `field` refused at `value`, `allowed` saying what would be accepted.
+    pub(crate) fn new(field: &'static str, value: impl ToString, allowed: impl ToString) -> Self {
+        Refused::of(Error::invalid(field, value, allowed))
+    }
+
+    /// The error the chain's end returns.
+    pub(crate) fn to_error(&self) -> Error {
+        Error::invalid(self.field, &self.value, &self.allowed)
+    }
+
+    /// Keeps the first refusal: `first` if there is one, else what `result` refused.
+    pub(crate) fn keep<T>(first: &mut Option<Refused>, result: Result<T>) -> Option<T> {
+        match result {
+            Ok(value) => Some(value),
+            Err(error) => {
+                first.get_or_insert_with(|| Refused::of(error));
+                None
+            }
+        }
+    }
+}
+
 /// Checks that `value` lies in `lo..=hi`, naming the field when it does not.
 pub(crate) fn check_range<T>(field: &'static str, value: T, lo: T, hi: T, unit: &str) -> Result<T>
 where

@@ -98,12 +98,13 @@ pub mod server;
 mod service_process;
 pub mod summary;
 mod target;
+mod target_builder;
 pub mod usage;
 mod vocab;
 
 pub use claim::{Checked, Claim, Expected, Measure, Verdict};
 pub use client::{LoadClient, Request};
-pub use compare::{Compared, Comparison, Percentile};
+pub use compare::{Comparison, Percentile, SideLoad};
 pub use endpoint::Endpoint;
 pub use error::{Error, Result};
 pub use load::Load;
@@ -115,6 +116,7 @@ pub use scenario::Scenario;
 pub use server::Server;
 pub use summary::Summary;
 pub use target::Target;
+pub use target_builder::TargetBuilder;
 pub use vocab::{ClientStrategy, Lifecycle, ServerStrategy};
 
 /// insta, for [`assert_shape!`]: a user's tests need no insta dependency of their own.

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use crate::client::{Plan, Request};
 use crate::endpoint::Endpoint;
-use crate::error::{Error, Result, check_range};
+use crate::error::{Error, Refused, Result, check_range};
 use crate::limits::MAX_REQUESTS;
 use crate::target::Target;
 
@@ -44,6 +44,8 @@ pub struct Mix {
     pub(crate) target: Target,
     pub(crate) routes: Vec<(Endpoint, usize)>,
     pub(crate) concurrency: Option<usize>,
+    /// The first setting refused on the way here, named by the claim's `check()`.
+    pub(crate) refused: Option<Refused>,
 }
 
 impl Mix {
@@ -52,15 +54,25 @@ impl Mix {
             target: target.clone(),
             routes,
             concurrency: None,
+            refused: None,
         }
     }
 
-    /// Concurrent requests in the mix's fan-out (1..=100,000); default 20 per server
-    /// worker.
-    pub fn concurrency(mut self, n: usize) -> Result<Self> {
-        check_range("concurrency", n, 1, MAX_REQUESTS, "")?;
-        self.concurrency = Some(n);
-        Ok(self)
+    /// Concurrent requests in the mix's fan-out (1..=100,000; another number is named by
+    /// the claim's `check()`); default 20 per server worker.
+    pub fn concurrency(mut self, n: usize) -> Self {
+        let checked = check_range("concurrency", n, 1, MAX_REQUESTS, "");
+        if let Some(n) = Refused::keep(&mut self.refused, checked) {
+            self.concurrency = Some(n);
+        }
+        self
+    }
+
+    /// The first setting refused in this mix's chain or in one of its routes'.
+    pub(crate) fn refused(&self) -> Option<Refused> {
+        self.refused
+            .clone()
+            .or_else(|| self.routes.iter().find_map(|(e, _)| e.refused()))
     }
 
     /// How reports name the mix: `mix of /health ×8, /report ×1, /export ×1`.
@@ -75,6 +87,9 @@ impl Mix {
 
     /// Refuses, before any load, a mix perfshape cannot read route by route.
     pub(crate) fn validate(&self) -> Result<()> {
+        if let Some(refused) = self.refused() {
+            return Err(refused.to_error());
+        }
         check_range("mix routes", self.routes.len(), 1, 16, "")?;
         for (endpoint, weight) in &self.routes {
             check_range("mix weight", *weight, 1, 1000, "")?;

@@ -104,7 +104,9 @@ impl Scenario {
     /// the load will use, runs the load once, and returns its run (failures included:
     /// the experiment tables show them).
     pub fn measure(&self) -> Result<Run> {
-        let target = Target::demo(self.server_pool)?.with_lifecycle(self.lifecycle)?;
+        let target = Target::builder()
+            .lifecycle(self.lifecycle)
+            .demo(self.server_pool)?;
         target.load(self.clone())?.measure_once()
     }
 
@@ -117,7 +119,9 @@ impl Scenario {
     /// building it too. Closed and open loops are not calibrated (zero): their load is
     /// paced by users and rate, not by how fast the stack turns requests over.
     pub fn measure_calibrated(&self) -> Result<(Run, Duration)> {
-        let target = Target::demo(self.server_pool)?.with_lifecycle(self.lifecycle)?;
+        let target = Target::builder()
+            .lifecycle(self.lifecycle)
+            .demo(self.server_pool)?;
         let overhead = match self.client {
             ClientStrategy::ClosedLoop { .. } | ClientStrategy::OpenLoop { .. } => Duration::ZERO,
             _ => {

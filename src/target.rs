@@ -2,33 +2,19 @@
 //! demo), or a service already running at a URL — with the load client that measures it,
 //! on a pool of its own, reused across rounds.
 
-use std::net::{TcpStream, ToSocketAddrs};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use crate::client::{Limits, LoadClient, Plan};
+use crate::client::{LoadClient, Plan};
 use crate::error::{Error, Result};
-use crate::pool::{Pool, PoolSettings};
+use crate::pool::PoolSettings;
 use crate::server::Server;
 use crate::service_process::ServiceProcess;
-use crate::vocab::Lifecycle;
-
-/// How long [`Target::url`] waits for a TCP connection before calling a service
-/// unreachable.
-const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// How long a load waits, once its last response has arrived, for a served router to record
 /// responses whose bodies it is still finishing (it drops a body a moment after its last
 /// byte is written).
 const RECORDED_WITHIN: Duration = Duration::from_secs(1);
-
-/// The limits a target's load client starts with: a side that needs longer than this is
-/// reported as too slow by its claim, well before a test runner's kill (nextest's default
-/// here is 2 minutes).
-const LIMITS: Limits = Limits {
-    request_timeout: Duration::from_secs(10),
-    run_deadline: Duration::from_secs(20),
-};
 
 /// A service under measurement, and the load client that measures it.
 ///
@@ -40,7 +26,8 @@ const LIMITS: Limits = Limits {
 ///   strategies of the experiments (the suite's claims run on it).
 ///
 /// The load client runs on its own 2-worker pool, so a starved server cannot stall the
-/// clock that measures it.
+/// clock that measures it; [`Target::builder`] configures another before the target
+/// exists (its lifecycle, workers, driver, limits).
 ///
 /// A `Target` is a cheap handle, like `reqwest::Client`: clones share the server and the
 /// load client (an `Arc` inside), so an endpoint or a claim can own one and be `'static`
@@ -53,7 +40,7 @@ const LIMITS: Limits = Limits {
 /// let router = Router::new().route("/health", get(|| async { "ok" }));
 /// let target = Target::serve(router, PoolSettings::workers(1)?)?;
 /// assert_eq!(target.to_string(), "router on W=1 B=512");
-/// let health = target.endpoint("/health")?; // one GET: the endpoint answers 2xx
+/// let health = target.checked_get("/health")?; // one GET: the endpoint answers 2xx
 /// assert!(health.url().ends_with("/health"));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
@@ -72,162 +59,32 @@ pub struct Target {
 
 /// Which kind of target, for reports and for what a target can do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
+pub(crate) enum Kind {
+    /// perfshape's demo service.
     Demo,
+    /// A router perfshape serves.
     Router,
+    /// A running service at a URL.
     Url,
 }
 
 impl Target {
-    /// `service` — your `axum::Router` (with its state given), or a tower stack around
-    /// one — served by perfshape on a new pool with `settings`.
-    pub fn serve<S: crate::server::Service>(service: S, settings: PoolSettings) -> Result<Target> {
-        let server = Server::serve(service, Pool::new("server", settings)?)?;
-        Target::with_server(server, Kind::Router)
-    }
-
-    /// A router you started yourself with [`Server::serve`] (on a pool you built, say
-    /// because building the router needs its runtime).
-    pub fn server(server: Server) -> Result<Target> {
-        Target::with_server(server, Kind::Router)
-    }
-
-    /// perfshape's demo service (every server strategy, and `/health`) on a new pool with
-    /// `settings`.
-    pub fn demo(settings: PoolSettings) -> Result<Target> {
-        let server = Server::start(Pool::new("server", settings)?)?;
-        Target::with_server(server, Kind::Demo)
-    }
-
-    /// A running service at `base` (e.g. `http://127.0.0.1:8080` or
-    /// `https://staging.example.com/api`); endpoints' paths are appended to it.
-    ///
-    /// Fails at once, before any load, when `base` is not an `http(s)` URL or no TCP
-    /// connection to its host can be made within 3 s — naming the URL and the error.
-    ///
-    /// ```
-    /// use perfshape::Target;
-    ///
-    /// let err = Target::url("not a url").unwrap_err();
-    /// assert!(err.to_string().starts_with("cannot reach not a url: not a URL"), "{err}");
-    /// ```
-    pub fn url(base: &str) -> Result<Target> {
-        let parsed = crate::client::check_url(base)?;
-        let unreachable = |reason: String| Error::Unreachable {
-            url: base.to_string(),
-            reason,
-        };
-        let host = parsed.host_str().unwrap_or_default();
-        let port = parsed.port_or_known_default().unwrap_or(80);
-        let addrs: Vec<_> = (host, port)
-            .to_socket_addrs()
-            .map_err(|e| unreachable(format!("looking up {host}:{port}: {e}")))?
-            .collect();
-        let mut last = None;
-        for addr in &addrs {
-            match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
-                Ok(_) => {
-                    last = None;
-                    break;
-                }
-                Err(e) => last = Some(format!("connecting to {addr}: {e}")),
-            }
-        }
-        if let Some(reason) = last {
-            return Err(unreachable(reason));
-        }
-        if addrs.is_empty() {
-            return Err(unreachable(format!("{host}:{port} has no address")));
-        }
-        Ok(Target {
-            base: base.trim_end_matches('/').to_string(),
-            kind: Kind::Url,
-            name: None,
-            client: Arc::new(default_client(Lifecycle::Shared, LIMITS)?),
-            local: Arc::default(),
-            server: None,
-        })
-    }
-
-    /// A running service reached at the origin of `url` (scheme, host, port), and the
-    /// path and query of `url` for [`endpoint`](Self::endpoint): what `perfshape probe URL`
-    /// takes apart.
-    ///
-    /// ```
-    /// use perfshape::Target;
-    ///
-    /// let err = Target::split_url("http://127.0.0.1:9/orders").unwrap_err();
-    /// assert!(err.to_string().starts_with("cannot reach http://127.0.0.1:9/orders"), "{err}");
-    /// ```
-    pub fn split_url(url: &str) -> Result<(Target, String)> {
-        let parsed = crate::client::check_url(url)?;
-        let path = crate::client::path_and_query(&parsed);
-        let origin = parsed.origin().ascii_serialization();
-        let target = Target::url(&origin).map_err(|e| match e {
-            Error::Unreachable { reason, .. } => Error::Unreachable {
-                url: url.to_string(),
-                reason,
-            },
-            other => other,
-        })?;
-        Ok((target, path))
-    }
-
-    fn with_server(server: Server, kind: Kind) -> Result<Target> {
-        Ok(Target {
-            base: server.base_url(),
+    /// A target of `kind` at `base`, measured by `client`, with the server perfshape runs
+    /// for it (none for a URL): what [`TargetBuilder`](crate::TargetBuilder) makes.
+    pub(crate) fn assemble(
+        base: String,
+        kind: Kind,
+        client: LoadClient,
+        server: Option<Server>,
+    ) -> Target {
+        Target {
+            base,
             kind,
             name: None,
-            client: Arc::new(default_client(Lifecycle::Shared, LIMITS)?),
+            client: Arc::new(client),
             local: Arc::default(),
-            server: Some(Arc::new(server)),
-        })
-    }
-
-    /// The same target measured by a client of another lifecycle (a client per request,
-    /// pooled clients, a per-host connection cap: seed 001's question).
-    pub fn with_lifecycle(mut self, lifecycle: Lifecycle) -> Result<Target> {
-        self.client = Arc::new(self.rebuilt_client(lifecycle, self.client.limits())?);
-        Ok(self)
-    }
-
-    /// The same target measured by a load client with `workers` worker threads (default
-    /// 2): a heavier load needs more, on a machine that has them.
-    pub fn with_client_workers(mut self, workers: usize) -> Result<Target> {
-        self.client = Arc::new(
-            LoadClient::with_limits(
-                Pool::workers("client", workers)?,
-                self.client.lifecycle(),
-                self.client.limits(),
-            )?
-            .with_driver(self.client.driver()),
-        );
-        Ok(self)
-    }
-
-    /// The same target measured by a load client whose closed loops `driver` sends
-    /// ([`Driver::Connections`](crate::client::Driver::Connections): one HTTP/1 connection
-    /// per user, for a figure the client's own cost per request must not cap).
-    pub fn with_driver(mut self, driver: crate::client::Driver) -> Result<Target> {
-        let client = self.rebuilt_client(self.client.lifecycle(), self.client.limits())?;
-        self.client = Arc::new(client.with_driver(driver));
-        Ok(self)
-    }
-
-    /// A load client like the current one (its pool size) with another lifecycle or
-    /// limits.
-    fn rebuilt_client(&self, lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
-        let workers = self.client.pool().settings().workers;
-        Ok(
-            LoadClient::with_limits(Pool::workers("client", workers)?, lifecycle, limits)?
-                .with_driver(self.client.driver()),
-        )
-    }
-
-    /// The same target measured with other per-request and per-run [`Limits`].
-    pub fn with_limits(mut self, limits: Limits) -> Result<Target> {
-        self.client = Arc::new(self.rebuilt_client(self.client.lifecycle(), limits)?);
-        Ok(self)
+            server: server.map(Arc::new),
+        }
     }
 
     /// The same target under a name of yours (`"old service"`), which its claims' reports
@@ -348,10 +205,4 @@ impl std::fmt::Display for Target {
             None => f.write_str(&what),
         }
     }
-}
-
-/// The load client every target gets: two workers of its own, so that its clock keeps
-/// running whatever the server does.
-fn default_client(lifecycle: Lifecycle, limits: Limits) -> Result<LoadClient> {
-    LoadClient::with_limits(Pool::workers("client", 2)?, lifecycle, limits)
 }

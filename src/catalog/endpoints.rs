@@ -43,7 +43,7 @@ pub fn an_async_handler_is_faster_than_a_blocking_one(setup: Setup) -> Result<Sh
     let target = Target::demo(super::workers(1)?)?;
     let fast = target.demo_endpoint(setup.pick(Async, Blocking), ms(10))?;
     let slow = target.demo_endpoint(Blocking, ms(10))?;
-    let checked = fast.faster_than(&slow).at_least(3.0).check()?;
+    let checked = fast.faster_than(&slow, 3.0).check()?;
     Ok(vec![shape(
         "an_async_handler_is_faster_than_a_blocking_one",
         checked,

@@ -88,7 +88,7 @@ pub fn the_probe_finds_the_pool(setup: Setup) -> Result<Shapes> {
 pub fn the_probe_says_what_limits_it(setup: Setup) -> Result<Shapes> {
     let target = Target::demo(super::workers(2)?)?;
     let blocking = target.demo_endpoint(Blocking, ms(20))?.concurrency_limit();
-    let health = target.endpoint("/health")?.concurrency_limit();
+    let health = target.checked_get("/health")?.concurrency_limit();
     let (pool, cpu) = match setup {
         Setup::Claimed => (blocking.limited_by_a_pool(), health.limited_by_cpu()),
         Setup::Control => (blocking.limited_by_cpu(), health.limited_by_a_pool()),

@@ -217,8 +217,9 @@ pub fn c2_two_and_four_workers(setup: Setup) -> Result<Shapes> {
 /// server. The same fan-out with no work measures that cost in the same round.
 pub fn c3(setup: Setup) -> Result<Shapes> {
     let cap = Lifecycle::ConnectionCap { per_host: 8 };
-    let target =
-        Target::demo(super::workers(1)?)?.with_lifecycle(setup.pick(Lifecycle::Shared, cap))?;
+    let target = Target::builder()
+        .lifecycle(setup.pick(Lifecycle::Shared, cap))
+        .demo(super::workers(1)?)?;
     let work = ms(20);
     let scenario = target
         .scenario()
@@ -312,7 +313,7 @@ fn free_during(setup: Setup, strategy: crate::ServerStrategy, name: &str) -> Res
     let target = Target::demo(super::workers(2)?)?;
     let slow = target.demo_endpoint(setup.pick(strategy, Blocking), ms(50))?;
     let free = target
-        .endpoint("/health")?
+        .checked_get("/health")?
         .keeps_answering_during(&slow)
         .check()?;
     Ok(vec![shape(name, free)])

@@ -49,7 +49,9 @@ pub const ENTRIES: &[Entry] = &[
 /// (It ran at 20 ms while a client built per request cost ~3.6 ms of rustls set-up that
 /// the model does not count; without TLS in the default build that cost is gone.)
 fn ordering(setup: Setup, lifecycle: Lifecycle, name: &str) -> Result<Shapes> {
-    let target = Target::demo(super::workers(2)?)?.with_lifecycle(lifecycle)?;
+    let target = Target::builder()
+        .lifecycle(lifecycle)
+        .demo(super::workers(2)?)?;
     let scenario = target.scenario().requests(10).work(ms(10));
     let sync_sync = target.load(
         scenario
@@ -102,8 +104,9 @@ pub fn ordering_with_pooled_clients(setup: Setup) -> Result<Shapes> {
 /// 100 × 1.2 s ≈ N/2 × delay), through exactly 2 connections.
 pub fn a_cap_of_two_connections(setup: Setup) -> Result<Shapes> {
     let cap = Lifecycle::ConnectionCap { per_host: 2 };
-    let target =
-        Target::demo(super::workers(2)?)?.with_lifecycle(setup.pick(cap, Lifecycle::Shared))?;
+    let target = Target::builder()
+        .lifecycle(setup.pick(cap, Lifecycle::Shared))
+        .demo(super::workers(2)?)?;
     let scenario = target
         .scenario()
         .lifecycle(cap)

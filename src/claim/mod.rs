@@ -31,7 +31,7 @@ pub(crate) use gate::shape_lock;
 pub use measure::Measure;
 pub use rule::{Decision, DecisionRule, median_interval};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Refused, Result};
 use relation::Relation;
 use rounds::{physical_limit, side_noise};
 
@@ -75,6 +75,8 @@ pub struct Claim<'a> {
     elsewhere: Option<(Duration, Duration)>,
     /// Lines of evidence the caller measured beside the claim.
     evidence: Vec<String>,
+    /// The first setting the chain that made this claim refused, returned by `check()`.
+    refused: Option<Refused>,
 }
 
 impl std::fmt::Debug for Claim<'_> {
@@ -112,6 +114,7 @@ impl<'a> Claim<'a> {
             caller: None,
             elsewhere: None,
             evidence: Vec::new(),
+            refused: None,
         }
     }
 
@@ -235,6 +238,16 @@ impl<'a> Claim<'a> {
         self
     }
 
+    /// A setting the chain that made this claim refused (an endpoint's concurrency, a
+    /// tolerance): `check()` returns it, named, before anything is measured. The first
+    /// refusal is kept.
+    pub(crate) fn refusing(mut self, refused: Option<Refused>) -> Self {
+        if self.refused.is_none() {
+            self.refused = refused;
+        }
+        self
+    }
+
     /// Raw figures the sides saw besides their rounds (the share of each request a
     /// handler's timed polls held, say), asked once after the rounds and kept in the
     /// report's JSON artifact under their names — never in the snapshot.
@@ -244,6 +257,9 @@ impl<'a> Claim<'a> {
     }
 
     fn validate(&self) -> Result<Band> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.to_error());
+        }
         let band = self.band.ok_or_else(|| {
             Error::invalid(
                 "band",

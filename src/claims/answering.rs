@@ -137,6 +137,7 @@ impl Endpoint {
             during,
         )
         .at_most(0.25)
+        .refusing(self.refused().or_else(|| slow.refused()))
         .context("target", self.target().to_string())
         .context("n", n)
         .context("sent", sent)

@@ -58,16 +58,24 @@ impl Endpoint {
     /// between awaits; the gate is for stretches that hold a worker, not for ordinary
     /// work), or 24 ms where perfshape was built without optimisations — a team's default
     /// test profile builds every dependency so, and the same work then takes 6–30× longer.
-    pub fn poll_budget(self, budget: Duration) -> Result<Self> {
-        let allowance = self.allowance().with_budget(budget)?;
-        Ok(self.set_allowance(allowance))
+    /// A budget outside the range is named by the claim's `check()`.
+    pub fn poll_budget(mut self, budget: Duration) -> Self {
+        let allowance = self.allowance().with_budget(budget);
+        match self.keep(allowance) {
+            Some(allowance) => self.set_allowance(allowance),
+            None => self,
+        }
     }
 
     /// The most of each request this endpoint's handler may spend waiting while it holds
-    /// its worker: a share in (0, 1] (default 0.05).
-    pub fn waits_at_most(self, share: f64) -> Result<Self> {
-        let allowance = self.allowance().with_waiting(share)?;
-        Ok(self.set_allowance(allowance))
+    /// its worker: a share in (0, 1] (default 0.05; another is named by the claim's
+    /// `check()`).
+    pub fn waits_at_most(mut self, share: f64) -> Self {
+        let allowance = self.allowance().with_waiting(share);
+        match self.keep(allowance) {
+            Some(allowance) => self.set_allowance(allowance),
+            None => self,
+        }
     }
 
     /// **Does not block its worker**: the handler never *waits* while it holds its worker
@@ -188,6 +196,7 @@ impl Endpoint {
         )
         .at_most(1.0)
         .ideal(0.0)
+        .refusing(self.refused())
         .context("target", self.target().to_string())
         .context("n", n)
         .context("decided on", decided_on)

@@ -12,7 +12,7 @@ use std::time::Duration;
 use super::blocking::LEAST;
 use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::Endpoint;
-use crate::error::{Error, Result};
+use crate::error::{Error, Refused, Result};
 use crate::evidence::Evidence;
 use crate::probe::{ProbeReport, ProbeSettings, ProbeStep, Where, probe_at, probe_plan};
 
@@ -98,6 +98,14 @@ fn check(settings: ProbeSettings, claimed: Option<f64>) -> Result<()> {
     }
 }
 
+/// What a claim's `check()` refuses before any load: the endpoint's first refused setting,
+/// else the probe's settings as [`check`] reads them.
+fn refused(endpoint: &Endpoint, settings: ProbeSettings, claimed: Option<f64>) -> Option<Refused> {
+    endpoint
+        .refused()
+        .or_else(|| check(settings, claimed).err().map(Refused::of))
+}
+
 /// A probe's steps, for a claim's context: `concurrency 1, 2, 4, … up to 16, then the knee
 /// narrowed; 100 ms each at the least`.
 fn steps(settings: ProbeSettings) -> String {
@@ -118,14 +126,16 @@ pub struct ConcurrencyLimit {
 
 impl ConcurrencyLimit {
     /// The highest concurrency tried (default 16; the steps double from 1, and the last is
-    /// this one): at least the pool claimed, up to 4096.
+    /// this one): at least the pool claimed, up to 4096 (another is named by the claim's
+    /// `check()`, before any load).
     pub fn up_to(mut self, max_concurrency: usize) -> Self {
         self.settings.max_concurrency = max_concurrency;
         self
     }
 
     /// The least time each step offers load (default 100 ms; a step lasts longer when its
-    /// requests need it): 10 ms to 60 s, and no shorter than one request.
+    /// requests need it): 10 ms to 60 s (another is named by the claim's `check()`), and no
+    /// shorter than one request.
     pub fn step(mut self, step: Duration) -> Self {
         self.settings.step = step;
         self
@@ -166,7 +176,6 @@ impl ConcurrencyLimit {
         Claim::figure(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("CPU pressure at the plateau", move || {
-                check(settings, None)?;
                 let report = said
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -189,6 +198,7 @@ impl ConcurrencyLimit {
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
+        .refusing(refused(&endpoint, settings, None))
         .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |_: &ClaimReport| {
@@ -204,8 +214,9 @@ impl ConcurrencyLimit {
             .ideal(1.0)
     }
 
-    /// Behaves like a pool of at least `k`: the estimate ÷ `k` at least 0.8.
-    pub fn at_least(self, k: f64) -> Claim<'static> {
+    /// Behaves like a pool of at least `k`: the estimate ÷ `k` at least 0.8. (Named apart
+    /// from [`Claim::at_least`], which sets a band on a claim's figure.)
+    pub fn of_at_least(self, k: f64) -> Claim<'static> {
         self.claim(&format!("behaves like a pool of at least {k}"), k)
             .at_least(0.8)
     }
@@ -227,7 +238,6 @@ impl ConcurrencyLimit {
         Claim::bound(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("pool estimate", move || {
-                check(settings, Some(k))?;
                 let report = seen
                     .lock()
                     .unwrap_or_else(|p| p.into_inner())
@@ -247,6 +257,7 @@ impl ConcurrencyLimit {
             .evidence(move || evidence.describe("probe")),
         )
         .warmup(0)
+        .refusing(refused(&endpoint, settings, Some(k)))
         .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |report: &ClaimReport| {

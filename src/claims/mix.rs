@@ -111,6 +111,7 @@ impl Mix {
         )
         .at_most(1.0)
         .ideal(0.0)
+        .refusing(self.refused())
         .context("target", self.target.to_string())
         .context("n", n)
         .context(

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Refused, Result};
 
 /// One request a load sends: method, path and query, headers and body.
 ///
@@ -33,21 +33,7 @@ pub struct Request {
     headers: HeaderMap,
     body: Option<bytes::Bytes>,
     /// The first thing wrong with the template, named when it is used.
-    problem: Option<Problem>,
-}
-
-/// What is wrong with a template, as an [`Error::Invalid`] names it.
-#[derive(Clone, Debug)]
-struct Problem {
-    field: &'static str,
-    value: String,
-    allowed: &'static str,
-}
-
-impl Problem {
-    fn into_error(self) -> Error {
-        Error::invalid(self.field, self.value, self.allowed)
-    }
+    problem: Option<Refused>,
 }
 
 /// Varies the template per request: the request's index in the load (0, 1, …) and the
@@ -58,10 +44,12 @@ impl Request {
     /// A request with `method` to `path` (which must start with `/`, query included).
     pub fn new(method: Method, path: impl Into<String>) -> Request {
         let path = path.into();
-        let problem = (!path.starts_with('/')).then(|| Problem {
-            field: "path",
-            value: format!("{path:?}"),
-            allowed: "a path that starts with / (e.g. \"/orders?limit=10\")",
+        let problem = (!path.starts_with('/')).then(|| {
+            Refused::new(
+                "path",
+                format!("{path:?}"),
+                "a path that starts with / (e.g. \"/orders?limit=10\")",
+            )
         });
         Request {
             method,
@@ -213,17 +201,14 @@ impl Request {
     }
 
     fn fail(&mut self, field: &'static str, value: String, allowed: &'static str) {
-        self.problem.get_or_insert(Problem {
-            field,
-            value,
-            allowed,
-        });
+        self.problem
+            .get_or_insert_with(|| Refused::new(field, value, allowed));
     }
 
     /// This request against `base`, or what is wrong with it.
     fn prepare(&self, base: &str) -> Result<Prepared> {
         if let Some(problem) = &self.problem {
-            return Err(problem.clone().into_error());
+            return Err(problem.to_error());
         }
         let url = reqwest::Url::parse(&format!("{base}{}", self.path)).map_err(|e| {
             Error::invalid(

@@ -33,7 +33,7 @@ pub(crate) fn matches_the_model(
             .mount(&mock),
     );
     let target = Target::url(&mock.uri())?;
-    let slow = target.endpoint("/slow")?;
+    let slow = target.checked_get("/slow")?;
     let scenario = target
         .scenario()
         .server(ServerStrategy::Async)

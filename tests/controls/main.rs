@@ -127,7 +127,7 @@ fn the_model_with_twice_the_work() -> Result {
 fn a_blocking_ledger_client_is_caught() -> Result {
     use common::orders::{Ledger, orders};
     let target = orders(Ledger::Blocking)?;
-    let report = target.endpoint("/report")?;
+    let report = target.checked_get("/report")?;
     let blocks = report.does_not_block_its_worker().check()?;
     assert_eq!(blocks.verdict(), Verdict::Broken, "{}", blocks.report());
     let said = blocks.report().to_string();
@@ -136,7 +136,7 @@ fn a_blocking_ledger_client_is_caught() -> Result {
     let observed = blocks.summary().observed.unwrap_or_default();
     assert!(observed.contains("while holding its worker"), "{observed}");
     let starved = target
-        .endpoint("/health")?
+        .checked_get("/health")?
         .keeps_answering_during(&report)
         .check()?;
     assert_eq!(starved.verdict(), Verdict::Broken, "{}", starved.report());
@@ -183,7 +183,7 @@ fn heavy_cpu_on_the_worker_is_caught() -> Result {
     let target = Target::demo(PoolSettings::workers(1)?)?;
     let checked = target
         .demo_endpoint(ServerStrategy::Cpu, std::time::Duration::from_millis(100))?
-        .concurrency(2)?
+        .concurrency(2)
         .does_not_block_its_worker()
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());

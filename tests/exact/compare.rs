@@ -68,7 +68,7 @@ fn a_pair_that_answers_differently_is_named_before_any_load() -> Result {
     let err = candidate
         .get("/boom")
         .compared_with(&base.get("/ok"))
-        .slower_by_at_most(0.1)?
+        .slower_by_at_most(0.1)
         .check()
         .unwrap_err()
         .to_string();
@@ -105,8 +105,8 @@ fn a_pair_that_answers_differently_is_named_before_any_load() -> Result {
     let err = candidate
         .get("/long")
         .compared_with(&base.get("/ok"))
-        .fan_out(50)?
-        .slower_by_at_most(0.1)?
+        .fan_out(50)
+        .slower_by_at_most(0.1)
         .check()
         .unwrap_err();
     assert!(matches!(err, Error::Differs { .. }), "{err}");
@@ -136,21 +136,35 @@ fn two_pools_or_settings_out_of_range_are_refused() -> Result {
         "invalid pools: base on W=1 B=512, candidate on W=2 B=512 (allowed: the same pool on \
          both sides: a comparison measures the code, not the pool)"
     );
+    // A setting out of range is named where the chain ends, by the claim's check(),
+    // before anything is sent.
+    let sent = calls.load(Ordering::SeqCst);
+    let refused = |claim: perfshape::Claim<'static>| match claim.check() {
+        Err(error) => error.to_string(),
+        Ok(checked) => panic!("a bad setting was measured: {}", checked.report()),
+    };
     let comparison = one.get("/ok").compared_with(&one.get("/ok"));
     for tolerance in [0.0, -0.1, f64::NAN, 11.0] {
-        let err = comparison.clone().slower_by_at_most(tolerance).unwrap_err();
-        assert!(err.to_string().starts_with("invalid tolerance"), "{err}");
+        let err = refused(comparison.clone().slower_by_at_most(tolerance));
+        assert!(err.starts_with("invalid tolerance"), "{err}");
     }
     for share in [0.0, 1.0, f64::NAN] {
-        let err = comparison.clone().faster_by_at_least(share).unwrap_err();
-        assert!(err.to_string().starts_with("invalid share"), "{err}");
+        let err = refused(comparison.clone().faster_by_at_least(share));
+        assert!(err.starts_with("invalid share"), "{err}");
     }
-    let err = comparison.clone().fan_out(0).unwrap_err();
-    assert!(err.to_string().starts_with("invalid fan-out: 0"), "{err}");
-    let err = comparison
-        .closed_loop(0, Duration::from_millis(500))
-        .unwrap_err();
-    assert!(err.to_string().starts_with("invalid users: 0"), "{err}");
+    // The first refusal is kept: a later valid setting does not hide it.
+    let err = refused(
+        comparison
+            .clone()
+            .fan_out(0)
+            .single()
+            .slower_by_at_most(0.1),
+    );
+    assert!(err.starts_with("invalid fan-out: 0"), "{err}");
+    let bad_loop = comparison.closed_loop(0, Duration::from_millis(500));
+    let err = bad_loop.preflight().unwrap_err().to_string();
+    assert!(err.starts_with("invalid users: 0"), "{err}");
+    assert_eq!(calls.load(Ordering::SeqCst), sent, "nothing is sent");
     Ok(())
 }
 
@@ -221,7 +235,7 @@ fn a_started_service_listens_on_its_port_and_stops_with_its_children() -> Result
     )?;
     let port = service.port();
     assert!(service.command().ends_with(&format!("127.0.0.1 {port}")));
-    Target::url(&service.url())?.endpoint("/")?;
+    Target::url(&service.url())?.checked_get("/")?;
     drop(service);
     let addr = std::net::SocketAddr::from(([127, 0, 0, 1], port));
     assert!(

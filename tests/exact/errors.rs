@@ -258,16 +258,23 @@ fn a_missing_file_is_a_read_error_naming_it() {
 #[test]
 fn a_poll_budget_of_zero_and_a_waiting_share_outside_the_unit_are_refused_by_name() -> Result {
     let target = perfshape::Target::serve(axum::Router::new(), PoolSettings::workers(1)?)?;
+    // Named where the chain ends: the claim's check(), or the endpoint's first request.
     let err = target
         .get("/orders")
         .poll_budget(Duration::ZERO)
+        .does_not_block_its_worker()
+        .check()
         .unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid poll budget: 0ns (allowed: a duration above 0 and at most 60 s (the most CPU one poll may use))"
     );
     for share in [0.0, 1.5, -0.05, f64::NAN] {
-        let err = target.get("/orders").waits_at_most(share).unwrap_err();
+        let err = target
+            .get("/orders")
+            .waits_at_most(share)
+            .preflight()
+            .unwrap_err();
         assert!(
             err.to_string()
                 .starts_with(&format!("invalid waiting share: {share}")),

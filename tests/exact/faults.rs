@@ -86,7 +86,7 @@ fn a_stall_past_the_timeout_is_a_timeout_failure() -> Result {
 fn a_claim_refuses_a_run_with_failures() -> Result {
     let target = Target::demo(PoolSettings::workers(1)?)?;
     // The endpoint's first request is the 1st; every 4th fails, so the claim's runs do.
-    let faulty = target.endpoint("/fault/status?every=4&ms=1")?;
+    let faulty = target.checked_get("/fault/status?every=4&ms=1")?;
     let err = faulty
         .does_not_block_its_worker()
         .artifacts_in(crate::scratch())
@@ -105,7 +105,9 @@ fn a_claim_refuses_a_run_with_failures() -> Result {
 /// says so and the rounds measured so far — never in the test runner's kill.
 #[test]
 fn a_side_past_its_time_limit_ends_the_claim_with_a_report() -> Result {
-    let target = Target::demo(PoolSettings::workers(1)?)?.with_limits(limits(ms(120)))?;
+    let target = Target::builder()
+        .limits(limits(ms(120)))
+        .demo(PoolSettings::workers(1)?)?;
     // One 50 ms request passes; 10 at once on one blocking worker queue past 120 ms.
     let slow = target.demo_endpoint(ServerStrategy::Blocking, ms(50))?;
     let checked = slow

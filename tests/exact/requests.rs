@@ -57,8 +57,9 @@ fn a_post_with_json_and_a_token_is_sent_as_given() -> Result {
 #[test]
 fn the_connections_driver_sends_a_post_with_json_and_a_token_as_given() -> Result {
     let seen = Arc::new(AtomicUsize::new(0));
-    let target = Target::serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?
-        .with_driver(perfshape::client::Driver::Connections)?;
+    let target = Target::builder()
+        .driver(perfshape::client::Driver::Connections)
+        .serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?;
     let looping = ClientStrategy::ClosedLoop {
         users: 4,
         think: std::time::Duration::ZERO,
@@ -256,7 +257,7 @@ async fn the_api_works_inside_a_current_thread_runtime() -> Result {
     let run = endpoint.run(ClientStrategy::Sequential, 2)?;
     assert_eq!(run.ok(), 2);
     let health = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?
-        .endpoint("/orders")
+        .checked_get("/orders")
         .unwrap_err();
     assert!(
         health.to_string().starts_with("GET /orders answered 405"),

@@ -72,7 +72,7 @@ fn a_url_nobody_listens_on_is_refused_with_the_connect_error() {
 #[test]
 fn a_path_without_a_leading_slash_is_refused() -> Result {
     let target = Target::serve(router(), PoolSettings::workers(1)?)?;
-    let err = target.endpoint("ok").unwrap_err();
+    let err = target.checked_get("ok").unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid path: \"ok\" (allowed: a path that starts with / (e.g. \"/orders?limit=10\"))"
@@ -83,12 +83,12 @@ fn a_path_without_a_leading_slash_is_refused() -> Result {
 #[test]
 fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Result {
     let target = Target::serve(router(), PoolSettings::workers(1)?)?;
-    let err = target.endpoint("/boom").unwrap_err();
+    let err = target.checked_get("/boom").unwrap_err();
     assert_eq!(
         err.to_string(),
         "GET /boom answered 500 in 1 of 1 requests; failed: #0: no figure is taken from a run with failed requests"
     );
-    let err = target.endpoint("/missing?x=1").unwrap_err();
+    let err = target.checked_get("/missing?x=1").unwrap_err();
     assert!(
         err.to_string()
             .starts_with("GET /missing?x=1 answered 404 in 1 of 1 requests"),
@@ -108,7 +108,7 @@ fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Resu
 #[test]
 fn a_claim_on_a_flaky_endpoint_names_its_failures_instead_of_a_verdict() -> Result {
     let target = Target::serve(router(), PoolSettings::workers(1)?)?;
-    let flaky = target.endpoint("/flaky")?;
+    let flaky = target.checked_get("/flaky")?;
     let err = flaky
         .does_not_block_its_worker()
         .artifacts_in(crate::scratch())
@@ -130,15 +130,42 @@ fn settings_out_of_range_name_the_field_and_the_range() -> Result {
         "invalid workers: 0 (allowed: 1 to 256)"
     );
     let target = Target::serve(router(), PoolSettings::workers(1)?)?;
-    let err = target.endpoint("/ok")?.concurrency(0).unwrap_err();
+    // Named where the chain ends (the claim's check()), the first refusal kept.
+    let err = target
+        .get("/ok")
+        .concurrency(0)
+        .concurrency(4)
+        .does_not_block_its_worker()
+        .check()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid concurrency: 0 (allowed: 1 to 100000)"
     );
-    let err = target.endpoint("/ok")?.concurrency(100_001).unwrap_err();
+    let err = target
+        .get("/ok")
+        .concurrency(100_001)
+        .faster_than(&target.get("/ok"), 2.0)
+        .check()
+        .unwrap_err();
     assert_eq!(
         err.to_string(),
         "invalid concurrency: 100001 (allowed: 1 to 100000)"
+    );
+    let err = target
+        .get("/ok")
+        .faster_than(&target.get("/ok"), 0.5)
+        .check()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid times: 0.5 (allowed: a factor of at least 1 and at most 1000 (3.0 is 3× faster))"
+    );
+    let mix = target.mix([(target.get("/ok"), 1)]).concurrency(0);
+    let err = mix.none_blocks_its_worker().check().unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "invalid concurrency: 0 (allowed: 1 to 100000)"
     );
     Ok(())
 }

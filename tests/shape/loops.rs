@@ -34,7 +34,7 @@ fn the_probe_says_what_limits_it() -> Result {
 fn a_plateau_of_the_cpu_is_no_verdict_about_a_pool() -> Result {
     let target = perfshape::Target::demo(perfshape::PoolSettings::workers(2)?)?;
     let checked = target
-        .endpoint("/health")?
+        .checked_get("/health")?
         .concurrency_limit()
         .up_to(64)
         .about(2.0)

@@ -19,7 +19,7 @@ fn the_report_does_not_block_its_worker() -> Result {
     for ledger in [Ledger::Async, Ledger::Offloaded] {
         let target = orders(ledger)?;
         let checked = target
-            .endpoint("/report")?
+            .checked_get("/report")?
             .does_not_block_its_worker()
             .check()?;
         assert_shape!(

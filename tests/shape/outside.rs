@@ -104,7 +104,7 @@ fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Res
     );
     let computing = target
         .get("/cpu?us=20000&chunk_us=100")
-        .concurrency(8)?
+        .concurrency(8)
         .does_not_block_its_worker()
         .gate_mode(perfshape::claim::GateMode::Advisory)
         .check()?;

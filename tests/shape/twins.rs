@@ -63,8 +63,8 @@ fn a_long_stretch_of_cpu_in_one_poll_is_a_worker_blocked() -> Result {
     let target = Target::serve(handlers::app(), PoolSettings::workers(1)?)?;
     let checked = target
         .get("/cpu?us=10000&chunk_us=10000")
-        .poll_budget(Duration::from_millis(4))?
-        .concurrency(4)?
+        .poll_budget(Duration::from_millis(4))
+        .concurrency(4)
         .does_not_block_its_worker()
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
@@ -125,7 +125,7 @@ fn a_mix_names_the_route_with_the_sync_write_and_counts_each_route() -> Result {
 fn a_blocking_handler_is_not_three_times_faster_than_itself() -> Result {
     let target = Target::serve(handlers::app(), PoolSettings::workers(1)?)?;
     let write = target.get("/write?ms=2");
-    let checked = write.faster_than(&write).at_least(3.0).check()?;
+    let checked = write.faster_than(&write, 3.0).check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     Ok(())
 }

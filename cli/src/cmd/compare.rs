@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use perfshape::claim::artifact_dir;
 use perfshape::external::StartedService;
-use perfshape::{Compared, Error, Percentile, Target};
+use perfshape::{Error, Percentile, SideLoad, Target};
 
 use crate::exit::Exit;
 
@@ -191,7 +191,7 @@ impl FromStr for Share {
 
 impl Args {
     pub(crate) fn run(self) -> perfshape::Result<Exit> {
-        let load = self.compared()?;
+        let load = self.side_load()?;
         let limits = perfshape::client::Limits {
             request_timeout: Duration::from_secs(self.timeout),
             run_deadline: Duration::from_secs(self.timeout + 60),
@@ -234,9 +234,8 @@ impl Args {
                 );
                 if self.paths.is_empty() {
                     // Full URLs: each side its own path.
-                    let (b, bp) = Target::split_url(&base)?;
-                    let (c, cp) = Target::split_url(&candidate)?;
-                    let (b, c) = (b.with_limits(limits)?, c.with_limits(limits)?);
+                    let (b, bp) = Target::builder().limits(limits).split_url(&base)?;
+                    let (c, cp) = Target::builder().limits(limits).split_url(&candidate)?;
                     let line = self.compare_one(
                         &b.named("base").request(self.request(&bp)),
                         &c.named("candidate").request(self.request(&cp)),
@@ -247,9 +246,10 @@ impl Args {
                 (base, candidate, self.paths.clone())
             }
         };
-        let base = Target::url(&base)?.with_limits(limits)?.named("base");
-        let candidate = Target::url(&candidate)?
-            .with_limits(limits)?
+        let base = Target::builder().limits(limits).url(&base)?.named("base");
+        let candidate = Target::builder()
+            .limits(limits)
+            .url(&candidate)?
             .named("candidate");
         let mut exit = Exit::Holds;
         for path in &paths {
@@ -287,16 +287,16 @@ impl Args {
         request
     }
 
-    /// The load flags as the library's [`Compared`].
-    fn compared(&self) -> perfshape::Result<Compared> {
+    /// The load flags as the library's [`SideLoad`].
+    fn side_load(&self) -> perfshape::Result<SideLoad> {
         let duration = Duration::from_millis(self.loop_ms);
         Ok(match (self.load, self.figure) {
-            (LoadArg::Single, _) => Compared::Single,
-            (LoadArg::FanOut(n), _) => Compared::FanOut(n),
+            (LoadArg::Single, _) => SideLoad::Single,
+            (LoadArg::FanOut(n), _) => SideLoad::FanOut(n),
             (LoadArg::Closed(users), FigureArg::Throughput) => {
-                Compared::Throughput { users, duration }
+                SideLoad::Throughput { users, duration }
             }
-            (LoadArg::Closed(users), FigureArg::Latency(percentile)) => Compared::Latency {
+            (LoadArg::Closed(users), FigureArg::Latency(percentile)) => SideLoad::Latency {
                 users,
                 duration,
                 percentile,
@@ -309,17 +309,17 @@ impl Args {
         &self,
         base: &perfshape::Endpoint,
         candidate: &perfshape::Endpoint,
-        load: Compared,
+        load: SideLoad,
     ) -> perfshape::Result<Exit> {
-        let mut comparison = candidate.compared_with(base).load(load)?;
+        let mut comparison = candidate.compared_with(base).under(load);
         if self.bodies_may_differ {
             comparison = comparison.bodies_may_differ();
         }
         // Before any load: both sides up, 2xx, answering alike.
         comparison.preflight()?;
         let claim = match self.faster {
-            Some(Share(share)) => comparison.faster_by_at_least(share)?,
-            None => comparison.slower_by_at_most(self.tolerance.0)?,
+            Some(Share(share)) => comparison.faster_by_at_least(share),
+            None => comparison.slower_by_at_most(self.tolerance.0),
         };
         eprintln!(
             "comparing {} (base) with {} (candidate): {load}, interleaved …",

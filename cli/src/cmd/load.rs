@@ -63,11 +63,11 @@ impl Args {
             driver,
             fan_out,
         } = self;
-        let (target, path) = perfshape::Target::split_url(&url)?;
-        let target = target
-            .with_client_workers(client_workers)?
-            .with_driver(driver.into())?;
-        let endpoint = target.endpoint(&path)?;
+        let (target, path) = perfshape::Target::builder()
+            .client_workers(client_workers)
+            .driver(driver.into())
+            .split_url(&url)?;
+        let endpoint = target.checked_get(&path)?;
         if let Some(n) = fan_out {
             endpoint.run(ClientStrategy::FanOut, n)?;
             let run = target

@@ -39,11 +39,11 @@ impl Args {
             run_deadline: Duration::from_secs(timeout + 60),
         };
         // Parse and connect first: a typo or a dead host fails here, before any load.
-        let (target, path) = perfshape::Target::split_url(&url)?;
-        let target = target
-            .with_limits(limits)?
-            .with_driver(perfshape::client::Driver::Connections)?;
-        let endpoint = target.endpoint(&path)?;
+        let (target, path) = perfshape::Target::builder()
+            .limits(limits)
+            .driver(perfshape::client::Driver::Connections)
+            .split_url(&url)?;
+        let endpoint = target.checked_get(&path)?;
         let settings = perfshape::probe::ProbeSettings {
             max_concurrency,
             step: Duration::from_millis(step_ms),

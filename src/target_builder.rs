@@ -1,0 +1,256 @@
+//! How a [`Target`] is made: what it is (a router perfshape serves, its demo, a URL) and the
+//! load client that will measure it, configured before the target exists — as reqwest's
+//! `ClientBuilder` makes a `Client` — so the client's runtime starts once, with every
+//! setting, and every endpoint of the target shares it.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::Duration;
+
+use crate::client::{Driver, Limits, LoadClient};
+use crate::error::{Error, Result};
+use crate::pool::{Pool, PoolSettings};
+use crate::server::Server;
+use crate::target::{Kind, Target};
+use crate::vocab::Lifecycle;
+
+/// How long [`Target::url`] waits for a TCP connection before calling a service
+/// unreachable.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The limits a target's load client has unless told otherwise: a side that needs longer
+/// than this is reported as too slow by its claim, well before a test runner's kill
+/// (nextest's default here is 2 minutes).
+const LIMITS: Limits = Limits {
+    request_timeout: Duration::from_secs(10),
+    run_deadline: Duration::from_secs(20),
+};
+
+/// The load client's workers unless told otherwise: two of its own, so its clock keeps
+/// running whatever the server does.
+const CLIENT_WORKERS: usize = 2;
+
+/// A [`Target`] before it exists: the load client that will measure it. Start with
+/// [`Target::builder`], end with what the target is — [`serve`](Self::serve),
+/// [`server`](Self::server), [`demo`](Self::demo), [`url`](Self::url).
+///
+/// Its setters never fail; the one that ends the chain checks them all and names the first
+/// out of range (`invalid workers: 0 (allowed: 1 to 256)`), before any server or client
+/// starts.
+///
+/// ```
+/// use axum::{Router, routing::get};
+/// use perfshape::{Lifecycle, PoolSettings, Target};
+///
+/// let router = Router::new().route("/health", get(|| async { "ok" }));
+/// let target = Target::builder()
+///     .lifecycle(Lifecycle::ConnectionCap { per_host: 2 })
+///     .client_workers(1)
+///     .serve(router, PoolSettings::workers(1)?)?;
+/// assert_eq!(target.client().pool().settings().workers, 1);
+///
+/// let err = Target::builder().client_workers(0).demo(PoolSettings::workers(1)?).unwrap_err();
+/// assert_eq!(err.to_string(), "invalid workers: 0 (allowed: 1 to 256)");
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+#[must_use]
+pub struct TargetBuilder {
+    lifecycle: Lifecycle,
+    client_workers: usize,
+    driver: Driver,
+    limits: Limits,
+}
+
+impl Default for TargetBuilder {
+    fn default() -> Self {
+        TargetBuilder {
+            lifecycle: Lifecycle::Shared,
+            client_workers: CLIENT_WORKERS,
+            driver: Driver::default(),
+            limits: LIMITS,
+        }
+    }
+}
+
+impl TargetBuilder {
+    /// How the load client holds its HTTP clients (default one shared client): a client
+    /// per request, pooled clients, a per-host connection cap — seed 001's question.
+    pub fn lifecycle(self, lifecycle: Lifecycle) -> Self {
+        TargetBuilder { lifecycle, ..self }
+    }
+
+    /// The load client's worker threads (default 2): a heavier load needs more, on a
+    /// machine that has them.
+    pub fn client_workers(self, workers: usize) -> Self {
+        TargetBuilder {
+            client_workers: workers,
+            ..self
+        }
+    }
+
+    /// What sends the load client's closed loops
+    /// ([`Driver::Connections`]: one HTTP/1 connection per user, for a figure the
+    /// client's own cost per request must not cap).
+    pub fn driver(self, driver: Driver) -> Self {
+        TargetBuilder { driver, ..self }
+    }
+
+    /// The per-request and per-run [`Limits`] (default 10 s a request, 20 s a load).
+    pub fn limits(self, limits: Limits) -> Self {
+        TargetBuilder { limits, ..self }
+    }
+
+    /// `service` — your `axum::Router` (with its state given), or a tower stack around
+    /// one — served by perfshape on a new pool with `settings`.
+    pub fn serve<S: crate::server::Service>(
+        self,
+        service: S,
+        settings: PoolSettings,
+    ) -> Result<Target> {
+        let client = self.client()?;
+        let server = Server::serve(service, Pool::new("server", settings)?)?;
+        Ok(served(server, Kind::Router, client))
+    }
+
+    /// A router you started yourself with [`Server::serve`] (on a pool you built, say
+    /// because building the router needs its runtime).
+    pub fn server(self, server: Server) -> Result<Target> {
+        Ok(served(server, Kind::Router, self.client()?))
+    }
+
+    /// perfshape's demo service (every server strategy, and `/health`) on a new pool with
+    /// `settings`.
+    pub fn demo(self, settings: PoolSettings) -> Result<Target> {
+        let client = self.client()?;
+        let server = Server::start(Pool::new("server", settings)?)?;
+        Ok(served(server, Kind::Demo, client))
+    }
+
+    /// A running service at `base` (e.g. `http://127.0.0.1:8080` or
+    /// `https://staging.example.com/api`); endpoints' paths are appended to it.
+    ///
+    /// Fails at once, before any load, when `base` is not an `http(s)` URL or no TCP
+    /// connection to its host can be made within 3 s — naming the URL and the error.
+    pub fn url(self, base: &str) -> Result<Target> {
+        reachable(base)?;
+        let client = self.client()?;
+        Ok(Target::assemble(
+            base.trim_end_matches('/').to_string(),
+            Kind::Url,
+            client,
+            None,
+        ))
+    }
+
+    /// A running service reached at the origin of `url` (scheme, host, port), and the
+    /// path and query of `url` for an endpoint: what `perfshape probe URL` takes apart.
+    pub fn split_url(self, url: &str) -> Result<(Target, String)> {
+        let parsed = crate::client::check_url(url)?;
+        let path = crate::client::path_and_query(&parsed);
+        let origin = parsed.origin().ascii_serialization();
+        let target = self.url(&origin).map_err(|e| match e {
+            Error::Unreachable { reason, .. } => Error::Unreachable {
+                url: url.to_string(),
+                reason,
+            },
+            other => other,
+        })?;
+        Ok((target, path))
+    }
+
+    /// The load client, every setting checked.
+    fn client(self) -> Result<LoadClient> {
+        let pool = Pool::workers("client", self.client_workers)?;
+        Ok(LoadClient::with_limits(pool, self.lifecycle, self.limits)?.with_driver(self.driver))
+    }
+}
+
+/// A target of a server perfshape runs.
+fn served(server: Server, kind: Kind, client: LoadClient) -> Target {
+    Target::assemble(server.base_url(), kind, client, Some(server))
+}
+
+/// Refuses `base` unless it is an `http(s)` URL to whose host a TCP connection can be
+/// made within [`CONNECT_TIMEOUT`], naming the URL and the error.
+fn reachable(base: &str) -> Result<()> {
+    let parsed = crate::client::check_url(base)?;
+    let unreachable = |reason: String| Error::Unreachable {
+        url: base.to_string(),
+        reason,
+    };
+    let host = parsed.host_str().unwrap_or_default();
+    let port = parsed.port_or_known_default().unwrap_or(80);
+    let addrs: Vec<_> = (host, port)
+        .to_socket_addrs()
+        .map_err(|e| unreachable(format!("looking up {host}:{port}: {e}")))?
+        .collect();
+    if addrs.is_empty() {
+        return Err(unreachable(format!("{host}:{port} has no address")));
+    }
+    let mut last = None;
+    for addr in &addrs {
+        match TcpStream::connect_timeout(addr, CONNECT_TIMEOUT) {
+            Ok(_) => return Ok(()),
+            Err(e) => last = Some(format!("connecting to {addr}: {e}")),
+        }
+    }
+    Err(unreachable(last.unwrap_or_default()))
+}
+
+// The shortcuts, beside the builder they start, so that `target.rs` reads nothing above
+// it.
+impl Target {
+    /// A target configured before it exists: its load client's lifecycle, workers,
+    /// driver and limits.
+    pub fn builder() -> TargetBuilder {
+        TargetBuilder::default()
+    }
+
+    /// `service` — your `axum::Router` (with its state given), or a tower stack around
+    /// one — served by perfshape on a new pool with `settings`, measured by the default
+    /// load client ([`Target::builder`] configures another).
+    pub fn serve<S: crate::server::Service>(service: S, settings: PoolSettings) -> Result<Target> {
+        Target::builder().serve(service, settings)
+    }
+
+    /// A router you started yourself with [`Server::serve`] (on a pool you built, say
+    /// because building the router needs its runtime).
+    pub fn server(server: Server) -> Result<Target> {
+        Target::builder().server(server)
+    }
+
+    /// perfshape's demo service (every server strategy, and `/health`) on a new pool with
+    /// `settings`.
+    pub fn demo(settings: PoolSettings) -> Result<Target> {
+        Target::builder().demo(settings)
+    }
+
+    /// A running service at `base` (e.g. `http://127.0.0.1:8080` or
+    /// `https://staging.example.com/api`); endpoints' paths are appended to it.
+    ///
+    /// Fails at once, before any load, when `base` is not an `http(s)` URL or no TCP
+    /// connection to its host can be made within 3 s — naming the URL and the error.
+    ///
+    /// ```
+    /// use perfshape::Target;
+    ///
+    /// let err = Target::url("not a url").unwrap_err();
+    /// assert!(err.to_string().starts_with("cannot reach not a url: not a URL"), "{err}");
+    /// ```
+    pub fn url(base: &str) -> Result<Target> {
+        Target::builder().url(base)
+    }
+
+    /// A running service reached at the origin of `url` (scheme, host, port), and the
+    /// path and query of `url` for an endpoint: what `perfshape probe URL` takes apart.
+    ///
+    /// ```
+    /// use perfshape::Target;
+    ///
+    /// let err = Target::split_url("http://127.0.0.1:9/orders").unwrap_err();
+    /// assert!(err.to_string().starts_with("cannot reach http://127.0.0.1:9/orders"), "{err}");
+    /// ```
+    pub fn split_url(url: &str) -> Result<(Target, String)> {
+        Target::builder().split_url(url)
+    }
+}
