@@ -4,9 +4,9 @@
 //! on both sides of every load, the machine's CPU and the load client's busy share
 //! ([`Usage`]), so a figure capped by perfshape or the machine says so.
 
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::claim::Notes;
 use crate::error::Result;
 use crate::pool::Window;
 use crate::target::Target;
@@ -24,7 +24,7 @@ struct Seen {
 /// it and the report that shows it. A running service's workers are not ours to read: for
 /// a URL target only the machine and the load client are.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Evidence(Arc<Mutex<Vec<Seen>>>);
+pub(crate) struct Evidence(Notes<Seen>);
 
 impl Evidence {
     /// Runs `load` on `target`, reading the machine, the load client's pool and (when
@@ -39,7 +39,7 @@ impl Evidence {
         let done = load()?;
         let length = started.elapsed();
         let (usage, server) = meter.finish();
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(Seen {
+        self.0.push(Seen {
             length,
             server,
             usage,
@@ -49,15 +49,14 @@ impl Evidence {
 
     /// The last load observed: how long it took and what the machine and the pools did.
     pub(crate) fn last(&self) -> Option<(std::time::Duration, Usage)> {
-        let seen = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        seen.last().map(|s| (s.length, s.usage))
+        self.0.last().map(|s| (s.length, s.usage))
     }
 
     /// The median load (by length), as a line of a report: `runtime over the median 10
     /// concurrent /report: worker 0 busy 204 ms of 205 ms …; machine 2 cores 40% busy;
     /// load client 12% busy; server 50% busy`.
     pub(crate) fn describe(&self, what: &str) -> Option<String> {
-        let mut seen = self.0.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        let mut seen = self.0.to_vec();
         seen.sort_by_key(|s| s.length);
         let median = seen.get(seen.len() / 2)?;
         Some(match &median.server {

@@ -5,10 +5,9 @@
 //! the scenario's settings as its context, so a claim written on loads takes its ideal,
 //! its expectation and its context from the scenario and no test restates a setting.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::claim::{Expected, Measure};
+use crate::claim::{Expected, Measure, Notes};
 use crate::client::Plan;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -51,7 +50,7 @@ pub struct Load {
     brief: Option<Plan>,
     model: Model,
     prediction: Prediction,
-    summaries: Arc<Mutex<Vec<Summary>>>,
+    summaries: Notes<Summary>,
     evidence: Evidence,
 }
 
@@ -90,7 +89,7 @@ impl Load {
             brief: None,
             model,
             prediction,
-            summaries: Arc::default(),
+            summaries: Notes::new(),
             evidence: Evidence::default(),
         })
     }
@@ -124,10 +123,7 @@ impl Load {
     /// The summaries of every run so far, in order: the shape facts a claim reports
     /// beside its figure (waves, failures).
     pub fn summaries(&self) -> Vec<Summary> {
-        self.summaries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .clone()
+        self.summaries.to_vec()
     }
 
     /// Warms up what the load will use (one request per connection it will hold, so
@@ -177,10 +173,7 @@ impl Load {
             )
         })?;
         run.require_ok()?;
-        self.summaries
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .push(run.summary(self.actual.work / 2));
+        self.summaries.push(run.summary(self.actual.work / 2));
         let waited = match run.canary.take() {
             None => None,
             Some(record) if record.outcome.is_ok() => Some(record.latency()),
@@ -217,14 +210,14 @@ impl Load {
     fn described(&self, measure: Measure<'static>) -> Measure<'static> {
         let served = self.target.served().is_some();
         let (warm, label, evidence) = (self.clone(), self.label(), self.evidence.clone());
-        let summaries = Arc::clone(&self.summaries);
+        let summaries = self.summaries.clone();
         let measure = measure
             .warm_with(move || warm.warm())
             .floor(self.prediction.wall)
             .evidence(move || {
                 let seen = evidence.describe(&label);
                 // A run that ended on a bound was a shorter load than the claim's: say so.
-                let summaries = summaries.lock().unwrap_or_else(|p| p.into_inner());
+                let summaries = summaries.to_vec();
                 let short: Vec<_> = summaries.iter().filter_map(|s| s.cut_short).collect();
                 match short.first() {
                     None => seen,

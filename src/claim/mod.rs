@@ -9,6 +9,7 @@ mod checked;
 mod future;
 mod gate;
 mod measure;
+mod notes;
 mod relation;
 mod rounds;
 mod rule;
@@ -29,6 +30,7 @@ pub use crate::outcome::{Verdict, median, noise_floor};
 pub use checked::Checked;
 pub(crate) use gate::shape_lock;
 pub use measure::Measure;
+pub use notes::Notes;
 pub use rule::{Decision, DecisionRule, median_interval};
 
 use crate::error::{Error, Refused, Result};

@@ -1,7 +1,6 @@
 //! **Keeps answering**: a cheap endpoint, sent while a slow one fills every worker, is
 //! answered about as soon as it would be alone.
 
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::blocking::LEAST;
@@ -78,12 +77,10 @@ impl Endpoint {
             .concurrency_set()
             .unwrap_or_else(|| slow.workers().map_or(COMPARISON_FAN_OUT, |p| p.workers));
         let polled = slow.target().served().is_some() && crate::server::thread_clock::available();
-        let rounds: Arc<Mutex<Vec<Round>>> = Arc::default();
         let evidence = Evidence::default();
         let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());
-        let noted = Arc::clone(&rounds);
         let mut quickest: Option<Duration> = None;
-        let during = Measure::value(
+        let (during, rounds) = Measure::noting(
             &format!(
                 "{} wait during {n} × {} that its hold explains ÷ one {}",
                 self.name(),
@@ -103,13 +100,13 @@ impl Endpoint {
                     }
                 };
                 quickest = Some(round.unit);
-                noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
-                Ok((round.counted().as_secs_f64()
+                let figure = (round.counted().as_secs_f64()
                     / round.unit.as_secs_f64().max(f64::MIN_POSITIVE))
-                .max(LEAST))
+                .max(LEAST);
+                Ok((figure, round))
             },
-        )
-        .warm_with({
+        );
+        let during = during.warm_with({
             let (cheap, busy) = (self.clone(), slow.clone());
             move || {
                 cheap.preflight()?;
@@ -143,8 +140,7 @@ impl Endpoint {
         .context("sent", sent)
         .context("wait counted", counted)
         .explain(move |report: &ClaimReport| {
-            let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            sentences(report, &rounds, n, (&name, &slow_name), budget)
+            sentences(report, &rounds.to_vec(), n, (&name, &slow_name), budget)
         })
     }
 }

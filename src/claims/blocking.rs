@@ -7,7 +7,6 @@
 //! N concurrent requests against one alone, in the same rounds — and it decides only where
 //! it has power ([`Outside`]).
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::holding::{self, Holding, middle, millis};
@@ -115,13 +114,12 @@ impl Endpoint {
         let allowance = self.allowance();
         let polled = self.target().served().is_some() && crate::server::thread_clock::available();
         let client_workers = self.target().client().pool().settings().workers;
-        let rounds: Arc<Mutex<Vec<HeldRound>>> = Arc::default();
         let evidence = Evidence::default();
-        let (this, seen, noted) = (self.clone(), evidence.clone(), Arc::clone(&rounds));
+        let (this, seen) = (self.clone(), evidence.clone());
         let what = format!("{n} concurrent {}", self.name());
         let label = format!("allowance used by {what}");
         let mut count = 0usize;
-        let used = Measure::value(&label, move || {
+        let (used, rounds) = Measure::noting(&label, move || {
             // Alternate which goes first, as a claim's sides would be.
             count += 1;
             let service = this.target().service_process();
@@ -172,17 +170,17 @@ impl Endpoint {
                 }
                 None => outside_figure(&this, &round, &run, n)?,
             };
-            noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
-            Ok(figure.max(LEAST))
-        })
-        .warm_with({
-            let this = self.clone();
-            move || {
-                this.preflight()?;
-                this.run(ClientStrategy::FanOut, n).map(drop)
-            }
-        })
-        .evidence(move || evidence.describe(&what));
+            Ok((figure.max(LEAST), round))
+        });
+        let used = used
+            .warm_with({
+                let this = self.clone();
+                move || {
+                    this.preflight()?;
+                    this.run(ClientStrategy::FanOut, n).map(drop)
+                }
+            })
+            .evidence(move || evidence.describe(&what));
         let decided_on = if polled {
             "the handler's polls, split by the worker's clocks"
         } else if self.target().served().is_some() {
@@ -209,19 +207,19 @@ impl Endpoint {
             ),
         )
         .observed({
-            let rounds = Arc::clone(&rounds);
+            let rounds = rounds.clone();
             move || {
-                let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner());
-                if rounds.is_empty() {
-                    Vec::new()
-                } else {
-                    Figures::of(&rounds).named()
-                }
+                rounds.with(|rounds| {
+                    if rounds.is_empty() {
+                        Vec::new()
+                    } else {
+                        Figures::of(rounds).named()
+                    }
+                })
             }
         })
         .explain(move |report: &ClaimReport| {
-            let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            sentences(report, &rounds, (n, workers, client_workers), allowance)
+            sentences(report, &rounds.to_vec(), (n, workers, client_workers), allowance)
         })
     }
 }

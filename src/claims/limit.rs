@@ -6,11 +6,10 @@
 //! again only the two steps the figure is read from, the step alone and the sweep's
 //! deepest, side by side.
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::blocking::LEAST;
-use crate::claim::{Claim, ClaimReport, Measure};
+use crate::claim::{Claim, ClaimReport, Measure, Notes};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Refused, Result};
 use crate::evidence::Evidence;
@@ -53,15 +52,25 @@ impl Endpoint {
 }
 
 /// A claim's probes: the first round sweeps, and each later one measures the sweep's
-/// deepest step again; their sentences, for the report.
+/// deepest step again. Owned by the claim's measure; each probe's sentence is noted for
+/// the report, the rounds whose probe found no figure too.
 #[derive(Default)]
 struct Probes {
     deepest: Option<ProbeStep>,
-    sentences: Vec<String>,
+    notes: Notes<Probed>,
+}
+
+/// What one round's probe said, for the report.
+#[derive(Clone, Debug)]
+struct Probed {
+    /// The probe's sentence: its steps, its knee, what limited it.
+    sentence: String,
+    /// The callers at the sweep's deepest step, which every later round measures again.
+    deepest: Option<usize>,
 }
 
 impl Probes {
-    /// This round's probe of `endpoint`.
+    /// This round's probe of `endpoint`, noted.
     fn next(
         &mut self,
         endpoint: &Endpoint,
@@ -72,7 +81,10 @@ impl Probes {
         if self.deepest.is_none() {
             self.deepest = report.steps.last().cloned();
         }
-        self.sentences.push(report.sentence());
+        self.notes.push(Probed {
+            sentence: report.sentence(),
+            deepest: self.deepest.as_ref().map(|s| s.concurrency),
+        });
         Ok(report)
     }
 }
@@ -171,15 +183,12 @@ impl ConcurrencyLimit {
         let ConcurrencyLimit { endpoint, settings } = self;
         let (evidence, this) = (Evidence::default(), endpoint.clone());
         let observed = evidence.clone();
-        let probes: Arc<Mutex<Probes>> = Arc::default();
-        let said = Arc::clone(&probes);
+        let mut probes = Probes::default();
+        let said = probes.notes.clone();
         Claim::figure(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("CPU pressure at the plateau", move || {
-                let report = said
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .next(&this, &observed, settings)?;
+                let report = probes.next(&this, &observed, settings)?;
                 let usage = match (report.queued, no_plateau) {
                     (false, Some(figure)) => return Ok(figure),
                     (false, None) => report.steps.last().map(|s| s.usage),
@@ -202,8 +211,7 @@ impl ConcurrencyLimit {
         .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |_: &ClaimReport| {
-            let probes = probes.lock().unwrap_or_else(|p| p.into_inner());
-            probes.sentences.iter().take(1).cloned().collect()
+            said.with(|probed| probed.iter().take(1).map(|p| p.sentence.clone()).collect())
         })
     }
 
@@ -232,16 +240,13 @@ impl ConcurrencyLimit {
 
     fn claim(self, sentence: &str, k: f64) -> Claim<'static> {
         let ConcurrencyLimit { endpoint, settings } = self;
-        let probes: Arc<Mutex<Probes>> = Arc::default();
-        let (seen, evidence) = (Arc::clone(&probes), Evidence::default());
+        let mut probes = Probes::default();
+        let (said, evidence) = (probes.notes.clone(), Evidence::default());
         let (observed, this) = (evidence.clone(), endpoint.clone());
         Claim::bound(
             &format!("{} {sentence}", endpoint.name()),
             Measure::value("pool estimate", move || {
-                let report = seen
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .next(&this, &observed, settings)?;
+                let report = probes.next(&this, &observed, settings)?;
                 if report.limit.is_perfshapes_own() {
                     // A plateau of the machine's CPU or of the load client measures
                     // perfshape, not the service: no verdict about a pool is taken from it.
@@ -261,13 +266,13 @@ impl ConcurrencyLimit {
         .context("target", endpoint.target().to_string())
         .context("steps", steps(settings))
         .explain(move |report: &ClaimReport| {
-            let probes = probes.lock().unwrap_or_else(|p| p.into_inner());
-            let first = probes.sentences.first().cloned().unwrap_or_default();
+            let probed = said.to_vec();
+            let first = probed.first().map(|p| p.sentence.clone()).unwrap_or_default();
             if report.rounds.is_empty() {
                 // The probe found its own limit at once: the reason says which.
                 return vec![format!("no pool figure: {first}")];
             }
-            let at = probes.deepest.as_ref().map_or(0, |s| s.concurrency);
+            let at = probed.last().and_then(|p| p.deepest).unwrap_or(0);
             vec![format!(
                 "behaves like a pool of ≈{:.1} (median of {} rounds at {at} callers); the sweep: {first}",
                 report.median * k,

@@ -3,7 +3,6 @@
 //! and the report names the route that does, and what the server received of each.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::blocking::LEAST;
@@ -60,15 +59,14 @@ impl Mix {
         let workers = self.target.pool_settings().map_or(1, |p| p.workers);
         let n = self.concurrency.unwrap_or(FAN_OUT_PER_WORKER * workers);
         let names: Vec<String> = self.routes.iter().map(|(e, _)| e.name()).collect();
-        let rounds: Arc<Mutex<Vec<RouteRound>>> = Arc::default();
         let evidence = Evidence::default();
-        let (this, seen, noted) = (self.clone(), evidence.clone(), Arc::clone(&rounds));
+        let (this, seen) = (self.clone(), evidence.clone());
         let label = format!(
             "largest allowance used in {n} concurrent of the {}",
             self.name()
         );
         let what = format!("{n} concurrent of the {}", self.name());
-        let used = Measure::value(&label, move || {
+        let (used, rounds) = Measure::noting(&label, move || {
             this.validate()?;
             let alone = this
                 .routes
@@ -85,26 +83,26 @@ impl Mix {
             })?;
             let round = this.round(&run, alone)?;
             let figure = round.worst().map_or(LEAST, |(_, used)| used);
-            noted.lock().unwrap_or_else(|p| p.into_inner()).push(round);
-            Ok(figure.max(LEAST))
-        })
-        .warm_with({
-            let this = self.clone();
-            move || {
-                this.validate()?;
-                for (endpoint, _) in &this.routes {
-                    endpoint.preflight()?;
+            Ok((figure.max(LEAST), round))
+        });
+        let used = used
+            .warm_with({
+                let this = self.clone();
+                move || {
+                    this.validate()?;
+                    for (endpoint, _) in &this.routes {
+                        endpoint.preflight()?;
+                    }
+                    let run = this.target.client().run_plan(
+                        ClientStrategy::FanOut,
+                        &this.plan()?,
+                        n,
+                        None,
+                    )?;
+                    run.require_ok().map(drop)
                 }
-                let run = this.target.client().run_plan(
-                    ClientStrategy::FanOut,
-                    &this.plan()?,
-                    n,
-                    None,
-                )?;
-                run.require_ok().map(drop)
-            }
-        })
-        .evidence(move || evidence.describe(&what));
+            })
+            .evidence(move || evidence.describe(&what));
         Claim::figure(
             &format!("no route of the {} blocks its worker", self.name()),
             used,
@@ -119,10 +117,9 @@ impl Mix {
             "per route, the larger of waiting ÷ its share of the route's request and the longest poll ÷ the poll budget",
         )
         .observed({
-            let rounds = Arc::clone(&rounds);
+            let rounds = rounds.clone();
             move || {
-                let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner());
-                let received = rounds.last().map(|r| r.received.clone()).unwrap_or_default();
+                let received = rounds.with(|r| r.last().map(|r| r.received.clone()).unwrap_or_default());
                 received
                     .into_iter()
                     .map(|(label, count)| (format!("received {label}"), count as f64))
@@ -130,8 +127,7 @@ impl Mix {
             }
         })
         .explain(move |report: &ClaimReport| {
-            let rounds = rounds.lock().unwrap_or_else(|p| p.into_inner()).clone();
-            route_sentences(report, &rounds, &names)
+            route_sentences(report, &rounds.to_vec(), &names)
         })
     }
 
