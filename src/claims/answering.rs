@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use super::blocking::LEAST;
+use super::holding::LEAST;
 use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
 use crate::claim::{Claim, ClaimReport, Measure};

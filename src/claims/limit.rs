@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use super::blocking::LEAST;
+use super::holding::LEAST;
 use crate::claim::{Claim, ClaimReport, Measure, Notes};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Refused, Result};

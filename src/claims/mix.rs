@@ -5,18 +5,14 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::blocking::LEAST;
 use super::holding::{self, Holding, millis};
+use super::holding::{FAN_OUT_PER_WORKER, LEAST};
 use crate::claim::{Claim, ClaimReport, Measure, median};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::mix::Mix;
 use crate::run::Run;
 use crate::vocab::ClientStrategy;
-
-/// Concurrent requests per server worker in a mix's fan-out, as for one endpoint's
-/// blocking claim.
-const FAN_OUT_PER_WORKER: usize = 20;
 
 /// What one round of the mix claim saw, route by route.
 #[derive(Clone, Debug)]

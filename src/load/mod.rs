@@ -12,12 +12,16 @@ use crate::client::Plan;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::model::{Model, Prediction};
-use crate::pool::Pool;
 use crate::run::Run;
 use crate::scenario::Scenario;
 use crate::summary::{Latency, Summary};
 use crate::target::Target;
-use crate::vocab::{ClientStrategy, InProcess, PoolSettings, ServerStrategy};
+use crate::vocab::{ClientStrategy, ServerStrategy};
+
+mod in_process;
+
+pub use in_process::InProcessLoad;
+pub(crate) use in_process::in_process_model;
 
 /// A [`Scenario`] on a demo [`Target`]: runs it, and hands out its measures.
 ///
@@ -356,93 +360,6 @@ impl Load {
             None => measure,
         }
     }
-}
-
-/// N in-process waits (seed 002) on a pool: the same model as a fan-out of N requests to
-/// the server strategy that holds what the waits hold.
-///
-/// ```
-/// use std::time::Duration;
-/// use perfshape::{Claim, Pool};
-/// use perfshape::inproc::InProcess;
-/// use perfshape::load::InProcessLoad;
-///
-/// let pool = Pool::workers("inproc", 1)?;
-/// let aio = InProcessLoad::new(&pool, InProcess::Aio, 100, Duration::from_millis(10))?;
-/// assert_eq!(aio.prediction().wall, Duration::from_millis(10));
-/// # Ok::<(), perfshape::Error>(())
-/// ```
-#[derive(Debug)]
-pub struct InProcessLoad<'p> {
-    pool: &'p Pool,
-    /// What the measures state (and the model predicts).
-    strategy: InProcess,
-    /// What runs: the strategy itself, except in a negative control.
-    runs: InProcess,
-    n: usize,
-    work: Duration,
-    model: Model,
-    prediction: Prediction,
-}
-
-impl<'p> InProcessLoad<'p> {
-    /// `n` waits of `work` with `strategy` on `pool`.
-    pub fn new(pool: &'p Pool, strategy: InProcess, n: usize, work: Duration) -> Result<Self> {
-        crate::error::check_range("n", n, 1, crate::limits::MAX_REQUESTS, "")?;
-        let model = in_process_model(strategy, pool.settings(), n, work);
-        let prediction = model.predict()?;
-        Ok(InProcessLoad {
-            pool,
-            strategy,
-            runs: strategy,
-            n,
-            work,
-            model,
-            prediction,
-        })
-    }
-
-    /// The same waits with another strategy, on the same pool.
-    pub fn with(&self, strategy: InProcess) -> Result<InProcessLoad<'p>> {
-        InProcessLoad::new(self.pool, strategy, self.n, self.work)
-    }
-
-    /// The same claims on `wrong` waits: a negative control, measured while the measures
-    /// still state (and expect) this load's strategy.
-    #[must_use]
-    pub fn running(mut self, wrong: InProcess) -> Self {
-        self.runs = wrong;
-        self
-    }
-
-    /// What the model predicts.
-    pub fn prediction(&self) -> &Prediction {
-        &self.prediction
-    }
-
-    /// The wall time of all the waits; expects the model's wall.
-    pub fn wall(&self) -> Measure<'_> {
-        let expected = Expected::duration(self.prediction.wall, self.model.to_string());
-        Measure::duration(&format!("in-process {}", self.strategy), move || {
-            self.runs.run(self.pool, self.n, self.work)
-        })
-        .expecting(expected)
-        .floor(self.prediction.wall)
-        .context("pool", self.pool.settings())
-        .context("n", self.n)
-        .context("work", format!("{} ms", self.work.as_millis()))
-    }
-}
-
-/// The model of `n` in-process waits: a fan-out to the server strategy that holds what
-/// the waits hold.
-pub(crate) fn in_process_model(
-    strategy: InProcess,
-    pool: PoolSettings,
-    n: usize,
-    work: Duration,
-) -> Model {
-    Model::of(strategy.holds_like(), pool, work, ClientStrategy::FanOut, n)
 }
 
 impl Target {

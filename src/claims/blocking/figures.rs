@@ -1,0 +1,115 @@
+//! What the claim's rounds saw besides their figures, and their medians: the polls, the
+//! requests alone and in a fan-out, the service's CPU, the machine.
+
+use std::time::Duration;
+
+use super::super::holding::{Holding, middle};
+use super::super::outside::Outside;
+use crate::claim::median;
+
+/// What one round saw besides its figure.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct HeldRound {
+    /// One request alone.
+    pub(super) alone: Duration,
+    /// N concurrent ÷ one alone.
+    pub(super) ratio: f64,
+    /// The held share the timing from outside estimates, (ratio − 1) ÷ (N/W − 1).
+    pub(super) estimate: f64,
+    /// How the fan-out's requests held their worker, from their polls (a served router).
+    pub(super) polls: Option<Holding>,
+    /// The service's CPU per request over the fan-out, when it runs on this machine in a
+    /// process of its own (a URL).
+    pub(super) service_cpu: Option<Duration>,
+    /// What the fan-out saw of its own limits: the load client's CPU, the machine's.
+    pub(super) outside: Outside,
+}
+
+/// The medians over a claim's rounds, each figure on its own.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Figures {
+    pub(super) alone: Duration,
+    /// The least of the rounds' requests alone.
+    pub(super) least_alone: Duration,
+    /// The median wall time of the rounds' fan-outs.
+    pub(super) fan_out: Duration,
+    pub(super) ratio: f64,
+    pub(super) estimate: f64,
+    pub(super) polls: Option<Holding>,
+    pub(super) service_cpu: Option<Duration>,
+    /// The load client's CPU per request, and the machine over the median round.
+    pub(super) outside: Outside,
+}
+
+impl Figures {
+    /// How many requests at a time a resource the N concurrent queued behind admits: N × one
+    /// request's own time ÷ the fan-out's. One request's own time is the least of the
+    /// rounds' requests alone, as a wait for a CPU only ever adds to it: on a busy machine a
+    /// median of the rounds can read a 10 ms query alone as 25 ms, and "admits ≈2.0" of a
+    /// connection that admits one.
+    pub(super) fn admits(&self, n: usize) -> f64 {
+        (n as f64 * self.least_alone.as_secs_f64()
+            / self.fan_out.as_secs_f64().max(f64::MIN_POSITIVE))
+        .clamp(1.0, n as f64)
+    }
+
+    pub(super) fn of(rounds: &[HeldRound]) -> Figures {
+        let mid =
+            |f: &dyn Fn(&HeldRound) -> f64| median(&rounds.iter().map(f).collect::<Vec<f64>>());
+        let polls: Vec<Holding> = rounds.iter().filter_map(|r| r.polls).collect();
+        let mid_polls = |f: &dyn Fn(&Holding) -> Duration| middle(polls.iter().map(f));
+        let cpus: Vec<Duration> = rounds.iter().filter_map(|r| r.service_cpu).collect();
+        Figures {
+            alone: middle(rounds.iter().map(|r| r.alone)),
+            least_alone: rounds.iter().map(|r| r.alone).min().unwrap_or_default(),
+            fan_out: middle(rounds.iter().map(|r| r.alone.mul_f64(r.ratio))),
+            ratio: mid(&|r| r.ratio),
+            estimate: mid(&|r| r.estimate),
+            polls: (!polls.is_empty()).then(|| Holding {
+                requests: polls.iter().map(|h| h.requests).sum(),
+                held: mid_polls(&|h| h.held),
+                computing: mid_polls(&|h| h.computing),
+                waiting: mid_polls(&|h| h.waiting),
+                preempted: mid_polls(&|h| h.preempted),
+                longest_computing: mid_polls(&|h| h.longest_computing),
+                most_computing: polls
+                    .iter()
+                    .map(|h| h.most_computing)
+                    .max()
+                    .unwrap_or_default(),
+            }),
+            service_cpu: (!cpus.is_empty()).then(|| middle(cpus)),
+            outside: Outside {
+                client_per_request: Some(middle(
+                    rounds.iter().filter_map(|r| r.outside.client_per_request),
+                ))
+                .filter(|c| !c.is_zero()),
+                usage: rounds[rounds.len() / 2].outside.usage,
+                service: rounds[rounds.len() / 2].outside.service,
+            },
+        }
+    }
+
+    pub(super) fn named(&self) -> Vec<(String, f64)> {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let mut figures = vec![
+            ("alone ms".to_string(), ms(self.alone)),
+            ("fan-out ÷ alone".to_string(), self.ratio),
+            ("estimated held share".to_string(), self.estimate),
+        ];
+        if let Some(h) = self.polls {
+            figures.extend([
+                ("held ms".to_string(), ms(h.held)),
+                ("computing ms".to_string(), ms(h.computing)),
+                ("waiting ms".to_string(), ms(h.waiting)),
+                ("preempted ms".to_string(), ms(h.preempted)),
+                ("longest poll cpu ms".to_string(), ms(h.longest_computing)),
+                ("most poll cpu ms".to_string(), ms(h.most_computing)),
+            ]);
+        }
+        if let Some(cpu) = self.service_cpu {
+            figures.push(("service cpu per request ms".to_string(), ms(cpu)));
+        }
+        figures
+    }
+}

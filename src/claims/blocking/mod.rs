@@ -1,0 +1,234 @@
+//! **Does not block its worker**: the handler never waits while it holds its worker, and
+//! never computes past a poll budget in one poll.
+//!
+//! On a router perfshape serves, every poll of each whole response is timed and split by
+//! the worker thread's clocks ([`Holding`]): the claim decides on that, exactly, per
+//! request — however short the requests. By URL only a timing from outside is to be had —
+//! N concurrent requests against one alone, in the same rounds — and it decides only where
+//! it has power ([`Outside`]).
+
+mod figures;
+mod sentences;
+
+use std::time::Duration;
+
+use super::holding::{self, FAN_OUT_PER_WORKER, Holding, LEAST, millis};
+use super::outside::Outside;
+use crate::claim::{Claim, ClaimReport, Measure};
+use crate::endpoint::Endpoint;
+use crate::error::{Error, Result};
+use crate::evidence::Evidence;
+use crate::run::Run;
+use crate::vocab::ClientStrategy;
+use figures::{Figures, HeldRound};
+use sentences::sentences;
+
+impl Endpoint {
+    /// The most CPU one poll of this endpoint's responses may use before
+    /// [`does_not_block_its_worker`](Self::does_not_block_its_worker) (and the claims that
+    /// judge a hold: [`keeps_answering_during`](Self::keeps_answering_during), a
+    /// [`Mix`](crate::Mix)) call the handler a worker held: above 0, at most 60 s.
+    ///
+    /// Default: 4 ms of CPU in one poll (tokio's own guidance is tens to a hundred µs
+    /// between awaits; the gate is for stretches that hold a worker, not for ordinary
+    /// work), or 24 ms where perfshape was built without optimisations — a team's default
+    /// test profile builds every dependency so, and the same work then takes 6–30× longer.
+    /// A budget outside the range is named by the claim's `check()`.
+    pub fn poll_budget(mut self, budget: Duration) -> Self {
+        let allowance = self.allowance().with_budget(budget);
+        match self.keep(allowance) {
+            Some(allowance) => self.set_allowance(allowance),
+            None => self,
+        }
+    }
+
+    /// The most of each request this endpoint's handler may spend waiting while it holds
+    /// its worker: a share in (0, 1] (default 0.05; another is named by the claim's
+    /// `check()`).
+    pub fn waits_at_most(mut self, share: f64) -> Self {
+        let allowance = self.allowance().with_waiting(share);
+        match self.keep(allowance) {
+            Some(allowance) => self.set_allowance(allowance),
+            None => self,
+        }
+    }
+
+    /// **Does not block its worker**: the handler never *waits* while it holds its worker
+    /// for more than 5 % of each request ([`waits_at_most`](Self::waits_at_most)), and
+    /// never *computes* past the poll budget in one poll ([`poll_budget`](Self::poll_budget)).
+    ///
+    /// A hold on a worker is harmless while the handler computes in short polls — however
+    /// short the request, a 50 µs CRUD handler holds — and a problem when it sleeps inside
+    /// a poll (`std::thread::sleep`, `std::fs`, a sync database driver, a contended std
+    /// mutex, a blocking DNS lookup) or computes for a long stretch without yielding (20 ms
+    /// of hashing). The figure is the larger of the waiting share ÷ its allowance and the
+    /// longest poll ÷ the budget: at most 1 holds.
+    ///
+    /// On a router perfshape serves, each response's polls — its service future's and its
+    /// body's — are timed and split by the worker thread's CPU clock and run-queue time
+    /// (preemption by a busy machine is neither), and decide. N concurrent requests (20 per
+    /// worker) are sent in each round, so a lock they contend for shows. Their time against
+    /// one request alone is the evidence from outside: when it says the requests queued and
+    /// the polls say the worker was free, the report says they queued behind something
+    /// else (a pool of one connection, say).
+    ///
+    /// By URL the timing from outside decides, (N concurrent ÷ one alone − 1) ÷ (N − 1), as
+    /// a held share; where the service runs on this machine its process's CPU splits it
+    /// into computing and waiting. It is inconclusive — never held, never broken — where a
+    /// request alone is short against the load client's own CPU per request, where the
+    /// machine's CPU was the fan-out's limit, or where the hold is all computing (from
+    /// outside one long poll and many short ones read the same).
+    ///
+    /// Seed 000's C3 on your endpoint. Sharpest on a 1-worker pool.
+    pub fn does_not_block_its_worker(&self) -> Claim<'static> {
+        let workers = self.workers().map_or(1, |p| p.workers);
+        let n = self
+            .concurrency_set()
+            .unwrap_or(FAN_OUT_PER_WORKER * workers)
+            .max(2);
+        let waves = n.div_ceil(workers) as f64;
+        let allowance = self.allowance();
+        let polled = self.target().served().is_some() && crate::server::thread_clock::available();
+        let client_workers = self.target().client().pool().settings().workers;
+        let evidence = Evidence::default();
+        let (this, seen) = (self.clone(), evidence.clone());
+        let what = format!("{n} concurrent {}", self.name());
+        let label = format!("allowance used by {what}");
+        let mut count = 0usize;
+        let (used, rounds) = Measure::noting(&label, move || {
+            // Alternate which goes first, as a claim's sides would be.
+            count += 1;
+            let service = this.target().service_process();
+            let fan_out = || {
+                seen.observe(this.target(), || {
+                    let before = service.and_then(|s| s.times());
+                    let started = std::time::Instant::now();
+                    let run = this.run(ClientStrategy::FanOut, n)?;
+                    let times = service
+                        .and_then(|s| s.times())
+                        .zip(before)
+                        .map(|(after, before)| (after.since(&before), started.elapsed()));
+                    Ok((run, times))
+                })
+            };
+            let (alone, (run, service_times)) = if count % 2 == 1 {
+                let alone = this.alone()?.0;
+                (alone, fan_out()?)
+            } else {
+                let fanned = fan_out()?;
+                (this.alone()?.0, fanned)
+            };
+            let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
+            let round = HeldRound {
+                alone,
+                ratio,
+                estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
+                polls: if polled {
+                    Holding::of(&run.records)
+                } else {
+                    None
+                },
+                service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
+                outside: seen
+                    .last()
+                    .map(|(length, usage)| Outside::of(length, usage, n, client_workers))
+                    .unwrap_or_default()
+                    .with_service(service_times),
+            };
+            let figure = match round.polls {
+                Some(holding) => holding::used(&allowance, &holding, alone),
+                None if polled => {
+                    return Err(Error::CannotTell {
+                        what: format!(
+                            "the server recorded none of the {n} responses' polls within a second of their arrival"
+                        ),
+                    });
+                }
+                None => outside_figure(&this, &round, &run, n)?,
+            };
+            Ok((figure.max(LEAST), round))
+        });
+        let used = used
+            .warm_with({
+                let this = self.clone();
+                move || {
+                    this.preflight()?;
+                    this.run(ClientStrategy::FanOut, n).map(drop)
+                }
+            })
+            .evidence(move || evidence.describe(&what));
+        let decided_on = if polled {
+            "the handler's polls, split by the worker's clocks"
+        } else if self.target().served().is_some() {
+            "a timing from outside (the worker's clocks cannot be read here)"
+        } else {
+            "a timing from outside"
+        };
+        Claim::figure(
+            &format!("{} does not block its worker", self.name()),
+            used,
+        )
+        .at_most(1.0)
+        .ideal(0.0)
+        .refusing(self.refused())
+        .context("target", self.target().to_string())
+        .context("n", n)
+        .context("decided on", decided_on)
+        .context(
+            "allowance used",
+            format!(
+                "the larger of waiting per request ÷ {:.0} % of one request alone (at least {}) and the longest poll of nine requests in ten ÷ the poll budget",
+                allowance.waiting * 100.0,
+                millis(crate::vocab::allowance::WAIT_FLOOR)
+            ),
+        )
+        .observed({
+            let rounds = rounds.clone();
+            move || {
+                rounds.with(|rounds| {
+                    if rounds.is_empty() {
+                        Vec::new()
+                    } else {
+                        Figures::of(rounds).named()
+                    }
+                })
+            }
+        })
+        .explain(move |report: &ClaimReport| {
+            sentences(report, &rounds.to_vec(), (n, workers, client_workers), allowance)
+        })
+    }
+}
+
+/// The figure of a round measured from outside — the estimated held share ÷ the allowed
+/// waiting share — or why such a figure says nothing about the service.
+fn outside_figure(endpoint: &Endpoint, round: &HeldRound, run: &Run, n: usize) -> Result<f64> {
+    let allowance = endpoint.allowance();
+    if let Some(why) = round.outside.powerless(round.alone) {
+        return Err(Error::Limited {
+            what: format!(
+                "{} ({n} concurrent in {}): {why}; on a router perfshape serves (Target::serve), the handler's polls tell",
+                endpoint.name(),
+                millis(run.wall)
+            ),
+        });
+    }
+    let held = round.alone.mul_f64(round.estimate.min(1.0));
+    let Some(cpu) = round.service_cpu else {
+        return Ok(round.estimate / allowance.waiting);
+    };
+    let waiting = held.saturating_sub(cpu);
+    let share = |d: Duration| d.as_secs_f64() / round.alone.as_secs_f64().max(f64::MIN_POSITIVE);
+    if share(held) > allowance.waiting && share(waiting) <= allowance.waiting {
+        return Err(Error::CannotTell {
+            what: format!(
+                "{} holds its worker ≈{} of each {} request, and the service's own CPU explains it ({} per request): it computes, and from outside one long poll and many short ones read the same; on a router perfshape serves (Target::serve), its polls tell",
+                endpoint.name(),
+                millis(held),
+                millis(round.alone),
+                millis(cpu)
+            ),
+        });
+    }
+    Ok(share(waiting).max(LEAST) / allowance.waiting)
+}

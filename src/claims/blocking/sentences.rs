@@ -1,0 +1,156 @@
+//! What the claim found, for people: what the handler does with its worker, then what the
+//! timing from outside saw.
+
+use std::time::Duration;
+
+use super::super::holding::millis;
+use super::figures::{Figures, HeldRound};
+use crate::claim::ClaimReport;
+use crate::vocab::Allowance;
+
+/// What the claim found, for people: what the handler does with its worker, then what the
+/// timing from outside saw.
+pub(super) fn sentences(
+    report: &ClaimReport,
+    rounds: &[HeldRound],
+    (n, workers, client_workers): (usize, usize, usize),
+    allowance: Allowance,
+) -> Vec<String> {
+    if rounds.is_empty() {
+        return Vec::new();
+    }
+    let figures = Figures::of(rounds);
+    let alone = figures.alone;
+    let pct = |d: Duration| 100.0 * d.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
+    let allowed = allowance.waiting * 100.0;
+    let powerless = figures.outside.powerless(alone);
+    let from_outside = format!(
+        "from outside: N = {n} concurrent took {:.1}× one request alone, a held share of ≈{:.1} % by the timing estimate{}",
+        figures.ratio,
+        figures.estimate * 100.0,
+        powerless
+            .map(|why| format!(", which measures the load's own cost here, not the handler: {why}"))
+            .unwrap_or_default()
+    );
+    let Some(h) = figures.polls else {
+        return outside_sentences(report, &figures, n, allowance, from_outside);
+    };
+    let budget = allowance.describe_budget();
+    let floor = if allowance.waiting_allowed(alone) > alone.mul_f64(allowance.waiting) {
+        format!(", at least {}", millis(crate::vocab::allowance::WAIT_FLOOR))
+    } else {
+        String::new()
+    };
+    let waits = format!(
+        "≈{} of each {} request while holding its worker ({:.1} %, at most {allowed:.0} %{floor})",
+        millis(h.waiting),
+        millis(alone),
+        pct(h.waiting)
+    );
+    let computes = format!("{} (budget {budget})", millis(h.longest_computing));
+    let waiting_used = h.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
+    let computing_used = h.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
+    let first = if report.verdict.holds() {
+        if h.waiting < Duration::from_micros(5) {
+            format!(
+                "never waits while holding its worker (each {} request); its longest poll computes {computes}",
+                millis(alone)
+            )
+        } else {
+            format!("waits {waits}; its longest poll computes {computes}")
+        }
+    } else if waiting_used >= computing_used {
+        format!(
+            "waits {waits} — a sleep, sync I/O or a lock on the worker; its longest poll computes {computes}"
+        )
+    } else {
+        format!(
+            "computes {} in one poll without giving its worker back (budget {budget}); it waits {waits}",
+            millis(h.longest_computing)
+        )
+    };
+    let mut lines = vec![
+        first,
+        format!(
+            "its polls held the worker {} of the median request: {} computing, {} preempted by the machine (neither); {} waiting per request on average; the longest poll of any request computed {}",
+            millis(h.held),
+            millis(h.computing),
+            millis(h.preempted),
+            millis(h.waiting),
+            millis(h.most_computing)
+        ),
+    ];
+    // The requests queued, but not for the worker: behind something that admits few at a
+    // time. Told only where the timing from outside has power, and where the fan-out took
+    // well over what the load's own cost explains — each request's polls on the server's
+    // workers and the load client's CPU on its own. The polls may hold the worker for more
+    // than the waiting allowed by computing (a handler that parses a 20 KiB JSON body, then
+    // queues for a database connection): their cost is in `own_cost`. Not where they
+    // waited past the allowance: then the requests waited on the worker, whatever else
+    // they queued for (a std mutex another thread holds).
+    let own_cost = n as f64
+        * (h.held.as_secs_f64() / workers as f64
+            + figures
+                .outside
+                .client_per_request
+                .map_or(0.0, |c| c.as_secs_f64() / client_workers as f64))
+        / alone.as_secs_f64().max(f64::MIN_POSITIVE);
+    let queued = powerless.is_none()
+        && figures.estimate > allowance.waiting
+        && h.waiting <= allowance.waiting_allowed(alone)
+        && figures.ratio - 1.0 > 3.0 * own_cost;
+    if queued {
+        let admits = figures.admits(n);
+        lines[0].push_str(&format!(
+            "; its requests queued elsewhere, behind something that admits ≈{admits:.1} at a time (concurrency_limit() measures it)"
+        ));
+        lines.push(format!(
+            "{from_outside}: the requests queued, but not for the worker (their polls held it {} of each request) — behind something that admits ≈{admits:.1} at a time (one database connection, a lock, a pool); concurrency_limit() measures it",
+            millis(h.held)
+        ));
+    } else {
+        lines.push(from_outside);
+    }
+    lines
+}
+
+/// The sentences of a claim decided from outside (a URL, or clocks that cannot be read).
+fn outside_sentences(
+    report: &ClaimReport,
+    figures: &Figures,
+    n: usize,
+    allowance: Allowance,
+    from_outside: String,
+) -> Vec<String> {
+    let alone = figures.alone;
+    let held = alone.mul_f64(figures.estimate.min(1.0));
+    let verb = if report.verdict.holds() {
+        "gives its worker back"
+    } else {
+        "holds its worker"
+    };
+    let split = match figures.service_cpu {
+        Some(cpu) => format!(
+            "; of it the service's own CPU explains ≈{} (computing) and ≈{} is waiting",
+            millis(cpu.min(held)),
+            millis(held.saturating_sub(cpu))
+        ),
+        None => "; computing and waiting cannot be told apart from here (the service's process cannot be read on this machine)".to_string(),
+    };
+    let mut lines = vec![format!(
+        "{verb}: ≈{} of each {} request ({:.1} %, at most {:.0} % waiting), from N = {n} concurrent taking {:.1}× one request{split}",
+        millis(held),
+        millis(alone),
+        figures.estimate * 100.0,
+        allowance.waiting * 100.0,
+        figures.ratio
+    )];
+    if !report.verdict.holds() && figures.ratio > 1.0 {
+        lines.push(format!(
+            "or its requests queue behind a resource that admits ≈{:.1} at a time (one database connection, a lock): from outside the two read the same; keeps_answering_during() with a free endpoint tells them apart",
+            figures.admits(n)
+        ));
+    }
+    lines.push(from_outside);
+    lines
+}
