@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Fails when `src/` has an import circle: two modules (files) that reach each other through
-`crate::` or `super::` paths in code (comments and doc links are not read). The layers run
-bottom to top and nothing reaches up; `.ci/run` runs this so a circle cannot come back
-unseen.
+"""Fails when `src/` has an import circle — two modules (files) that reach each other through
+`crate::` or `super::` paths in code (comments and doc links are not read) — or a module that
+reaches up: one that reads a module of a higher layer in LAYERS, the layout docs/architecture.md
+draws. A module in no layer is named too, so a new file is placed before it lands. `.ci/run`
+runs this so neither can come back unseen.
 
     python3 scripts/import-circles.py
 """
@@ -12,6 +13,25 @@ import sys
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
+# The library's layers, bottom to top, as docs/architecture.md draws them: a module may read
+# its own layer's and those below. A module belongs to the longest prefix listed.
+LAYERS = [
+    ["limits", "build", "kernel", "cpu_quota", "service_process", "vocab::millis"],
+    ["outcome"],
+    ["error"],
+    ["vocab", "cut_short", "fd_limit"],
+    ["pool", "server", "inproc"],
+    ["record", "run", "summary"],
+    ["client"],
+    ["usage"],
+    ["model"],
+    ["claim"],
+    ["target", "target_builder"],
+    ["endpoint", "mix", "scenario", "load", "evidence", "probe"],
+    ["claims", "compare"],
+    ["catalog", "experiment", "report", "external", "assert"],
+]
+
 PATH = re.compile(r"\b((?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 
 
@@ -61,6 +81,30 @@ def main() -> int:
                 deps.add(target)
         edges[module] = deps
 
+    def layer_of(module: str):
+        best = None
+        for number, prefixes in enumerate(LAYERS, start=1):
+            for prefix in prefixes:
+                if module == prefix or module.startswith(prefix + "::"):
+                    if best is None or len(prefix) > best[1]:
+                        best = (number, len(prefix))
+        return best[0] if best else None
+
+    upward = []
+    for module in sorted(files):
+        if module == "crate":
+            continue
+        layer = layer_of(module)
+        if layer is None:
+            upward.append(f"{module} is in no layer: place it in LAYERS (scripts/import-circles.py) and docs/architecture.md")
+            continue
+        for target in sorted(edges[module]):
+            above = layer_of(target) if target != "crate" else None
+            if above is not None and above > layer:
+                upward.append(f"{module} (layer {layer}) reaches up to {target} (layer {above})")
+    for line in upward:
+        print(f"layering of src/: {line}", file=sys.stderr)
+
     # Strongly connected components (Tarjan); any with two or more modules is a circle.
     index, low, stack, on, circles = {}, {}, [], set(), []
     counter = [0]
@@ -96,7 +140,9 @@ def main() -> int:
         print(f"import circle in src/: {', '.join(circle)} ({'; '.join(arrows)})", file=sys.stderr)
     if not circles:
         print(f"no import circles in src/ ({len(files)} modules)")
-    return 1 if circles else 0
+    if not upward:
+        print(f"nothing in src/ reaches up ({len(LAYERS)} layers)")
+    return 1 if circles or upward else 0
 
 
 if __name__ == "__main__":

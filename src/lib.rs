@@ -51,14 +51,19 @@
 //! Nothing here asserts an absolute time: every timing claim is a ratio measured in one
 //! run, and a machine too noisy to tell gets [`Verdict::Inconclusive`], not a false failure.
 //!
-//! Layers, bottom to top (nothing reaches up): the vocabulary (strategies, lifecycles, pool
-//! settings, phases, the wire format) and what a claim decided, as data (its band, verdict
-//! and report, which the error type's gate failure carries) → [`error`] → [`pool`],
-//! [`server`], [`client`], [`inproc`] → [`run`] and [`summary`] → [`model`] → [`claim`] →
-//! [`Target`] → [`scenario`], [`load`], [`endpoint`], [`mix`] (each adding the `Target`
-//! methods that make it), [`probe`] → the ready-made [`claims`] → `experiment`, `report` and
-//! `external` (a fixture's rows on Locust or k6, judged from their statistics) → the
-//! `perfshape` CLI.
+//! Layers, bottom to top (nothing reaches up; `scripts/import-circles.py` checks it): the
+//! vocabulary (strategies, lifecycles, pool settings, phases, the wire format) and what a
+//! claim decided, as data (its band, verdict and report, which the error type's gate
+//! failure carries) → [`error`] → [`pool`], [`server`], [`inproc`] → [`run`] and
+//! [`summary`] → [`client`] → [`usage`] → [`model`] → [`claim`] → [`Target`] and its
+//! [`TargetBuilder`] → [`scenario`], [`load`], [`endpoint`], [`mix`] (each adding the
+//! `Target` methods that make it), [`probe`] → the ready-made [`claims`] and [`compare`] →
+//! `experiment`, `report` and `external` (a fixture's rows on Locust or k6, judged from
+//! their statistics) → the `perfshape` CLI.
+//!
+//! Every builder reads as reqwest's: a setter never fails, and what it refuses is named
+//! where the chain ends — a claim's [`check`](Claim::check), an endpoint's first request, a
+//! [`TargetBuilder`]'s constructor — before anything is sent.
 #![warn(missing_docs)]
 
 #[cfg(feature = "insta")]
