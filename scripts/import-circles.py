@@ -5,11 +5,18 @@ reaches up: one that reads a module of a higher layer in LAYERS, the layout docs
 draws. A module in no layer is named too, so a new file is placed before it lands. `.ci/run`
 runs this so neither can come back unseen.
 
+A path is read wherever code names it: a `use` tree's every leaf (`use crate::{a::B, c::{D,
+E}}`), and a path written inline (`crate::a::f()`); a name the crate root re-exports
+(`crate::Claim`) is read as the module it comes from. `--self-test` first checks that the
+check fails where it must, on small trees written for it.
+
     python3 scripts/import-circles.py
+    python3 scripts/import-circles.py --self-test
 """
 
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 SRC = Path(__file__).resolve().parent.parent / "src"
@@ -33,10 +40,44 @@ LAYERS = [
 ]
 
 PATH = re.compile(r"\b((?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
+# A `use` item whose tree starts at the crate or a parent, up to its semicolon.
+USE = re.compile(r"\buse\s+((?:crate|super)\s*::[^;]*);")
+# What the crate root re-exports: `pub use claim::{Checked, Claim};`, `pub use load::Load;`.
+REEXPORT = re.compile(r"^\s*pub(?:\([a-z]+\))?\s+use\s+([^;]*);", re.M)
 
 
-def module_of(path: Path) -> str:
-    rel = path.relative_to(SRC).with_suffix("")
+def use_leaves(tree: str) -> list[tuple[str, str]]:
+    """Every leaf of a use tree as a whole path and the name it is known by:
+    `crate::{a::B, c::{D, E as F}}` gives (`crate::a::B`, `B`), (`crate::c::D`, `D`) and
+    (`crate::c::E`, `F`)."""
+    tree = re.sub(r"\s*([{},]|::)\s*", r"\1", tree.strip())
+    if "{" not in tree:
+        if not tree:
+            return []
+        path, _, alias = tree.partition(" as ")
+        return [(path, alias or path.rsplit("::", 1)[-1])]
+    head, rest = tree.split("{", 1)
+    inner = rest[: rest.rindex("}")]
+    parts, depth, start = [], 0, 0
+    for i, c in enumerate(inner):
+        depth += c == "{"
+        depth -= c == "}"
+        if c == "," and depth == 0:
+            parts.append(inner[start:i])
+            start = i + 1
+    parts.append(inner[start:])
+    leaves = []
+    for part in parts:
+        if part == "self":
+            path = head.rstrip(":")
+            leaves.append((path, path.rsplit("::", 1)[-1]))
+        elif part:
+            leaves.extend(use_leaves(head + part))
+    return leaves
+
+
+def module_of(src: Path, path: Path) -> str:
+    rel = path.relative_to(src).with_suffix("")
     parts = list(rel.parts)
     if parts[-1] in ("mod", "lib"):
         parts = parts[:-1]
@@ -46,16 +87,44 @@ def module_of(path: Path) -> str:
 def code_of(text: str) -> str:
     """The file's code: comments dropped, and its unit tests (a `mod tests` at the end)."""
     text = re.sub(r"#\[cfg\(test\)\]\s*mod tests\s*\{.*", "", text, flags=re.S)
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     return "\n".join(line.split("//", 1)[0] for line in text.splitlines())
 
 
-def main() -> int:
-    files = {module_of(p): p for p in SRC.rglob("*.rs")}
+def paths_in(code: str) -> list[str]:
+    """Every `crate::` and `super::` path the code names: the leaves of its use trees, and
+    the paths written inline."""
+    found = []
+    for tree in USE.findall(code):
+        found.extend(path for path, _ in use_leaves(tree))
+    found.extend(PATH.findall(USE.sub("", code)))
+    return found
+
+
+def reexports(src: Path) -> dict[str, str]:
+    """The names the crate root re-exports, each as the path it comes from."""
+    lib = src / "lib.rs"
+    names = {}
+    if not lib.exists():
+        return names
+    for tree in REEXPORT.findall(code_of(lib.read_text())):
+        for path, name in use_leaves(tree):
+            names[name] = path if path.startswith("crate::") else "crate::" + path
+    return names
+
+
+def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr) -> int:
+    """0 when `src` has no import circle and nothing in it reaches up `layers`; else 1,
+    each fault named on `err`."""
+    files = {module_of(src, p): p for p in src.rglob("*.rs")}
+    roots = reexports(src)
 
     def resolve(path: str, current: str):
         parts = path.split("::")
         if parts[0] == "crate":
             parts = parts[1:]
+            if len(parts) >= 1 and parts[0] in roots and "::".join(parts[:1]) not in files:
+                parts = roots[parts[0]].split("::")[1:] + parts[1:]
         else:
             base = current.split("::") if current != "crate" else []
             if files[current].name != "mod.rs":
@@ -74,7 +143,7 @@ def main() -> int:
     edges = {}
     for module, path in files.items():
         deps = set()
-        for found in PATH.findall(code_of(path.read_text())):
+        for found in paths_in(code_of(path.read_text())):
             target = resolve(found, module)
             # A module reading its own parent's re-exports or itself is not an arrow.
             if target and target != module and not module.startswith(target + "::"):
@@ -83,7 +152,7 @@ def main() -> int:
 
     def layer_of(module: str):
         best = None
-        for number, prefixes in enumerate(LAYERS, start=1):
+        for number, prefixes in enumerate(layers, start=1):
             for prefix in prefixes:
                 if module == prefix or module.startswith(prefix + "::"):
                     if best is None or len(prefix) > best[1]:
@@ -103,7 +172,7 @@ def main() -> int:
             if above is not None and above > layer:
                 upward.append(f"{module} (layer {layer}) reaches up to {target} (layer {above})")
     for line in upward:
-        print(f"layering of src/: {line}", file=sys.stderr)
+        print(f"layering of src/: {line}", file=err)
 
     # Strongly connected components (Tarjan); any with two or more modules is a circle.
     index, low, stack, on, circles = {}, {}, [], set(), []
@@ -137,13 +206,69 @@ def main() -> int:
             visit(v)
     for circle in circles:
         arrows = [f"{a} → {b}" for a in circle for b in sorted(edges[a]) if b in circle]
-        print(f"import circle in src/: {', '.join(circle)} ({'; '.join(arrows)})", file=sys.stderr)
+        print(f"import circle in src/: {', '.join(circle)} ({'; '.join(arrows)})", file=err)
     if not circles:
-        print(f"no import circles in src/ ({len(files)} modules)")
+        print(f"no import circles in src/ ({len(files)} modules)", file=out)
     if not upward:
-        print(f"nothing in src/ reaches up ({len(LAYERS)} layers)")
+        print(f"nothing in src/ reaches up ({len(layers)} layers)", file=out)
     return 1 if circles or upward else 0
 
 
+# Small trees the check must fail on (or pass), each a file → its text, on two layers:
+# `low` below `high`. The check's own negative controls.
+SELF_TESTS = [
+    ("a circle through grouped use trees", 1, "import circle", {
+        "lib.rs": "mod low; mod high;",
+        "low.rs": "use crate::{high::{H, G as K}};\npub struct L;",
+        "high.rs": "use crate::low::L;\npub struct H; pub struct G;",
+    }),
+    ("a circle through inline paths and super::", 1, "import circle", {
+        "lib.rs": "mod low;",
+        "low/mod.rs": "mod a; mod b;",
+        "low/a.rs": "pub fn f() { super::b::g() }",
+        "low/b.rs": "pub fn g() { crate::low::a::f() }",
+    }),
+    ("reaching up through the root's re-export", 1, "reaches up to high", {
+        "lib.rs": "mod low; mod high;\npub use high::{H as Top, other::{O}};",
+        "low.rs": "pub fn f(_: crate::Top) {}",
+        "high.rs": "pub struct H;",
+    }),
+    ("a module in no layer", 1, "in no layer", {
+        "lib.rs": "mod low; mod stray;",
+        "low.rs": "",
+        "stray.rs": "",
+    }),
+    ("arrows named only in comments, doc links and tests", 0, "", {
+        "lib.rs": "mod low; mod high;",
+        "low.rs": "//! See [`H`](crate::high::H).\n/* crate::high::H */\npub struct L; // crate::high\n"
+                  "#[cfg(test)]\nmod tests {\n    use crate::high::H;\n}\n",
+        "high.rs": "use crate::low::L;\npub struct H;",
+    }),
+]
+
+
+def self_test() -> int:
+    """Runs the check on SELF_TESTS; 0 when each comes out as it must."""
+    import io
+
+    failed = 0
+    for name, want, says, files in SELF_TESTS:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp)
+            for rel, text in files.items():
+                (src / rel).parent.mkdir(parents=True, exist_ok=True)
+                (src / rel).write_text(text)
+            out, err = io.StringIO(), io.StringIO()
+            got = check(src, [["low"], ["high"]], out, err)
+            ok = got == want and says in err.getvalue()
+            print(f"self-test {'ok' if ok else 'FAILED'}: {name} (exit {got}, want {want})")
+            if not ok:
+                print(err.getvalue(), file=sys.stderr)
+                failed += 1
+    return 1 if failed else 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    if "--self-test" in sys.argv[1:] and self_test():
+        sys.exit(1)
+    sys.exit(check(SRC, LAYERS))

@@ -10,6 +10,7 @@ mod future;
 mod gate;
 mod measure;
 mod notes;
+mod paired;
 mod relation;
 mod rounds;
 mod rule;

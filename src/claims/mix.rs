@@ -56,31 +56,39 @@ impl Mix {
         let n = self.concurrency.unwrap_or(FAN_OUT_PER_WORKER * workers);
         let names: Vec<String> = self.routes.iter().map(|(e, _)| e.name()).collect();
         let evidence = Evidence::default();
-        let (this, seen) = (self.clone(), evidence.clone());
+        let (this, single, fanned) = (self.clone(), self.clone(), self.clone());
         let label = format!(
             "largest allowance used in {n} concurrent of the {}",
             self.name()
         );
         let what = format!("{n} concurrent of the {}", self.name());
-        let (used, rounds) = Measure::noting(&label, move || {
-            this.validate()?;
-            let alone = this
-                .routes
-                .iter()
-                .map(|(endpoint, _)| endpoint.alone().map(|(d, _)| d))
-                .collect::<Result<Vec<Duration>>>()?;
-            let plan = this.plan()?;
-            let run = seen.observe(&this.target, || {
-                let run = this
-                    .target
-                    .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
-                run.require_ok()?;
-                Ok(run)
-            })?;
-            let round = this.round(&run, alone)?;
-            let figure = round.worst().map_or(LEAST, |(_, used)| used);
-            Ok((figure.max(LEAST), round))
-        });
+        let seen = evidence.clone();
+        let (used, rounds) = Measure::paired(
+            &label,
+            move || {
+                single
+                    .routes
+                    .iter()
+                    .map(|(endpoint, _)| endpoint.alone().map(|(d, _)| d))
+                    .collect::<Result<Vec<Duration>>>()
+            },
+            move || {
+                fanned.validate()?;
+                let plan = fanned.plan()?;
+                seen.observe(&fanned.target, || {
+                    let run = fanned
+                        .target
+                        .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
+                    run.require_ok()?;
+                    Ok(run)
+                })
+            },
+            move |alone, run| {
+                let round = this.round(&run, alone)?;
+                let figure = round.worst().map_or(LEAST, |(_, used)| used);
+                Ok((figure.max(LEAST), round))
+            },
+        );
         let used = used
             .warm_with({
                 let this = self.clone();

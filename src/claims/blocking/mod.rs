@@ -92,62 +92,58 @@ impl Endpoint {
         let client_workers = self.target().client().pool().settings().workers;
         let evidence = Evidence::default();
         let (this, seen) = (self.clone(), evidence.clone());
+        let (fanned, observed) = (self.clone(), evidence.clone());
+        let single = self.clone();
         let what = format!("{n} concurrent {}", self.name());
         let label = format!("allowance used by {what}");
-        let mut count = 0usize;
-        let (used, rounds) = Measure::noting(&label, move || {
-            // Alternate which goes first, as a claim's sides would be.
-            count += 1;
-            let service = this.target().service_process();
-            let fan_out = || {
-                seen.observe(this.target(), || {
+        let (used, rounds) = Measure::paired(
+            &label,
+            move || single.alone().map(|(alone, _)| alone),
+            move || {
+                let service = fanned.target().service_process();
+                observed.observe(fanned.target(), || {
                     let before = service.and_then(|s| s.times());
                     let started = std::time::Instant::now();
-                    let run = this.run(ClientStrategy::FanOut, n)?;
+                    let run = fanned.run(ClientStrategy::FanOut, n)?;
                     let times = service
                         .and_then(|s| s.times())
                         .zip(before)
                         .map(|(after, before)| (after.since(&before), started.elapsed()));
                     Ok((run, times))
                 })
-            };
-            let (alone, (run, service_times)) = if count % 2 == 1 {
-                let alone = this.alone()?.0;
-                (alone, fan_out()?)
-            } else {
-                let fanned = fan_out()?;
-                (this.alone()?.0, fanned)
-            };
-            let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
-            let round = HeldRound {
-                alone,
-                ratio,
-                estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
-                polls: if polled {
-                    Holding::of(&run.records)
-                } else {
-                    None
-                },
-                service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
-                outside: seen
-                    .last()
-                    .map(|(length, usage)| Outside::of(length, usage, n, client_workers))
-                    .unwrap_or_default()
-                    .with_service(service_times),
-            };
-            let figure = match round.polls {
-                Some(holding) => holding::used(&allowance, &holding, alone),
-                None if polled => {
-                    return Err(Error::CannotTell {
-                        what: format!(
-                            "the server recorded none of the {n} responses' polls within a second of their arrival"
-                        ),
-                    });
-                }
-                None => outside_figure(&this, &round, &run, n)?,
-            };
-            Ok((figure.max(LEAST), round))
-        });
+            },
+            move |alone, (run, service_times)| {
+                let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
+                let round = HeldRound {
+                    alone,
+                    ratio,
+                    estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
+                    polls: if polled {
+                        Holding::of(&run.records)
+                    } else {
+                        None
+                    },
+                    service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
+                    outside: seen
+                        .last()
+                        .map(|(length, usage)| Outside::of(length, usage, n, client_workers))
+                        .unwrap_or_default()
+                        .with_service(service_times),
+                };
+                let figure = match round.polls {
+                    Some(holding) => holding::used(&allowance, &holding, alone),
+                    None if polled => {
+                        return Err(Error::CannotTell {
+                            what: format!(
+                                "the server recorded none of the {n} responses' polls within a second of their arrival"
+                            ),
+                        });
+                    }
+                    None => outside_figure(&this, &round, &run, n)?,
+                };
+                Ok((figure.max(LEAST), round))
+            },
+        );
         let used = used
             .warm_with({
                 let this = self.clone();
