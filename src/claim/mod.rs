@@ -5,7 +5,9 @@
 //! expected, or the tightest step of an ordering), and lets the [`DecisionRule`] decide —
 //! adding rounds, up to a maximum and a time budget, while the rounds do not settle it.
 
+mod check;
 mod checked;
+mod decide;
 mod future;
 mod gate;
 mod measure;
@@ -17,7 +19,7 @@ mod rule;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 pub use crate::outcome::Band;
 pub use crate::outcome::Expected;
@@ -34,9 +36,8 @@ pub use measure::Measure;
 pub use notes::Notes;
 pub use rule::{Decision, DecisionRule, median_interval};
 
-use crate::error::{Error, Refused, Result};
+use crate::error::Refused;
 use relation::Relation;
-use rounds::{physical_limit, side_noise};
 
 /// A claim about measured figures, checked in interleaved rounds.
 ///
@@ -258,202 +259,4 @@ impl<'a> Claim<'a> {
         self.observed = Some(Box::new(f));
         self
     }
-
-    fn validate(&self) -> Result<Band> {
-        if let Some(refused) = &self.refused {
-            return Err(refused.to_error());
-        }
-        let band = self.band.ok_or_else(|| {
-            Error::invalid(
-                "band",
-                "none",
-                "one of at_least(k), at_most(k), within(lo, hi)",
-            )
-        })?;
-        if !band.is_valid() {
-            return Err(Error::invalid("band", band, "lo ≤ hi, neither NaN"));
-        }
-        crate::error::check_range("min rounds", self.rule.min_rounds, 3, 50, "")?;
-        crate::error::check_range(
-            "max rounds",
-            self.rule.max_rounds,
-            self.rule.min_rounds,
-            50,
-            "",
-        )?;
-        crate::error::check_range("warmup", self.warmup, 0, 10, "")?;
-        if let Relation::Ordering(sides) = &self.relation {
-            crate::error::check_range("ordering sides", sides.len(), 2, 16, "")?;
-        }
-        let replaying = self
-            .relation
-            .measures()
-            .iter()
-            .filter(|m| m.replays())
-            .count();
-        if replaying > 0 && replaying < self.relation.measures().len() {
-            return Err(Error::invalid(
-                "replayed sides",
-                format!("{replaying} of {}", self.relation.measures().len()),
-                "all sides or none: a replayed figure is only interleaved with the figures it was measured with",
-            ));
-        }
-        if let Relation::Bound(measure) = &self.relation {
-            let Some(expected) = &measure.expected else {
-                return Err(Error::invalid(
-                    "expected",
-                    format!("none for {:?}", measure.label),
-                    "a bound claim's measure with an expectation (Measure::expecting)",
-                ));
-            };
-            if !(expected.value.is_finite() && expected.value > 0.0) {
-                return Err(Error::invalid(
-                    "expected",
-                    format!("{} ({})", expected.value, expected.how),
-                    "a finite figure above 0",
-                ));
-            }
-        }
-        Ok(band)
-    }
-
-    /// Measures, decides, writes the raw figures to [`artifact_dir`], and prints the
-    /// report when the claim does not hold. A measurement error ends the check with it.
-    pub fn check(mut self) -> Result<Checked> {
-        let band = self.validate()?;
-        let gate = match self.gate {
-            Some(mode) => mode,
-            None => GateMode::from_env()?,
-        };
-        let _serialised = shape_lock();
-        let started = Instant::now();
-        let (rounds, decision) = self.measure(&band, started)?;
-        let dir = self.artifacts.take().unwrap_or_else(artifact_dir);
-        let caller = self
-            .caller
-            .take()
-            .or_else(|| std::thread::current().name().map(str::to_string));
-        let report = self.decide(band, gate, rounds, decision, started);
-        Ok(Checked::new(publish(report, &dir, caller.as_deref())))
-    }
-
-    /// Measuring: the rounds, and the rule's decision on them. A side too slow to measure
-    /// ends the rounds with an inconclusive decision, not in the test runner's kill: what
-    /// was measured so far, and which side ran out of time.
-    fn measure(&mut self, band: &Band, started: Instant) -> Result<(Vec<Round>, Decision)> {
-        let mut rounds: Vec<Round> = Vec::new();
-        let decision = match self.measure_rounds(band, started, &mut rounds) {
-            Ok(decision) => decision,
-            Err(Error::TooSlow { request, what }) => Decision {
-                verdict: Some(Verdict::Inconclusive),
-                reason: format!(
-                    "a side ran past its time limit after {} rounds: {request} {what}",
-                    rounds.len()
-                ),
-            },
-            Err(Error::Limited { what }) => Decision {
-                verdict: Some(Verdict::Inconclusive),
-                reason: format!(
-                    "after {} rounds, perfshape or the machine was the limit, not the service: {what}",
-                    rounds.len()
-                ),
-            },
-            Err(Error::CannotTell { what }) => Decision {
-                verdict: Some(Verdict::Inconclusive),
-                reason: format!(
-                    "after {} rounds, it cannot be told from here: {what}",
-                    rounds.len()
-                ),
-            },
-            Err(other) => return Err(other),
-        };
-        Ok((rounds, decision))
-    }
-
-    /// Deciding: the verdict and everything the report says about it — the median, its
-    /// noise floor and margin, the physical limit, the sentences and the evidence.
-    fn decide(
-        mut self,
-        band: Band,
-        gate: GateMode,
-        rounds: Vec<Round>,
-        decision: Decision,
-        started: Instant,
-    ) -> ClaimReport {
-        let units = self
-            .relation
-            .labels()
-            .into_iter()
-            .zip(self.relation.measures())
-            .map(|(label, s)| (label, s.unit))
-            .collect();
-        let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
-        let (median, noise_floor) = (median(&values), side_noise(&rounds));
-        // A figure that was not a wait (a synthetic series, say) cannot make the limit
-        // exceed the time the rounds actually took.
-        let limit = match self.elsewhere {
-            Some((_, limit)) => Some(limit),
-            None => physical_limit(&self.relation.measures(), &rounds)
-                .map(|limit| limit.min(started.elapsed())),
-        };
-        let expected = match &self.relation {
-            Relation::Bound(m) => m.expected.clone().map(|e| (e, m.unit)),
-            _ => None,
-        };
-        let mut context = self.relation.context();
-        context.extend(std::mem::take(&mut self.context));
-        let mut report = ClaimReport {
-            name: std::mem::take(&mut self.name),
-            kind: self.relation.kind(),
-            relation: self.relation.describe(),
-            band,
-            ideal: self.ideal.or_else(|| self.relation.ideal()),
-            expected,
-            verdict: decision.verdict.unwrap_or(Verdict::Inconclusive),
-            reason: decision.reason,
-            median,
-            noise_floor,
-            margin: Margin::of(&band, median, noise_floor),
-            sides: units,
-            rounds,
-            context,
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-            cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
-            gate,
-            elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
-            limit,
-            explanation: Vec::new(),
-            evidence: Vec::new(),
-            facts: BTreeMap::new(),
-            observed: self
-                .observed
-                .take()
-                .map(|f| f().into_iter().collect())
-                .unwrap_or_default(),
-            artifact: None,
-        };
-        if let Some(explain) = self.explain.take() {
-            report.explanation = explain(&report);
-        }
-        report.evidence = self
-            .relation
-            .sides()
-            .into_iter()
-            .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
-            .chain(std::mem::take(&mut self.evidence))
-            .collect();
-        report
-    }
-}
-
-/// Publishing: the raw figures to `dir` (as the test `caller` made them), and the report
-/// on stderr — its headline when the claim holds, all of it when it does not.
-fn publish(mut report: ClaimReport, dir: &std::path::Path, caller: Option<&str>) -> ClaimReport {
-    report.write_artifact(dir, caller);
-    if report.verdict.holds() {
-        eprintln!("perfshape: {}", report.headline());
-    } else {
-        eprintln!("perfshape: {report}");
-    }
-    report
 }

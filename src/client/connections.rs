@@ -33,10 +33,10 @@ pub(super) async fn closed_loop(
     n: usize,
     users: usize,
     duration: Duration,
-    at: super::Timing,
+    at: super::loops::Timing,
     timeout: Duration,
 ) -> Vec<RequestRecord> {
-    let super::Timing { origin, deadline } = at;
+    let super::loops::Timing { origin, deadline } = at;
     let mut tasks = tokio::task::JoinSet::new();
     for _ in 0..users {
         let (request, next) = (Arc::clone(&request), Arc::clone(&next));

@@ -1,6 +1,7 @@
 //! The client side: strategies, lifecycles, and the load client that runs them.
 
 mod connections;
+mod dispatch;
 mod driver;
 mod framing;
 mod http;
@@ -29,17 +30,11 @@ use tokio::sync::Semaphore;
 
 pub use crate::vocab::{ClientStrategy, Lifecycle};
 
-use crate::error::{Error, Result, check_range};
-use crate::limits::MAX_REQUESTS;
+use crate::error::{Result, check_range};
 use crate::pool::{Activity, Pool};
-use crate::record::RequestRecord;
 use crate::run::Run;
 use http::build_client;
 use inner::Inner;
-use limits::cut_short;
-use loops::{
-    Timing, Users, closed_loop, fan_out, join_canary, open_loop, send_at, sequential, task_failed,
-};
 
 /// Offers load to a URL with a [`ClientStrategy`], from its own [`Pool`], and returns a
 /// [`Run`] with one record per request.
@@ -227,183 +222,6 @@ impl LoadClient {
             request.n,
             canary.as_ref().map(|(p, a)| (p, *a)),
         )
-    }
-
-    /// Sends `n` requests of `plan` the way `strategy` says (and the canary's one request
-    /// `after` the load started), and waits for all of them.
-    pub(crate) fn run_plan(
-        &self,
-        strategy: ClientStrategy,
-        plan: &Plan,
-        n: usize,
-        canary: Option<(&Plan, Duration)>,
-    ) -> Result<Run> {
-        check_range("n", n, 1, MAX_REQUESTS, "")?;
-        strategy.validate()?;
-        let canary = canary.map(|(plan, after)| (Arc::new(plan.clone()), after));
-        let label = plan.label.clone();
-        let plan = Arc::new(plan.clone());
-        // The connections driver's threads start before the clock does, not inside the
-        // first load's time.
-        let shards = match self.driver {
-            Driver::Connections => Some(self.shards()?),
-            Driver::Reqwest => None,
-        };
-        let origin = Instant::now();
-        let deadline = origin + self.inner.limits.run_deadline;
-        // The canary is its own task on the pool: it must not wait behind the load (and
-        // cannot ride on sync-over-async's blocked threads).
-        let canary = self.spawn_canary(canary, origin, deadline);
-        let (records, canary) = match strategy {
-            ClientStrategy::SyncOverAsync { threads } => {
-                let records = self.sync_over_async(threads, &plan, n, origin, deadline);
-                (
-                    records,
-                    self.pool.block_on(async { join_canary(canary).await }),
-                )
-            }
-            _ => {
-                let inner = Arc::clone(&self.inner);
-                let at = Timing { origin, deadline };
-                // The connections driver, where it can send this load.
-                let raw = plan
-                    .fixed()
-                    .filter(|request| {
-                        self.driver == Driver::Connections
-                            && self.inner.lifecycle == Lifecycle::Shared
-                            && connections::suits(request)
-                    })
-                    .map(|request| Arc::new(request.clone()));
-                let load = match (strategy, raw.zip(shards)) {
-                    (
-                        ClientStrategy::ClosedLoop {
-                            users,
-                            think,
-                            ramp,
-                            duration,
-                        },
-                        Some((request, shards)),
-                    ) if think.is_zero() && ramp.is_zero() => {
-                        let timeout = self.inner.limits.request_timeout;
-                        let next = Arc::new(AtomicUsize::new(0));
-                        let shards = shards.spread(users, |share| {
-                            connections::closed_loop(
-                                Arc::clone(&request),
-                                Arc::clone(&next),
-                                n,
-                                share,
-                                duration,
-                                at,
-                                timeout,
-                            )
-                        });
-                        self.pool.handle().spawn(async move {
-                            let mut records = Vec::new();
-                            for shard in shards {
-                                // A shard that panicked loses its records: Run::new
-                                // refuses the gap loudly.
-                                records.extend(shard.await.unwrap_or_default());
-                            }
-                            inner
-                                .issued
-                                .fetch_add(records.len() as u64, Ordering::Relaxed);
-                            records
-                        })
-                    }
-                    _ => self.pool.handle().spawn(async move {
-                        match strategy {
-                            ClientStrategy::FanOut => fan_out(inner, plan, n, at).await,
-                            ClientStrategy::ClosedLoop {
-                                users,
-                                think,
-                                ramp,
-                                duration,
-                            } => {
-                                let users = Users {
-                                    users,
-                                    think,
-                                    ramp,
-                                    duration,
-                                };
-                                closed_loop(inner, plan, n, users, at).await
-                            }
-                            ClientStrategy::OpenLoop {
-                                rate,
-                                max_in_flight,
-                            } => open_loop(inner, plan, n, rate, max_in_flight, at).await,
-                            _ => sequential(inner, plan, n, at).await,
-                        }
-                    }),
-                };
-                self.pool.block_on(async {
-                    let records = load.await.map_err(task_failed)?;
-                    Ok::<_, Error>((records, join_canary(canary).await))
-                })?
-            }
-        };
-        let wall = records.iter().map(|r| r.end).max().unwrap_or_default();
-        let cut_short = cut_short(strategy, n, &records, origin.elapsed(), self.inner.limits);
-        let mut run = Run::new(label, records, wall);
-        run.cut_short = cut_short;
-        if self.inner.lifecycle == Lifecycle::PerRequest {
-            // A fresh client per request always opens a fresh connection.
-            run.classify_connections(&mut HashSet::new());
-        } else {
-            let mut seen = self.inner.seen.lock().unwrap_or_else(|p| p.into_inner());
-            run.classify_connections(&mut seen);
-        }
-        run.canary = canary;
-        run.origin = Some(origin);
-        Ok(run)
-    }
-
-    fn spawn_canary(
-        &self,
-        canary: Option<(Arc<Plan>, Duration)>,
-        origin: Instant,
-        deadline: Instant,
-    ) -> Option<tokio::task::JoinHandle<RequestRecord>> {
-        let (plan, after) = canary?;
-        let inner = Arc::clone(&self.inner);
-        Some(self.pool.handle().spawn(async move {
-            send_at(origin + after).await;
-            inner.send(&plan, 0, origin, after, deadline).await
-        }))
-    }
-
-    fn sync_over_async(
-        &self,
-        threads: usize,
-        plan: &Plan,
-        n: usize,
-        origin: Instant,
-        deadline: Instant,
-    ) -> Vec<RequestRecord> {
-        let next = AtomicUsize::new(0);
-        let records = Mutex::new(Vec::with_capacity(n));
-        let handle = self.pool.handle();
-        std::thread::scope(|scope| {
-            for _ in 0..threads.min(n) {
-                scope.spawn(|| {
-                    loop {
-                        let index = next.fetch_add(1, Ordering::Relaxed);
-                        if index >= n {
-                            break;
-                        }
-                        let intended = origin.elapsed();
-                        // The `.Result` pattern: this OS thread does nothing until the
-                        // response is in.
-                        let record = handle
-                            .block_on(self.inner.send(plan, index, origin, intended, deadline));
-                        records
-                            .lock()
-                            .unwrap_or_else(|p| p.into_inner())
-                            .push(record);
-                    }
-                });
-            }
-        });
-        records.into_inner().unwrap_or_else(|p| p.into_inner())
     }
 }
 

@@ -11,7 +11,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::schedule::{EngineLoad, Schedule};
+use super::schedule::Schedule;
+use super::scheduled_row::EngineLoad;
 use super::stats::{EngineStats, StageStats};
 use crate::claim::{Checked, Claim, Expected, GateMode, Measure};
 use crate::error::{Error, Result};

@@ -16,7 +16,8 @@ use std::fmt::Write as _;
 
 use super::engine::Engine;
 use super::quoted;
-use super::schedule::{EngineLoad, K6_MIN_DURATION, Schedule, scenario_name};
+use super::schedule::{K6_MIN_DURATION, Schedule, scenario_name};
+use super::scheduled_row::EngineLoad;
 use crate::error::Result;
 
 /// The k6 script for `schedule`, or why k6 would refuse it ([`Schedule::check_engine`]).

@@ -11,7 +11,8 @@ use std::fmt::Write as _;
 
 use super::engine::Engine;
 use super::quoted;
-use super::schedule::{EngineLoad, LEAD, Schedule};
+use super::schedule::{LEAD, Schedule};
+use super::scheduled_row::EngineLoad;
 use crate::error::{Error, Result};
 
 /// The locustfile's Python source for `schedule`, or why Locust cannot run it

@@ -44,6 +44,7 @@ mod locust;
 mod locustfile;
 mod process;
 mod schedule;
+mod scheduled_row;
 mod service;
 mod stats;
 
@@ -54,9 +55,8 @@ pub use k6_run::{K6_ENV, K6Run, MAX_RUNNERS, find_k6};
 pub use locust::{LOCUST_ENV, LocustRun, MAX_LOCAL_WORKERS, WORKER_WAIT, find_locust};
 pub use locustfile::locustfile;
 pub use process::{ENGINES_PIP, ENGINES_VENV};
-pub use schedule::{
-    EngineLoad, K6_MIN_DURATION, LEAD, ROUNDS, Schedule, ScheduledRow, Stage, scenario_name,
-};
+pub use schedule::{K6_MIN_DURATION, LEAD, ROUNDS, Schedule, Stage, scenario_name};
+pub use scheduled_row::{EngineLoad, ScheduledRow};
 pub use service::{PORT_PLACEHOLDER, StartedService};
 pub use stats::{EngineStats, StageStats};
 

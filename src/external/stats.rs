@@ -12,7 +12,8 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::engine::Engine;
-use super::schedule::{EngineLoad, Schedule, scenario_name};
+use super::schedule::{Schedule, scenario_name};
+use super::scheduled_row::EngineLoad;
 use crate::error::{Error, Result};
 
 /// One stage's requests as the engine counted them.

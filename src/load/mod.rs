@@ -21,6 +21,7 @@ use crate::vocab::{ClientStrategy, ServerStrategy};
 mod in_process;
 
 pub use in_process::InProcessLoad;
+#[cfg(feature = "experiments")]
 pub(crate) use in_process::in_process_model;
 
 /// A [`Scenario`] on a demo [`Target`]: runs it, and hands out its measures.

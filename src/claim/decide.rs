@@ -1,0 +1,101 @@
+//! Deciding a claim: the report of its verdict — the median, its noise floor and margin,
+//! the physical limit, the sentences and the evidence — and publishing it.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use super::median;
+use super::rounds::{physical_limit, side_noise};
+use super::{Band, Claim, ClaimReport, Decision, GateMode, Margin, Relation, Round, Verdict};
+
+impl Claim<'_> {
+    /// Deciding: the verdict and everything the report says about it — the median, its
+    /// noise floor and margin, the physical limit, the sentences and the evidence.
+    pub(super) fn decide(
+        mut self,
+        band: Band,
+        gate: GateMode,
+        rounds: Vec<Round>,
+        decision: Decision,
+        started: Instant,
+    ) -> ClaimReport {
+        let units = self
+            .relation
+            .labels()
+            .into_iter()
+            .zip(self.relation.measures())
+            .map(|(label, s)| (label, s.unit))
+            .collect();
+        let values: Vec<f64> = rounds.iter().map(|r| r.value).collect();
+        let (median, noise_floor) = (median(&values), side_noise(&rounds));
+        // A figure that was not a wait (a synthetic series, say) cannot make the limit
+        // exceed the time the rounds actually took.
+        let limit = match self.elsewhere {
+            Some((_, limit)) => Some(limit),
+            None => physical_limit(&self.relation.measures(), &rounds)
+                .map(|limit| limit.min(started.elapsed())),
+        };
+        let expected = match &self.relation {
+            Relation::Bound(m) => m.expected.clone().map(|e| (e, m.unit)),
+            _ => None,
+        };
+        let mut context = self.relation.context();
+        context.extend(std::mem::take(&mut self.context));
+        let mut report = ClaimReport {
+            name: std::mem::take(&mut self.name),
+            kind: self.relation.kind(),
+            relation: self.relation.describe(),
+            band,
+            ideal: self.ideal.or_else(|| self.relation.ideal()),
+            expected,
+            verdict: decision.verdict.unwrap_or(Verdict::Inconclusive),
+            reason: decision.reason,
+            median,
+            noise_floor,
+            margin: Margin::of(&band, median, noise_floor),
+            sides: units,
+            rounds,
+            context,
+            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
+            gate,
+            elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
+            limit,
+            explanation: Vec::new(),
+            evidence: Vec::new(),
+            facts: BTreeMap::new(),
+            observed: self
+                .observed
+                .take()
+                .map(|f| f().into_iter().collect())
+                .unwrap_or_default(),
+            artifact: None,
+        };
+        if let Some(explain) = self.explain.take() {
+            report.explanation = explain(&report);
+        }
+        report.evidence = self
+            .relation
+            .sides()
+            .into_iter()
+            .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
+            .chain(std::mem::take(&mut self.evidence))
+            .collect();
+        report
+    }
+}
+/// Publishing: the raw figures to `dir` (as the test `caller` made them), and the report
+/// on stderr — its headline when the claim holds, all of it when it does not.
+pub(super) fn publish(
+    mut report: ClaimReport,
+    dir: &std::path::Path,
+    caller: Option<&str>,
+) -> ClaimReport {
+    report.write_artifact(dir, caller);
+    if report.verdict.holds() {
+        eprintln!("perfshape: {}", report.headline());
+    } else {
+        eprintln!("perfshape: {report}");
+    }
+    report
+}
