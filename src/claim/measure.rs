@@ -7,7 +7,17 @@ use std::time::Duration;
 use crate::error::Result;
 use crate::outcome::{Expected, Unit};
 
-type MeasureFn<'a> = Box<dyn FnMut() -> Result<f64> + Send + 'a>;
+type MeasureFn<'a> = Box<dyn FnMut(Call) -> Result<f64> + Send + 'a>;
+
+/// Why a measure is called: a round's figure, or a warm-up whose figure nobody records —
+/// which a measure that notes each round ([`Measure::noting`]) must not note.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Call {
+    /// An unrecorded measurement before the first round.
+    WarmUp,
+    /// A round's figure.
+    Round,
+}
 type WarmFn<'a> = Box<dyn FnMut() -> Result<()> + Send + 'a>;
 type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
 
@@ -32,7 +42,7 @@ type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
 pub struct Measure<'a> {
     pub(crate) label: String,
     pub(crate) unit: Unit,
-    pub(crate) run: MeasureFn<'a>,
+    run: MeasureFn<'a>,
     pub(crate) expected: Option<Expected>,
     pub(crate) context: BTreeMap<String, String>,
     warm: Option<WarmFn<'a>>,
@@ -42,7 +52,7 @@ pub struct Measure<'a> {
 }
 
 impl<'a> Measure<'a> {
-    fn new(label: &str, unit: Unit, run: MeasureFn<'a>) -> Self {
+    pub(super) fn new(label: &str, unit: Unit, run: MeasureFn<'a>) -> Self {
         Measure {
             label: label.to_string(),
             unit,
@@ -102,7 +112,7 @@ impl<'a> Measure<'a> {
     pub(crate) fn next(&mut self) -> Result<f64> {
         match self.replay.pop_front() {
             Some(figure) => Ok(figure),
-            None => (self.run)(),
+            None => (self.run)(Call::Round),
         }
     }
 
@@ -114,7 +124,7 @@ impl<'a> Measure<'a> {
         }
         match &mut self.warm {
             Some(warm) => warm(),
-            None => (self.run)().map(drop),
+            None => (self.run)(Call::WarmUp).map(drop),
         }
     }
 
@@ -123,18 +133,18 @@ impl<'a> Measure<'a> {
         Measure::new(
             label,
             Unit::Seconds,
-            Box::new(move || f().map(|d| d.as_secs_f64())),
+            Box::new(move |_| f().map(|d| d.as_secs_f64())),
         )
     }
 
     /// A measure of a rate per second, such as throughput.
-    pub fn rate(label: &str, f: impl FnMut() -> Result<f64> + Send + 'a) -> Self {
-        Measure::new(label, Unit::PerSecond, Box::new(f))
+    pub fn rate(label: &str, mut f: impl FnMut() -> Result<f64> + Send + 'a) -> Self {
+        Measure::new(label, Unit::PerSecond, Box::new(move |_| f()))
     }
 
     /// A measure of a plain number.
-    pub fn value(label: &str, f: impl FnMut() -> Result<f64> + Send + 'a) -> Self {
-        Measure::new(label, Unit::Plain, Box::new(f))
+    pub fn value(label: &str, mut f: impl FnMut() -> Result<f64> + Send + 'a) -> Self {
+        Measure::new(label, Unit::Plain, Box::new(move |_| f()))
     }
 
     /// What this measure should give, in its unit: a bound claim divides by it, and a

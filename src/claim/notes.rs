@@ -4,8 +4,9 @@
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use super::measure::Measure;
+use super::measure::{Call, Measure};
 use crate::error::Result;
+use crate::outcome::Unit;
 
 /// Notes a measure keeps, one per round (or per call), read once the claim has decided:
 /// a clone is a handle to the same notes, so the measure that writes them and the
@@ -107,18 +108,50 @@ impl<N> Notes<N> {
 impl<'a> Measure<'a> {
     /// A measure of a plain number, as [`Measure::value`], that notes what each figure was
     /// made of: `f` returns the figure and its note, and the [`Notes`] returned beside the
-    /// measure read them once the claim has decided.
+    /// measure read them once the claim has decided — one per round: a warm-up that
+    /// measures (no [`warm_with`](Measure::warm_with)) is not noted.
     pub fn noting<N: Send + 'static>(
         label: &str,
-        mut f: impl FnMut() -> Result<(f64, N)> + Send + 'a,
+        f: impl FnMut() -> Result<(f64, N)> + Send + 'a,
     ) -> (Measure<'a>, Notes<N>) {
         let notes = Notes::new();
-        let kept = notes.clone();
-        let measure = Measure::value(label, move || {
+        (noted(label, notes.clone(), f), notes)
+    }
+}
+
+/// A measure of a plain number whose rounds push their notes to `notes` (its warm-up's
+/// figure and note are dropped).
+pub(super) fn noted<'a, N: Send + 'static>(
+    label: &str,
+    notes: Notes<N>,
+    mut f: impl FnMut() -> Result<(f64, N)> + Send + 'a,
+) -> Measure<'a> {
+    Measure::new(
+        label,
+        Unit::Plain,
+        Box::new(move |call| {
             let (figure, note) = f()?;
-            kept.push(note);
+            if call == Call::Round {
+                notes.push(note);
+            }
             Ok(figure)
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_warm_up_is_measured_but_not_noted() {
+        let mut calls = 0;
+        let (mut measure, notes) = Measure::noting("calls", move || {
+            calls += 1;
+            Ok((f64::from(calls), calls))
         });
-        (measure, notes)
+        measure.warm_up().unwrap();
+        assert_eq!(measure.next().unwrap(), 2.0);
+        assert_eq!(notes.to_vec(), vec![2]);
     }
 }
