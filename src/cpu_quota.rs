@@ -59,8 +59,15 @@ impl QuotaReading {
 }
 
 impl CpuQuota {
+    /// Cgroups are Linux's: no quota is read elsewhere ([`crate::platform`]).
+    #[cfg(not(linux_reads))]
+    fn of_this_process() -> Option<CpuQuota> {
+        None
+    }
+
     /// The quota binding this process, `None` where there is none (no cgroup CPU limit,
-    /// not Linux, or the files cannot be read).
+    /// or the files cannot be read).
+    #[cfg(linux_reads)]
     fn of_this_process() -> Option<CpuQuota> {
         let me = procfs::process::Process::myself().ok()?;
         let cgroups = me.cgroups().ok()?;
@@ -126,6 +133,7 @@ impl CpuQuota {
 /// The folder of the cgroup at `pathname` in the hierarchy mounted with `fs_type` (and, for
 /// v1, the controller `controller` among its options), and the mount's own folder — the
 /// highest a quota may be looked for.
+#[cfg(linux_reads)]
 fn mounted(
     fs_type: &str,
     controller: Option<&str>,
@@ -145,6 +153,8 @@ fn mounted(
 }
 
 /// The tightest v1 quota from `dir` up to `root`.
+// Read off Linux only by the tests, on folders they write.
+#[cfg_attr(not(linux_reads), allow(dead_code))]
 fn binding_v1(dir: &Path, root: &Path, cpuacct: Option<(PathBuf, PathBuf)>) -> Option<CpuQuota> {
     let (found, cpus) = tightest(dir, root, |d| {
         let quota: i64 = read_number(&d.join("cpu.cfs_quota_us"))?;
@@ -173,6 +183,8 @@ fn binding_v1(dir: &Path, root: &Path, cpuacct: Option<(PathBuf, PathBuf)>) -> O
 }
 
 /// The tightest v2 quota from `dir` up to `root`.
+// Read off Linux only by the tests, on folders they write.
+#[cfg_attr(not(linux_reads), allow(dead_code))]
 fn binding_v2(dir: &Path, root: &Path) -> Option<CpuQuota> {
     let (found, cpus) = tightest(dir, root, |d| {
         parse_cpu_max(&std::fs::read_to_string(d.join("cpu.max")).ok()?)

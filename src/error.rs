@@ -82,6 +82,15 @@ pub enum Error {
         /// What was seen, and what would tell.
         what: String,
     },
+    /// A figure the claim needs is not read on this platform — the machine's CPU, a worker
+    /// thread's run-queue time, a service's process, all read from Linux's `/proc`: a
+    /// claim reports it as inconclusive, and its gate neither snapshots nor fails it (the
+    /// claim decides where the read is made).
+    #[error("not measurable here: {what}")]
+    Unread {
+        /// The read that is missing, the platform, and where it is made.
+        what: String,
+    },
     /// A target could not be reached before any load was offered.
     #[error("cannot reach {url}: {reason}")]
     Unreachable {

@@ -4,10 +4,19 @@
 //! per connection (the client's end and the server's), so seed 002's N = 1000 needs over
 //! 2,000 where many systems allow 1,024 by default.
 
-use crate::error::{Error, Result};
+#[cfg(unix)]
+use crate::error::Error;
+use crate::error::Result;
+
+/// Windows has no per-process limit on sockets to raise.
+#[cfg(not(unix))]
+pub(crate) fn ensure_fd_limit(_needed: u64) -> Result<()> {
+    Ok(())
+}
 
 /// Raises the soft limit on open files to at least `needed` (up to the hard limit), or
 /// says how to raise it.
+#[cfg(unix)]
 pub(crate) fn ensure_fd_limit(needed: u64) -> Result<()> {
     let (soft, hard) = rlimit::Resource::NOFILE
         .get()

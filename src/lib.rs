@@ -92,6 +92,7 @@ pub mod load;
 pub mod mix;
 pub mod model;
 mod outcome;
+mod platform;
 pub mod pool;
 pub mod probe;
 mod record;

@@ -16,8 +16,16 @@ pub(crate) struct ServiceProcess {
 }
 
 impl ServiceProcess {
+    /// Not read off Linux ([`crate::platform`]): a URL's service is then timed from
+    /// outside without its process's CPU.
+    #[cfg(not(linux_reads))]
+    pub(crate) fn listening_on(_port: u16) -> Option<ServiceProcess> {
+        None
+    }
+
     /// The process listening on TCP `port` on this machine, when `/proc` names it (it may
     /// belong to another user, or live in another network namespace: then `None`).
+    #[cfg(linux_reads)]
     pub(crate) fn listening_on(port: u16) -> Option<ServiceProcess> {
         use procfs::net::TcpState;
         let mut entries = procfs::net::tcp().unwrap_or_default();
@@ -76,9 +84,16 @@ impl ServiceProcess {
         i32::try_from(std::process::id()).is_ok_and(|me| me == self.pid)
     }
 
+    /// Not read off Linux.
+    #[cfg(not(linux_reads))]
+    pub(crate) fn times(&self) -> Option<ProcessTimes> {
+        None
+    }
+
     /// The process's threads' time so far, summed (their `schedstat`, in nanoseconds):
     /// on a CPU, and runnable on a run queue waiting for one; `None` once it cannot be read
     /// (the process ended).
+    #[cfg(linux_reads)]
     pub(crate) fn times(&self) -> Option<ProcessTimes> {
         let process = procfs::process::Process::new(self.pid).ok()?;
         let (cpu, queued) = process
@@ -121,7 +136,8 @@ mod tests {
 
     #[test]
     fn a_listener_of_this_process_is_found_and_is_this_process() {
-        if !std::path::Path::new("/proc/net/tcp").exists() {
+        if !cfg!(linux_reads) {
+            assert_eq!(ServiceProcess::listening_on(1), None);
             return;
         }
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();

@@ -86,6 +86,7 @@ fn main() -> ExitCode {
     // A reader that stops early (`perfshape load … | head -1`) ends the command quietly, as
     // it does any Unix tool, rather than making the next print panic on a broken pipe.
     // SAFETY: set once, before any thread exists, to the default disposition.
+    #[cfg(unix)]
     unsafe {
         let _ = nix::sys::signal::signal(
             nix::sys::signal::Signal::SIGPIPE,

@@ -112,6 +112,17 @@ impl Claim<'_> {
                     rounds.len()
                 ),
             },
+            Err(Error::Unread { what }) => {
+                let reason = format!(
+                    "after {} rounds, it is not measurable here: {what}",
+                    rounds.len()
+                );
+                self.unread = Some(what);
+                Decision {
+                    verdict: Some(Verdict::Inconclusive),
+                    reason,
+                }
+            }
             Err(Error::CannotTell { what }) => Decision {
                 verdict: Some(Verdict::Inconclusive),
                 reason: format!(

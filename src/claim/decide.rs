@@ -59,6 +59,7 @@ impl Claim<'_> {
             cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
             gate,
+            unread: self.unread.take(),
             elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
             limit,
             explanation: Vec::new(),

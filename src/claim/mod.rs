@@ -81,6 +81,8 @@ pub struct Claim<'a> {
     evidence: Vec<String>,
     /// The first setting the chain that made this claim refused, returned by `check()`.
     refused: Option<Refused>,
+    /// The read this platform does not make, where that ended the rounds ([`Error::Unread`]).
+    unread: Option<String>,
 }
 
 impl std::fmt::Debug for Claim<'_> {
@@ -119,6 +121,7 @@ impl<'a> Claim<'a> {
             elsewhere: None,
             evidence: Vec::new(),
             refused: None,
+            unread: None,
         }
     }
 

@@ -19,6 +19,9 @@ use crate::vocab::ClientStrategy;
 /// cheap one anyway: a slow request that has not started by then is not holding a worker.
 const STARTED_WITHIN: Duration = Duration::from_secs(1);
 
+/// The most of one slow request the cheap one may wait behind a held worker.
+const AT_MOST: f64 = 0.25;
+
 /// What one round saw.
 #[derive(Clone, Copy, Debug)]
 struct Round {
@@ -89,7 +92,15 @@ impl Endpoint {
             ),
             move || {
                 let alone = cheap.alone()?.0;
-                let round = match busy.target().served().filter(|_| polled) {
+                let round = match busy.target().served() {
+                    Some(_) if !polled => {
+                        return Err(Error::Unread {
+                            what: crate::platform::not_read(
+                                "a worker thread's CPU clock, which times the handlers' polls,",
+                                "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
+                            ),
+                        });
+                    }
                     Some(server) => served_round(&cheap, &busy, server, n, alone, &seen)?,
                     None => {
                         let unit = match quickest {
@@ -103,6 +114,21 @@ impl Endpoint {
                 let figure = (round.counted().as_secs_f64()
                     / round.unit.as_secs_f64().max(f64::MIN_POSITIVE))
                 .max(LEAST);
+                // Off Linux a poll's time off the CPU is a bound on its wait, not the wait:
+                // a figure past the band on it is no verdict.
+                if round.blocking.is_some()
+                    && figure > AT_MOST
+                    && !crate::server::thread_clock::splits_off_cpu()
+                {
+                    return Err(Error::Unread {
+                        what: format!(
+                            "{} waited {} while the slow requests' polls were off the CPU, and {}",
+                            cheap.name(),
+                            millis(round.counted()),
+                            crate::server::thread_clock::unsplit()
+                        ),
+                    });
+                }
                 Ok((figure, round))
             },
         );
@@ -133,7 +159,7 @@ impl Endpoint {
             &format!("{name} keeps answering while {slow_name} runs"),
             during,
         )
-        .at_most(0.25)
+        .at_most(AT_MOST)
         .refusing(self.refused().or_else(|| slow.refused()))
         .context("target", self.target().to_string())
         .context("n", n)
@@ -234,12 +260,10 @@ fn outside_round(
         .map(|(length, usage)| Outside::of(length, usage, n + 1, client_workers))
         .unwrap_or_default();
     if let Some(why) = outside.powerless(unit) {
-        return Err(Error::Limited {
-            what: format!(
-                "{} of {n}: {why}; on a router perfshape serves (Target::serve), the handlers' polls tell",
-                busy.name()
-            ),
-        });
+        return Err(why.error(format!(
+            "{} of {n}: {why}; on a router perfshape serves (Target::serve), the handlers' polls tell",
+            busy.name()
+        )));
     }
     Ok(Round {
         wait,

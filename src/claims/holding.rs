@@ -3,8 +3,9 @@
 
 use std::time::Duration;
 
+use crate::error::{Error, Result};
 use crate::record::RequestRecord;
-use crate::server::thread_clock::PollTime;
+use crate::server::thread_clock::{self, PollTime};
 use crate::vocab::wire::Split;
 use crate::vocab::{Allowance, Held};
 
@@ -25,6 +26,32 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
     let waiting = holding.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
     let computing = holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
     waiting.max(computing)
+}
+
+/// [`used`], where it can be told: where a poll's time off the CPU is not split into
+/// waiting and preemption ([`thread_clock::splits_off_cpu`] false: off Linux), its waiting
+/// is a bound, and a figure past 1 that only that bound puts there is no verdict — the
+/// machine may have preempted the polls. Computing past the budget is exact everywhere.
+///
+/// [`thread_clock::splits_off_cpu`]: crate::server::thread_clock::splits_off_cpu
+pub(crate) fn used_where_told(
+    allowance: &Allowance,
+    holding: &Holding,
+    alone: Duration,
+) -> Result<f64> {
+    let used = used(allowance, holding, alone);
+    let computing = holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
+    if used > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
+        return Err(Error::Unread {
+            what: format!(
+                "the polls spent ≈{} of each request off the CPU, more than the {} a wait may take, and {}",
+                millis(holding.waiting),
+                millis(allowance.waiting_allowed(alone)),
+                thread_clock::unsplit()
+            ),
+        });
+    }
+    Ok(used)
 }
 
 /// The share of one poll that blocked its worker in a way that can starve another

@@ -13,7 +13,7 @@ use crate::claim::{Claim, ClaimReport, Measure, Notes};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Refused, Result};
 use crate::evidence::Evidence;
-use crate::probe::{ProbeReport, ProbeSettings, ProbeStep, Where, probe_at, probe_plan};
+use crate::probe::{Limit, ProbeReport, ProbeSettings, ProbeStep, Where, probe_at, probe_plan};
 
 impl Endpoint {
     /// **Concurrency limit**: the probe as a claim — raise a closed loop of callers 1, 2,
@@ -198,8 +198,8 @@ impl ConcurrencyLimit {
                     // A figure is positive: an idle machine reads "under 0.1 %".
                     Some(pressure) => Ok(pressure.max(LEAST)),
                     // Without the machine's figure there is no attribution to claim.
-                    None => Err(Error::Limited {
-                        what: report.sentence(),
+                    None => Err(Error::Unread {
+                        what: format!("{}: {}", report.sentence(), machine_unread()),
                     }),
                 }
             })
@@ -254,6 +254,12 @@ impl ConcurrencyLimit {
                         what: report.sentence(),
                     });
                 }
+                if report.limit == Limit::NotAttributed {
+                    // Nor from one whose CPU was not read: it may have been the CPU's.
+                    return Err(Error::Unread {
+                        what: format!("{}: {}", report.sentence(), machine_unread()),
+                    });
+                }
                 Ok(report.pool_estimate)
             })
             .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))
@@ -280,4 +286,12 @@ impl ConcurrencyLimit {
             )]
         })
     }
+}
+
+/// Why a plateau is not attributed off Linux.
+fn machine_unread() -> String {
+    crate::platform::not_read(
+        "the machine's CPU, which tells a plateau of a pool from one of the CPU,",
+        "/proc/stat",
+    )
 }

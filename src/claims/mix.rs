@@ -155,8 +155,11 @@ impl Mix {
             .map(|r| Holding::of(r.iter().copied()))
             .collect();
         if held.iter().any(Option::is_none) {
-            return Err(Error::CannotTell {
-                what: "the served workers' thread clocks cannot be read here, so no route's waiting can be told from its computing".to_string(),
+            return Err(Error::Unread {
+                what: crate::platform::not_read(
+                    "a worker thread's CPU clock, which times the routes' polls,",
+                    "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
+                ),
             });
         }
         let used = held
@@ -164,9 +167,11 @@ impl Mix {
             .zip(&self.routes)
             .zip(&alone)
             .map(|((holding, (endpoint, _)), alone)| {
-                holding.map(|h| holding::used(&endpoint.allowance(), &h, *alone))
+                holding
+                    .map(|h| holding::used_where_told(&endpoint.allowance(), &h, *alone))
+                    .transpose()
             })
-            .collect();
+            .collect::<Result<_>>()?;
         let computing_used = held
             .iter()
             .zip(&self.routes)

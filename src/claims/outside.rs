@@ -10,6 +10,7 @@
 use std::time::Duration;
 
 use super::holding::millis;
+use crate::error::Error;
 use crate::service_process::ProcessTimes;
 use crate::usage::{OWN_SHARE, SATURATED, Usage, WAITING};
 
@@ -59,10 +60,7 @@ impl Outside {
     /// used a quarter of the machine, or their threads waited for a CPU (as
     /// [`Usage::cpu_pressure`] reads a load whose server runs here). A machine kept busy by
     /// another process's work is not the limit of a load that idles beside it.
-    fn cpu_limited(&self) -> bool {
-        let Some(usage) = self.usage else {
-            return false;
-        };
+    fn cpu_limited(&self, usage: Usage) -> bool {
         let Some(machine) = usage.machine else {
             return false;
         };
@@ -101,7 +99,10 @@ impl Outside {
             return Some(Powerless::TooShort { request, client });
         }
         match self.usage {
-            Some(usage) if self.cpu_limited() => Some(Powerless::Cpu(usage)),
+            // Off Linux the machine's CPU is not read: a fan-out it limited would read as
+            // the service's hold, so no figure from outside is a verdict there.
+            Some(usage) if usage.machine.is_none() => Some(Powerless::CpuUnread),
+            Some(usage) if self.cpu_limited(usage) => Some(Powerless::Cpu(usage)),
             _ => None,
         }
     }
@@ -119,6 +120,20 @@ pub(crate) enum Powerless {
     },
     /// The machine's CPU was the load's limit.
     Cpu(Usage),
+    /// The machine's CPU is not read on this platform, so whether it was the load's limit
+    /// cannot be told.
+    CpuUnread,
+}
+
+impl Powerless {
+    /// The error a claim ends its rounds with: `what` (which load, and why) as the machine
+    /// or perfshape being the limit, or as a read this platform does not make.
+    pub(crate) fn error(self, what: String) -> Error {
+        match self {
+            Powerless::CpuUnread => Error::Unread { what },
+            Powerless::TooShort { .. } | Powerless::Cpu(_) => Error::Limited { what },
+        }
+    }
 }
 
 impl std::fmt::Display for Powerless {
@@ -135,6 +150,10 @@ impl std::fmt::Display for Powerless {
                 f,
                 "the machine's CPU was the limit of the load ({usage}): it measures the CPU, not the service"
             ),
+            Powerless::CpuUnread => f.write_str(&crate::platform::not_read(
+                "the machine's CPU, which tells a fan-out the CPU limited from one the service held,",
+                "/proc/stat",
+            )),
         }
     }
 }
@@ -170,6 +189,21 @@ mod tests {
         };
         let outside = Outside::of(length, busy, 20, 2).with_service(Some((starved, length)));
         assert!(outside.powerless(Duration::from_millis(20)).is_some());
+    }
+
+    #[test]
+    fn a_machine_whose_cpu_is_not_read_leaves_a_timing_from_outside_powerless() {
+        let unread = Usage {
+            machine: None,
+            client: 0.05,
+            ..Usage::default()
+        };
+        let outside = Outside::of(Duration::from_millis(100), unread, 20, 2);
+        let why = outside
+            .powerless(Duration::from_millis(20))
+            .expect("no verdict without the machine's CPU");
+        assert!(matches!(why, Powerless::CpuUnread), "{why}");
+        assert!(matches!(why.error(why.to_string()), Error::Unread { .. }));
     }
 
     #[test]

@@ -34,10 +34,21 @@ pub(super) fn find_engine(engine: &'static str, env: &str, name: &str) -> Result
             })
         };
     }
-    let venv = PathBuf::from(ENGINES_VENV).join("bin").join(name);
+    // A venv keeps its executables in `bin/`, or on Windows `Scripts\` as `name.exe`.
+    let (bin, file) = if cfg!(windows) {
+        ("Scripts", format!("{name}.exe"))
+    } else {
+        ("bin", name.to_string())
+    };
+    let venv = PathBuf::from(ENGINES_VENV).join(bin).join(&file);
     let mut candidates = vec![venv.clone()];
     if let Some(target) = std::env::var_os("CARGO_TARGET_DIR") {
-        candidates.push(PathBuf::from(target).join("engines-venv/bin").join(name));
+        candidates.push(
+            PathBuf::from(target)
+                .join("engines-venv")
+                .join(bin)
+                .join(&file),
+        );
     }
     candidates.push(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(&venv));
     let mut tried = Vec::new();

@@ -3,13 +3,9 @@
 //! waited for until it listens, and stopped after, its whole process group with it.
 
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::os::unix::process::CommandExt as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
-
-use nix::sys::signal::{Signal, killpg};
-use nix::unistd::Pid;
 
 use super::process::{free_port, tail};
 use crate::error::{Error, Result};
@@ -82,16 +78,14 @@ impl StartedService {
         let err = out
             .try_clone()
             .map_err(|e| Error::io(format!("opening {}", log.display()), e))?;
-        let child = Command::new("sh")
-            .arg("-c")
-            .arg(&text)
+        let mut command = group::shell(&text);
+        let child = command
             .env("PORT", port.to_string())
             .stdin(Stdio::null())
             .stdout(out)
             .stderr(err)
-            .process_group(0)
             .spawn()
-            .map_err(|e| failed(format!("cannot start sh: {e}")))?;
+            .map_err(|e| failed(format!("cannot start {}: {e}", group::SHELL)))?;
         let mut service = StartedService {
             name: name.to_string(),
             command: text,
@@ -167,14 +161,7 @@ impl StartedService {
         let Some(mut child) = self.child.take() else {
             return;
         };
-        // The group's id is the shell's pid (process_group(0)).
-        let group = Pid::from_raw(child.id() as i32);
-        let _ = killpg(group, Signal::SIGTERM);
-        if super::process::wait_bounded(&mut child, GRACE).is_none() {
-            let _ = killpg(group, Signal::SIGKILL);
-        }
-        // Children the shell left behind in the group.
-        let _ = killpg(group, Signal::SIGKILL);
+        group::stop(&mut child);
         let _ = child.kill();
         let _ = child.wait();
         // A killed process closes its sockets only when it runs again to exit, which a
@@ -192,5 +179,55 @@ impl StartedService {
 impl Drop for StartedService {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// The shell a command runs in, and stopping what it started: on Unix the shell leads a
+/// process group of its own, and the whole group is stopped (SIGTERM, SIGKILL after
+/// [`GRACE`]); elsewhere the shell alone is.
+mod group {
+    use std::process::{Child, Command};
+
+    #[cfg(unix)]
+    pub(super) const SHELL: &str = "sh";
+    #[cfg(not(unix))]
+    pub(super) const SHELL: &str = "cmd";
+
+    /// `text` in the shell, leading a process group of its own.
+    #[cfg(unix)]
+    pub(super) fn shell(text: &str) -> Command {
+        use std::os::unix::process::CommandExt as _;
+        let mut command = Command::new(SHELL);
+        command.arg("-c").arg(text).process_group(0);
+        command
+    }
+
+    /// `text` in the shell.
+    #[cfg(not(unix))]
+    pub(super) fn shell(text: &str) -> Command {
+        let mut command = Command::new(SHELL);
+        command.arg("/C").arg(text);
+        command
+    }
+
+    /// Stops the shell's process group: SIGTERM, SIGKILL after the grace, and SIGKILL to
+    /// children the shell left behind in it.
+    #[cfg(unix)]
+    pub(super) fn stop(child: &mut Child) {
+        use nix::sys::signal::{Signal, killpg};
+        use nix::unistd::Pid;
+        // The group's id is the shell's pid (process_group(0)).
+        let group = Pid::from_raw(child.id() as i32);
+        let _ = killpg(group, Signal::SIGTERM);
+        if super::super::process::wait_bounded(child, super::GRACE).is_none() {
+            let _ = killpg(group, Signal::SIGKILL);
+        }
+        let _ = killpg(group, Signal::SIGKILL);
+    }
+
+    /// Stops the shell (its children are not tracked off Unix).
+    #[cfg(not(unix))]
+    pub(super) fn stop(child: &mut Child) {
+        let _ = child.kill();
     }
 }

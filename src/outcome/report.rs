@@ -65,6 +65,11 @@ pub struct ClaimReport {
     pub cpu_quota: Option<f64>,
     /// Strict or advisory.
     pub gate: GateMode,
+    /// The read this platform does not make (off Linux: the machine's CPU, a worker's
+    /// run-queue time), when that is why the claim is inconclusive: its gate neither
+    /// snapshots nor fails it, as a test ignored on a platform is not failed there.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unread: Option<String>,
     /// Time spent measuring.
     #[serde(with = "crate::vocab::millis")]
     pub elapsed: Duration,

@@ -19,13 +19,23 @@
 //! averaged over their loads (5 % of a request at the least), far above that; a single
 //! poll's figure may carry it.
 //!
+//! Off Linux (and in a build with `--cfg perfshape_portable`) the run queue is not read: a
+//! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
+//! among them), and its time off the CPU is counted as waiting — the most it can have been
+//! — with [`splits_off_cpu`] false, so that a claim that would break on that time says it
+//! cannot tell a wait from preemption here instead (`claims::holding`). Windows has no
+//! thread clock fine enough for a poll (`GetThreadTimes` counts in scheduler ticks), so no
+//! poll is split there.
+//!
 //! Cost, measured on this project's 2-core machine (kernel 6.18): a thread CPU clock read
 //! ≈0.56 µs, a `schedstat` read (`pread` of a file kept open per thread) ≈0.73 µs. A poll
 //! reads the CPU clock and `schedstat` at its start and the CPU clock at its end; only a
 //! poll whose wall time is more than [`UNSPLIT`] past its CPU time reads `schedstat` again
 //! to split that time. So a poll costs ≈1.9 µs of reading, ≈2.6 µs when it lost its CPU.
 
+#[cfg(linux_reads)]
 use std::cell::RefCell;
+#[cfg(linux_reads)]
 use std::fs::File;
 use std::time::{Duration, Instant};
 
@@ -57,6 +67,7 @@ pub(crate) struct PollTime {
     pub(crate) preempted: Duration,
 }
 
+#[cfg(linux_reads)]
 thread_local! {
     /// `/proc/thread-self/schedstat`, opened once by each thread that reads it (the path
     /// names the thread that opens it). `None` where it cannot be opened.
@@ -88,11 +99,11 @@ impl ThreadReading {
                 preempted: off_cpu,
             };
         }
-        // Where the run queue is not known, time off the CPU is not known to be a wait:
-        // counted as preempted, so no correct handler is ever said to wait.
+        // Where the run queue is not known, time off the CPU is all the wait it can have
+        // been: counted as waiting, and `splits_off_cpu` tells the claims it is a bound.
         let preempted = match (self.queued, queued()) {
             (Some(then), Some(now)) => now.saturating_sub(then).min(off_cpu),
-            _ => off_cpu,
+            _ => Duration::ZERO,
         };
         PollTime {
             wall,
@@ -103,9 +114,23 @@ impl ThreadReading {
     }
 }
 
-/// Whether the thread clocks can be read here: the CPU clock and the run queue's figure.
+/// Whether a poll can be timed here: the thread's CPU clock can be read.
 pub(crate) fn available() -> bool {
-    thread_cpu().is_some() && queued().is_some()
+    thread_cpu().is_some()
+}
+
+/// Whether a poll's time off the CPU is split into waiting and preemption here (the run
+/// queue's figure can be read); where it is not, [`PollTime::waiting`] is a bound.
+pub(crate) fn splits_off_cpu() -> bool {
+    queued().is_some()
+}
+
+/// What a claim says where [`splits_off_cpu`] is false.
+pub(crate) fn unsplit() -> String {
+    crate::platform::not_read(
+        "a worker thread's time on a run queue, which tells a wait inside a poll from the machine preempting it,",
+        "/proc/thread-self/schedstat",
+    )
 }
 
 /// The calling thread's CPU time (`CLOCK_THREAD_CPUTIME_ID`).
@@ -132,27 +157,26 @@ fn thread_cpu() -> Option<Duration> {
 }
 
 /// The calling thread's time on a run queue so far, from its `schedstat`.
+#[cfg(linux_reads)]
 fn queued() -> Option<Duration> {
     SCHEDSTAT.with(|cell| {
         let mut cell = cell.borrow_mut();
-        let file = cell.get_or_insert_with(open_schedstat).as_ref()?;
+        let file = cell
+            .get_or_insert_with(|| File::open("/proc/thread-self/schedstat").ok())
+            .as_ref()?;
         read_queued(file)
     })
 }
 
-#[cfg(target_os = "linux")]
-fn open_schedstat() -> Option<File> {
-    File::open("/proc/thread-self/schedstat").ok()
-}
-
-#[cfg(not(target_os = "linux"))]
-fn open_schedstat() -> Option<File> {
+/// Not read off Linux.
+#[cfg(not(linux_reads))]
+fn queued() -> Option<Duration> {
     None
 }
 
 /// The second of `schedstat`'s three figures (`cpu_ns queued_ns timeslices`), read from
 /// the start of the kept file (procfs generates it anew at offset 0).
-#[cfg(unix)]
+#[cfg(linux_reads)]
 fn read_queued(file: &File) -> Option<Duration> {
     use std::os::unix::fs::FileExt as _;
     let mut buffer = [0u8; 96];
@@ -160,11 +184,6 @@ fn read_queued(file: &File) -> Option<Duration> {
     let text = std::str::from_utf8(&buffer[..read]).ok()?;
     let nanos: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(Duration::from_nanos(nanos))
-}
-
-#[cfg(not(unix))]
-fn read_queued(_: &File) -> Option<Duration> {
-    None
 }
 
 #[cfg(test)]
@@ -176,12 +195,17 @@ mod tests {
         if !available() {
             return;
         }
+        // Linux reads the run queue; the portable build must not.
+        assert_eq!(splits_off_cpu(), cfg!(linux_reads));
         let start = ThreadReading::now().expect("the clocks were available");
         std::thread::sleep(Duration::from_millis(3));
         let slept = start.poll();
         assert!(slept.waiting >= Duration::from_millis(2), "{slept:?}");
         assert!(slept.computing < Duration::from_millis(1), "{slept:?}");
 
+        if !splits_off_cpu() {
+            return;
+        }
         // However busy the machine, a spin's wall time is CPU or preemption, never a wait —
         // but for hypervisor steal, which neither clock sees and which struck 0.4 % of 3 ms
         // spins with a core busy (the module's note): one spin in three attempts must read

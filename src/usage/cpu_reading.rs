@@ -4,7 +4,7 @@
 
 use std::time::Instant;
 
-use crate::cpu_quota::{CpuQuota, QuotaReading};
+use crate::cpu_quota::QuotaReading;
 
 /// The machine's CPU time so far, in ticks, from `/proc/stat`: busy (everything but idle
 /// and I/O wait) and total, over every core.
@@ -23,7 +23,16 @@ pub struct CpuReading {
 }
 
 impl CpuReading {
-    /// Reads `/proc/stat` now; `None` where it cannot be read (not Linux, no /proc).
+    /// Reads `/proc/stat` now; `None` where it cannot be read (no /proc), and off Linux,
+    /// where it is not read ([`crate::platform`]).
+    #[cfg(not(linux_reads))]
+    pub fn now() -> Option<CpuReading> {
+        None
+    }
+
+    /// Reads `/proc/stat` now; `None` where it cannot be read (no /proc), and off Linux,
+    /// where it is not read ([`crate::platform`]).
+    #[cfg(linux_reads)]
     pub fn now() -> Option<CpuReading> {
         use procfs::CurrentSI as _;
         let stats = procfs::KernelStats::current().ok()?;
@@ -55,7 +64,7 @@ impl CpuReading {
             cores: stats.cpu_time.len().max(1),
             own,
             waited,
-            quota: CpuQuota::binding().and_then(CpuQuota::read),
+            quota: crate::cpu_quota::CpuQuota::binding().and_then(crate::cpu_quota::CpuQuota::read),
         })
     }
 

@@ -87,11 +87,16 @@ fn an_offloaded_query_on_one_connection_holds_and_says_the_requests_queued_elsew
         .does_not_block_its_worker()
         .check()?;
     let said = checked.report().explanation.join("\n");
-    assert!(
-        said.contains("the requests queued, but not for the worker"),
-        "{said}"
-    );
-    assert!(said.contains("admits ≈1."), "{said}");
+    if cfg!(perfshape_portable) {
+        // Whether they queued is read from outside, which needs the machine's CPU.
+        assert!(said.contains("is not read"), "{said}");
+    } else {
+        assert!(
+            said.contains("the requests queued, but not for the worker"),
+            "{said}"
+        );
+        assert!(said.contains("admits ≈1."), "{said}");
+    }
     assert_shape!(checked);
     Ok(())
 }

@@ -131,7 +131,15 @@ impl Endpoint {
                         .with_service(service_times),
                 };
                 let figure = match round.polls {
-                    Some(holding) => holding::used(&allowance, &holding, alone),
+                    Some(holding) => holding::used_where_told(&allowance, &holding, alone)?,
+                    None if this.target().served().is_some() && !polled => {
+                        return Err(Error::Unread {
+                            what: crate::platform::not_read(
+                                "a worker thread's CPU clock, which times the handler's polls,",
+                                "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
+                            ),
+                        });
+                    }
                     None if polled => {
                         return Err(Error::CannotTell {
                             what: format!(
@@ -153,10 +161,10 @@ impl Endpoint {
                 }
             })
             .evidence(move || evidence.describe(&what));
-        let decided_on = if polled {
+        // What the claim decides on wherever it is run, so that the snapshot is the same on
+        // every platform: where a clock is missing the claim is inconclusive, saying so.
+        let decided_on = if self.target().served().is_some() {
             "the handler's polls, split by the worker's clocks"
-        } else if self.target().served().is_some() {
-            "a timing from outside (the worker's clocks cannot be read here)"
         } else {
             "a timing from outside"
         };
@@ -201,13 +209,11 @@ impl Endpoint {
 fn outside_figure(endpoint: &Endpoint, round: &HeldRound, run: &Run, n: usize) -> Result<f64> {
     let allowance = endpoint.allowance();
     if let Some(why) = round.outside.powerless(round.alone) {
-        return Err(Error::Limited {
-            what: format!(
-                "{} ({n} concurrent in {}): {why}; on a router perfshape serves (Target::serve), the handler's polls tell",
-                endpoint.name(),
-                millis(run.wall)
-            ),
-        });
+        return Err(why.error(format!(
+            "{} ({n} concurrent in {}): {why}; on a router perfshape serves (Target::serve), the handler's polls tell",
+            endpoint.name(),
+            millis(run.wall)
+        )));
     }
     let held = round.alone.mul_f64(round.estimate.min(1.0));
     let Some(cpu) = round.service_cpu else {

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# perfshape builds wherever a team builds: no crate that refuses a platform may be in the
+# dependency graph for it, with any feature set; and, where the platform's standard library
+# is installed (rustup target add), the library and the command type-check for it.
+#
+#     bash scripts/platforms.sh            # the graph check, then the type checks it can make
+#     bash scripts/platforms.sh --graph    # the graph check alone (needs no other target)
+#
+# `cargo tree --target` reads the graph for a platform without its standard library. The
+# check is first run where it must fail: procfs is in Linux's graph.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+unix_only="procfs procfs-core"        # refuse to build off Linux and Android
+windows_refuses="$unix_only nix"      # nix is for Unix alone
+features=("" "--no-default-features" "--features experiments" "--features https" "--all-features")
+
+# The crates in `package`'s graph for `target` with `flags`, one name a line.
+graph() {
+    local package=$1 target=$2
+    shift 2
+    cargo tree -q -p "$package" --target "$target" -e normal,build --prefix none -f '{p}' "$@" |
+        sed 's/ .*//' | sort -u
+}
+
+# The names in $2 (space-separated) found in the graph on stdin.
+found() {
+    local graph
+    graph=$(cat)
+    for name in $1; do
+        grep -qx "$name" <<<"$graph" && printf '%s ' "$name"
+    done
+    return 0
+}
+
+# The check itself must see what it looks for: procfs in Linux's graph.
+seen=$(graph perfshape x86_64-unknown-linux-gnu | found "$unix_only")
+if [ -z "$seen" ]; then
+    echo "error: the platform check finds no procfs in Linux's graph: it would find nothing anywhere" >&2
+    exit 1
+fi
+echo "platforms: the check sees ${seen}in Linux's graph, as it must"
+
+failed=0
+for target in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-msvc; do
+    case $target in
+        *windows*) refused=$windows_refuses ;;
+        *) refused=$unix_only ;;
+    esac
+    before=$failed
+    for package in perfshape perfshape-cli; do
+        for flags in "${features[@]}"; do
+            # The command has only its own `https` feature.
+            if [ "$package" = perfshape-cli ] && [ "$flags" != "" ] && [ "$flags" != "--features https" ]; then
+                continue
+            fi
+            # shellcheck disable=SC2086
+            bad=$(graph "$package" "$target" $flags | found "$refused")
+            if [ -n "$bad" ]; then
+                echo "error: $package ${flags:-(default features)} for $target has ${bad}in its graph, which will not build there" >&2
+                failed=$((failed + 1))
+            fi
+        done
+    done
+    [ "$failed" = "$before" ] && echo "platforms: $target: no crate that refuses it, for every feature set"
+done
+[ "$failed" = 0 ] || exit 1
+[ "${1:-}" = "--graph" ] && exit 0
+
+# The type checks, where the target's standard library can be had: every feature set but
+# the C that `https` brings (ring), which needs the platform's own C compiler.
+installed=$(rustup target list --installed 2>/dev/null || true)
+for target in aarch64-apple-darwin x86_64-pc-windows-msvc; do
+    if ! grep -qx "$target" <<<"$installed" && ! timeout 120 rustup target add "$target" >/dev/null 2>&1; then
+        echo "platforms: $target: its standard library cannot be installed here; the graph check above stands alone"
+        continue
+    fi
+    for flags in "" "--no-default-features" "--features experiments"; do
+        # shellcheck disable=SC2086
+        RUSTFLAGS="--cfg tokio_unstable -D warnings" CARGO_TARGET_DIR=target/platforms \
+            cargo check -q -p perfshape --lib --target "$target" $flags
+    done
+    RUSTFLAGS="--cfg tokio_unstable -D warnings" CARGO_TARGET_DIR=target/platforms \
+        cargo check -q -p perfshape-cli --target "$target"
+    echo "platforms: $target: the library (every feature set but https) and the command type-check"
+done
