@@ -40,6 +40,13 @@ if [ -z "$seen" ]; then
     exit 1
 fi
 echo "platforms: the check sees ${seen}in Linux's graph, as it must"
+# The portable build, which CI runs on Linux as what macOS and Windows get, leaves it out.
+bad=$(RUSTFLAGS="--cfg tokio_unstable --cfg perfshape_portable" graph perfshape x86_64-unknown-linux-gnu --all-features | found "$unix_only")
+if [ -n "$bad" ]; then
+    echo "error: the portable build (--cfg perfshape_portable) still has ${bad}in its graph" >&2
+    exit 1
+fi
+echo "platforms: the portable build's graph on Linux has none of it"
 
 failed=0
 for target in aarch64-apple-darwin x86_64-apple-darwin x86_64-pc-windows-msvc; do

@@ -71,13 +71,17 @@ impl Checked {
 
     /// Whether the `assert_shape!` macro compares this claim's snapshot: always
     /// in strict mode; in advisory mode only while the claim holds, so that a claim that
-    /// advisory mode lets pass does not fail on its snapshot instead.
+    /// advisory mode lets pass does not fail on its snapshot instead; never for a claim
+    /// this platform cannot measure ([`ClaimReport::unread`]), whose snapshot is the one
+    /// the platforms that measure it write.
     pub fn snapshot_due(&self) -> bool {
         self.report.verdict.holds()
             || (self.report.gate == GateMode::Strict && self.report.unread.is_none())
     }
 
-    /// Strict: an error carrying the full report unless the claim holds. Advisory: prints
+    /// Strict: an error carrying the full report unless the claim holds. A claim that
+    /// needs a read this platform does not make (off Linux, [`ClaimReport::unread`]) is
+    /// neither: it prints why and passes, as a test ignored on a platform does. Advisory: prints
     /// the report and passes.
     pub fn gate(&self) -> Result<()> {
         if self.report.verdict.holds() {

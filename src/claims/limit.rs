@@ -199,7 +199,7 @@ impl ConcurrencyLimit {
                     Some(pressure) => Ok(pressure.max(LEAST)),
                     // Without the machine's figure there is no attribution to claim.
                     None => Err(Error::Unread {
-                        what: format!("{}: {}", report.sentence(), machine_unread()),
+                        what: format!("{} ({})", report.sentence(), machine_unread()),
                     }),
                 }
             })
@@ -257,7 +257,7 @@ impl ConcurrencyLimit {
                 if report.limit == Limit::NotAttributed {
                     // Nor from one whose CPU was not read: it may have been the CPU's.
                     return Err(Error::Unread {
-                        what: format!("{}: {}", report.sentence(), machine_unread()),
+                        what: format!("{} ({})", report.sentence(), machine_unread()),
                     });
                 }
                 Ok(report.pool_estimate)
@@ -288,10 +288,7 @@ impl ConcurrencyLimit {
     }
 }
 
-/// Why a plateau is not attributed off Linux.
+/// Where the machine's CPU is read, after the probe's own "could not be read".
 fn machine_unread() -> String {
-    crate::platform::not_read(
-        "the machine's CPU, which tells a plateau of a pool from one of the CPU,",
-        "/proc/stat",
-    )
+    crate::platform::not_read("it", "/proc/stat")
 }

@@ -66,7 +66,10 @@ impl Endpoint {
     ///
     /// On a router perfshape serves, each response's polls — its service future's and its
     /// body's — are timed and split by the worker thread's CPU clock and run-queue time
-    /// (preemption by a busy machine is neither), and decide. N concurrent requests (20 per
+    /// (preemption by a busy machine is neither), and decide. Off Linux the run queue is
+    /// not read: a poll's time off the CPU is then a bound on its wait, which can hold the
+    /// claim but never break it (inconclusive, naming the read), while computing past the
+    /// budget breaks it everywhere. N concurrent requests (20 per
     /// worker) are sent in each round, so a lock they contend for shows. Their time against
     /// one request alone is the evidence from outside: when it says the requests queued and
     /// the polls say the worker was free, the report says they queued behind something
