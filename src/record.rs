@@ -136,6 +136,11 @@ pub struct RequestRecord {
     /// ([`Comparison`](crate::Comparison)).
     #[serde(skip)]
     pub(crate) body_len: Option<usize>,
+    /// Sent a second time, on a new connection, after its first connection was reset or
+    /// closed before any byte of the response ([`crate::client`]'s retry rule): its
+    /// outcome is the second try's, and it is counted once.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub retried: bool,
 }
 
 impl RequestRecord {
@@ -169,6 +174,7 @@ impl RequestRecord {
             received: None,
             spans: Vec::new(),
             body_len: None,
+            retried: false,
         }
     }
 }

@@ -20,6 +20,10 @@ pub struct Summary {
     pub ok: usize,
     /// Requests that failed; `sent == ok + failed`.
     pub failed: usize,
+    /// Of the sent, those sent a second time on a new connection after their first was
+    /// reset or closed before any byte of the response (each still counted once, as ok or
+    /// failed by its second try).
+    pub retried: usize,
     /// Failures by kind (`timeout`, `status 500`, ...).
     pub failures: BTreeMap<String, usize>,
     /// From the first send to the last completion.
@@ -83,6 +87,7 @@ impl Summary {
             sent: records.len(),
             ok: ok.len(),
             failed: records.len() - ok.len(),
+            retried: records.iter().filter(|r| r.retried).count(),
             failures,
             wall,
             throughput: if wall_secs > 0.0 {

@@ -16,6 +16,7 @@ use tokio::net::TcpStream;
 
 use super::framing::{Decoder, Response};
 use super::request::Prepared;
+use super::retry;
 use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 
 /// Whether `request` can go on a raw connection: plain HTTP (TLS is reqwest's).
@@ -101,48 +102,26 @@ impl<'r> User<'r> {
     async fn send(&mut self, index: usize) -> RequestRecord {
         let start = self.origin.elapsed();
         let mut record = RequestRecord::failed_at(index, start, FailureKind::Request);
-        record.connection = Connection::Reused;
-        // A connection the server closed (`Connection: close`, an idle timeout) is opened
-        // again, as any HTTP/1 client would.
-        if self.stream.is_none() {
-            record.connection = Connection::New;
-            match connect(&self.request.url, self.timeout).await {
-                Ok(stream) => self.stream = Some(stream),
-                Err(error) => {
-                    record.end = self.origin.elapsed();
-                    record.outcome = Outcome::Failed {
-                        kind: FailureKind::Connect,
-                    };
-                    record.error = Some(error);
-                    return record;
-                }
-            }
-        }
-        // One timer per user, moved on for each request, instead of one made per request.
+        // One timer per user, moved on for each request, instead of one made per request;
+        // a retry runs within the same limit.
         let limit = self.origin + start + self.timeout;
         self.timer.as_mut().reset(limit.into());
-        let head_request = self.request.method == reqwest::Method::HEAD;
-        let exchange = exchange(
-            self.stream.as_mut().expect("connected above"),
-            &self.bytes,
-            &mut self.buffer,
-            head_request,
-        );
-        let answered = tokio::select! {
-            biased;
-            answered = exchange => Some(answered),
-            () = self.timer.as_mut() => None,
-        };
+        let reused = self.stream.is_some();
+        let mut answered = self.try_once(&mut record).await;
+        if reused
+            && matches!(answered, Some(Err(Lost::BeforeResponse(_))))
+            && retry::safe(&self.request.method)
+        {
+            // The server closed the idle connection as the request crossed it: once more,
+            // on a new one ([`retry`]).
+            record.retried = true;
+            answered = self.try_once(&mut record).await;
+        }
         record.end = self.origin.elapsed();
         match answered {
-            None => {
-                record.outcome = Outcome::Failed {
-                    kind: FailureKind::Timeout,
-                };
-                self.close();
-            }
-            Some(Err(error)) => {
-                record.error = Some(error);
+            None => {}
+            Some(Err(lost)) => {
+                record.error = Some(lost.into_error());
                 self.close();
             }
             Some(Ok(response)) => {
@@ -164,11 +143,70 @@ impl<'r> User<'r> {
         record
     }
 
+    /// One try: connects where there is no connection (a connection the server closed —
+    /// `Connection: close`, an idle timeout — is opened again, as any HTTP/1 client would),
+    /// writes the request and reads its response. `None` when the request's time ran out
+    /// or the connect failed (the record says which).
+    async fn try_once(&mut self, record: &mut RequestRecord) -> Option<Result<Response, Lost>> {
+        record.connection = Connection::Reused;
+        if self.stream.is_none() {
+            record.connection = Connection::New;
+            match connect(&self.request.url, self.timeout).await {
+                Ok(stream) => self.stream = Some(stream),
+                Err(error) => {
+                    record.outcome = Outcome::Failed {
+                        kind: FailureKind::Connect,
+                    };
+                    record.error = Some(error);
+                    return None;
+                }
+            }
+        }
+        let head_request = self.request.method == reqwest::Method::HEAD;
+        let exchange = exchange(
+            self.stream.as_mut().expect("connected above"),
+            &self.bytes,
+            &mut self.buffer,
+            head_request,
+        );
+        let answered = tokio::select! {
+            biased;
+            answered = exchange => answered,
+            () = self.timer.as_mut() => {
+                record.outcome = Outcome::Failed {
+                    kind: FailureKind::Timeout,
+                };
+                self.close();
+                return None;
+            }
+        };
+        if answered.is_err() {
+            self.close();
+        }
+        Some(answered)
+    }
+
     /// Drops the connection (and anything left of its response): the next request opens
     /// a new one.
     fn close(&mut self) {
         self.stream = None;
         self.buffer.clear();
+    }
+}
+
+/// Why an exchange ended without a response: the connection was lost (reset, closed,
+/// a broken pipe) before any byte of the response came — which [`retry`] may send again —
+/// or anything else (part of a response, then a reset; a malformed response).
+enum Lost {
+    BeforeResponse(String),
+    Other(String),
+}
+
+impl Lost {
+    fn into_error(self) -> String {
+        match self {
+            Lost::BeforeResponse(error) | Lost::Other(error) => error,
+        }
     }
 }
 
@@ -178,25 +216,46 @@ async fn exchange(
     bytes: &[u8],
     buffer: &mut Vec<u8>,
     head_request: bool,
-) -> Result<Response, String> {
+) -> Result<Response, Lost> {
+    let lost = |doing: &str, e: std::io::Error| {
+        let error = format!("{doing}: {e}");
+        if retry::lost(e.kind()) {
+            Lost::BeforeResponse(error)
+        } else {
+            Lost::Other(error)
+        }
+    };
     stream
         .write_all(bytes)
         .await
-        .map_err(|e| format!("sending the request: {e}"))?;
+        .map_err(|e| lost("sending the request", e))?;
     let mut decoder = Decoder::new(head_request);
     buffer.clear();
+    let mut answered = false;
     loop {
         if buffer.capacity() == buffer.len() {
             buffer.reserve(READ_SIZE);
         }
-        let read = stream
-            .read_buf(buffer)
-            .await
-            .map_err(|e| format!("reading the response: {e}"))?;
+        let read =
+            stream
+                .read_buf(buffer)
+                .await
+                .map_err(|e| match lost("reading the response", e) {
+                    Lost::BeforeResponse(error) if answered => Lost::Other(error),
+                    other => other,
+                })?;
         if read == 0 {
-            decoder.closed()?;
+            // Closed before any byte: the server dropped the idle connection unread.
+            decoder.closed().map_err(|error| {
+                if answered {
+                    Lost::Other(error)
+                } else {
+                    Lost::BeforeResponse(error)
+                }
+            })?;
         } else {
-            let taken = decoder.feed(buffer)?;
+            answered = true;
+            let taken = decoder.feed(buffer).map_err(Lost::Other)?;
             buffer.drain(..taken);
         }
         if let Some(response) = decoder.response() {

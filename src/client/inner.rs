@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::Semaphore;
 
 use super::http::build_client;
-use super::{Lifecycle, Limits, Plan, send};
+use super::{Lifecycle, Limits, Plan, retry, send};
 use crate::record::{FailureKind, RequestRecord};
 
 /// What the tasks of a load share.
@@ -57,11 +57,15 @@ impl Inner {
                 None => None,
             };
             self.issued.fetch_add(1, Ordering::Relaxed);
-            match self.lifecycle {
+            let first = match self.lifecycle {
                 Lifecycle::PerRequest => match build_client(self.limits, usize::MAX) {
                     Ok(client) => send::send(&client, &request, index, origin, intended).await,
                     Err(_) => {
-                        RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Request)
+                        return RequestRecord::failed_at(
+                            index,
+                            origin.elapsed(),
+                            FailureKind::Request,
+                        );
                     }
                 },
                 _ => {
@@ -69,7 +73,22 @@ impl Inner {
                     let client = &self.clients[turn % self.clients.len()];
                     send::send(client, &request, index, origin, intended).await
                 }
+            };
+            if !(first.lost && retry::safe(&request.method)) {
+                return first.record;
             }
+            // Once more, on a new connection: a client of its own has no pooled one (the
+            // others, idle as long, may have been closed with it). From the first try's
+            // start, as the user waited.
+            let Ok(fresh) = build_client(self.limits, 0) else {
+                return first.record;
+            };
+            let mut second = send::send(&fresh, &request, index, origin, intended)
+                .await
+                .record;
+            second.start = first.record.start;
+            second.retried = true;
+            second
         };
         match tokio::time::timeout_at(deadline.into(), work).await {
             Ok(record) => record,

@@ -10,6 +10,7 @@ mod limits;
 mod loops;
 mod offer;
 mod request;
+mod retry;
 mod send;
 mod shards;
 mod tls;

@@ -5,10 +5,18 @@ use std::time::{Duration, Instant};
 use reqwest::header::HeaderMap;
 
 use super::request::Prepared;
+use super::retry;
 
 use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 use crate::vocab::RuntimeFigures;
 use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SEQ, SERVED_BY, parse_peer};
+
+/// One try of a request: its record, and whether its connection was lost before any of
+/// the response came ([`retry::connection_lost`]), which may send it again.
+pub(crate) struct Try {
+    pub(crate) record: RequestRecord,
+    pub(crate) lost: bool,
+}
 
 /// Sends `request` and records it. Never fails: a failure is an outcome.
 pub(crate) async fn send(
@@ -17,7 +25,7 @@ pub(crate) async fn send(
     index: usize,
     origin: Instant,
     intended_start: Duration,
-) -> RequestRecord {
+) -> Try {
     let start = origin.elapsed();
     let mut builder = client
         .request(request.method.clone(), request.url.clone())
@@ -25,8 +33,13 @@ pub(crate) async fn send(
     if let Some(body) = &request.body {
         builder = builder.body(body.clone());
     }
+    let mut lost = false;
     let response = match builder.send().await {
-        Err(error) => Err((classify(&error), error)),
+        Err(error) => {
+            // No response head came: a lost connection may be tried again.
+            lost = retry::connection_lost(&error);
+            Err((classify(&error), error))
+        }
         Ok(response) => {
             let status = response.status();
             let headers = Served::of(response.headers());
@@ -71,7 +84,7 @@ pub(crate) async fn send(
         }
     }
     record.connection = Connection::Unknown;
-    record
+    Try { record, lost }
 }
 
 /// What a perfshape-served response's headers say about how it was served; read before

@@ -13,6 +13,7 @@ mod faults;
 mod model;
 mod report;
 mod requests;
+mod retry;
 mod rule;
 mod server;
 mod targets;

@@ -75,10 +75,11 @@ impl Args {
                 .run(ClientStrategy::FanOut, &endpoint.url(), n)?;
             let summary = run.summary(Duration::from_millis(1));
             println!(
-                "fan-out of {n}: sent {} = ok {} + failed {}; wall {:.1} ms",
+                "fan-out of {n}: sent {} = ok {} + failed {}{}; wall {:.1} ms",
                 summary.sent,
                 summary.ok,
                 summary.failed,
+                retried(&summary),
                 summary.wall.as_secs_f64() * 1e3
             );
             return Ok(Exit::Holds);
@@ -97,8 +98,13 @@ impl Args {
         let summary = run.summary(Duration::from_millis(1));
         let ms = |d: Duration| d.as_secs_f64() * 1e3;
         println!(
-            "{} users for {seconds} s: sent {} = ok {} + failed {}; {:.1} requests/s",
-            users, summary.sent, summary.ok, summary.failed, summary.throughput
+            "{} users for {seconds} s: sent {} = ok {} + failed {}{}; {:.1} requests/s",
+            users,
+            summary.sent,
+            summary.ok,
+            summary.failed,
+            retried(&summary),
+            summary.throughput
         );
         if let Some(l) = summary.latency {
             println!(
@@ -114,5 +120,14 @@ impl Args {
             println!("{cut_short}: a shorter load than asked for");
         }
         Ok(Exit::Holds)
+    }
+}
+
+/// ` (3 sent again on a new connection)`: requests whose first connection the server closed
+/// or reset before answering; nothing when there were none.
+fn retried(summary: &perfshape::Summary) -> String {
+    match summary.retried {
+        0 => String::new(),
+        n => format!(" ({n} sent again on a new connection)"),
     }
 }

@@ -1,0 +1,196 @@
+//! A server that closes a kept-alive connection as the next request arrives: both clients
+//! send an idempotent request once more on a new connection and count it; a `POST`, or a
+//! connection lost once part of the response came, stays a failure. Every request is
+//! accounted for (`sent = ok + failed`) either way.
+//!
+//! The server here does on purpose what uvicorn, Node and gunicorn do when an idle
+//! connection's keep-alive runs out just as the client reuses it: it closes the connection
+//! with the request unread, and the kernel answers that request with a reset.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::time::{Duration, Instant};
+
+use perfshape::client::Driver;
+use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Result, Target};
+
+/// What the server does with the second request on a connection.
+#[derive(Clone, Copy)]
+enum Second {
+    /// Closes the connection with the request unread: the client reads a reset.
+    ResetUnread,
+    /// Reads it, sends half a response, and closes.
+    HalfAnswered,
+}
+
+/// The server on 127.0.0.1: each connection's first request answered (kept alive), its
+/// second met as `second` says. Accepts for at most 10 s and 64 connections; each
+/// connection's reads time out after 5 s.
+fn server(second: Second) -> String {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a free port");
+    let base = format!("http://{}", listener.local_addr().expect("bound"));
+    listener.set_nonblocking(true).expect("non-blocking");
+    std::thread::spawn(move || {
+        let until = Instant::now() + Duration::from_secs(10);
+        let mut accepted = 0;
+        while Instant::now() < until && accepted < 64 {
+            match listener.accept() {
+                Ok((stream, _)) => {
+                    accepted += 1;
+                    std::thread::spawn(move || connection(stream, second));
+                }
+                Err(_) => std::thread::sleep(Duration::from_millis(2)),
+            }
+        }
+    });
+    base
+}
+
+fn connection(mut stream: TcpStream, second: Second) {
+    stream.set_nonblocking(false).expect("blocking");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .expect("a timeout");
+    if !read_request(&mut stream) {
+        return;
+    }
+    let ok = b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok";
+    if stream.write_all(ok).is_err() {
+        return;
+    }
+    // Wait for the next request's first bytes (or the client's close).
+    let mut byte = [0u8; 1];
+    if !matches!(stream.peek(&mut byte), Ok(1)) {
+        return;
+    }
+    match second {
+        Second::ResetUnread => drop(stream),
+        Second::HalfAnswered => {
+            if read_request(&mut stream) {
+                let half = b"HTTP/1.1 200 OK\r\ncontent-length: 100\r\n\r\nhalf";
+                let _ = stream.write_all(half);
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+            }
+        }
+    }
+}
+
+/// Reads one request: its head and a `content-length` body. False when the client closed.
+fn read_request(stream: &mut TcpStream) -> bool {
+    let mut read = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        if let Some(end) = read.windows(4).position(|w| w == b"\r\n\r\n") {
+            let head = String::from_utf8_lossy(&read[..end]).to_ascii_lowercase();
+            let body: usize = head
+                .lines()
+                .find_map(|l| l.strip_prefix("content-length:"))
+                .and_then(|v| v.trim().parse().ok())
+                .unwrap_or(0);
+            if read.len() >= end + 4 + body {
+                return true;
+            }
+        }
+        match stream.read(&mut chunk) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => read.extend_from_slice(&chunk[..n]),
+        }
+    }
+}
+
+fn connections_loop() -> ClientStrategy {
+    ClientStrategy::ClosedLoop {
+        users: 1,
+        think: Duration::ZERO,
+        ramp: Duration::ZERO,
+        duration: Duration::from_secs(10),
+    }
+}
+
+#[test]
+fn reqwest_sends_a_get_again_on_a_new_connection_after_a_reset() -> Result {
+    let base = server(Second::ResetUnread);
+    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
+    let run = client.run(ClientStrategy::Sequential, &format!("{base}/"), 6)?;
+    let summary = run.summary(Duration::from_millis(1));
+    assert_eq!(
+        (summary.sent, summary.ok, summary.failed),
+        (6, 6, 0),
+        "{:?}",
+        run.records.iter().map(|r| &r.error).collect::<Vec<_>>()
+    );
+    // The 2nd, 4th and 6th reused the connection the 1st, 3rd and 5th opened.
+    let retried: Vec<usize> = run
+        .records
+        .iter()
+        .filter(|r| r.retried)
+        .map(|r| r.index)
+        .collect();
+    assert_eq!(retried, vec![1, 3, 5]);
+    assert_eq!(summary.retried, 3);
+    Ok(())
+}
+
+#[test]
+fn the_connections_driver_sends_a_get_again_on_a_new_connection_after_a_reset() -> Result {
+    let base = server(Second::ResetUnread);
+    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?
+        .with_driver(Driver::Connections);
+    let run = client.run(connections_loop(), &format!("{base}/"), 6)?;
+    let summary = run.summary(Duration::from_millis(1));
+    assert_eq!(
+        (summary.sent, summary.ok, summary.failed),
+        (6, 6, 0),
+        "{:?}",
+        run.records.iter().map(|r| &r.error).collect::<Vec<_>>()
+    );
+    // Each request after the first reused the connection its predecessor's retry opened.
+    assert_eq!(summary.retried, 5);
+    assert!(!run.records[0].retried);
+    Ok(())
+}
+
+#[test]
+fn a_post_reset_before_its_answer_is_not_sent_twice() -> Result {
+    for driver in [Driver::Reqwest, Driver::Connections] {
+        let base = server(Second::ResetUnread);
+        let target = Target::builder().driver(driver).url(&base)?;
+        let looped = match driver {
+            Driver::Reqwest => ClientStrategy::Sequential,
+            Driver::Connections => connections_loop(),
+        };
+        let error = target
+            .post("/orders")
+            .json(&serde_json::json!({ "id": 1 }))
+            .run(looped, 2)
+            .expect_err("the second POST met a reset");
+        let said = error.to_string();
+        assert!(
+            said.contains("failed in 1 of 2 requests") && said.contains("reset"),
+            "{driver:?}: {said}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_connection_lost_mid_response_is_a_failure_not_a_retry() -> Result {
+    for driver in [Driver::Reqwest, Driver::Connections] {
+        let base = server(Second::HalfAnswered);
+        let client =
+            LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?.with_driver(driver);
+        let looped = match driver {
+            Driver::Reqwest => ClientStrategy::Sequential,
+            Driver::Connections => connections_loop(),
+        };
+        let run = client.run(looped, &format!("{base}/"), 2)?;
+        let summary = run.summary(Duration::from_millis(1));
+        assert_eq!(
+            (summary.sent, summary.ok, summary.failed, summary.retried),
+            (2, 1, 1, 0),
+            "{driver:?}: {:?}",
+            run.records.iter().map(|r| &r.error).collect::<Vec<_>>()
+        );
+    }
+    Ok(())
+}
