@@ -12,7 +12,7 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use perfshape::client::Driver;
-use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Result, Target};
+use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Result, Run, Summary, Target};
 
 /// What the server does with the second request on a connection.
 #[derive(Clone, Copy)]
@@ -98,27 +98,45 @@ fn read_request(stream: &mut TcpStream) -> bool {
     }
 }
 
-fn connections_loop() -> ClientStrategy {
-    ClientStrategy::ClosedLoop {
-        users: 1,
-        think: Duration::ZERO,
-        ramp: Duration::ZERO,
-        duration: Duration::from_secs(10),
+/// How each driver sends a load one request at a time: reqwest in sequence, the connections
+/// driver as one user of a closed loop.
+fn one_at_a_time(driver: Driver) -> ClientStrategy {
+    match driver {
+        Driver::Reqwest => ClientStrategy::Sequential,
+        Driver::Connections => ClientStrategy::ClosedLoop {
+            users: 1,
+            think: Duration::ZERO,
+            ramp: Duration::ZERO,
+            duration: Duration::from_secs(10),
+        },
     }
+}
+
+/// Six `GET`s one at a time to a server that meets each connection's second request as
+/// `second` says, with `driver`.
+fn six_gets(driver: Driver, second: Second) -> Result<(Run, Summary)> {
+    let base = server(second);
+    let client =
+        LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?.with_driver(driver);
+    let run = client.run(one_at_a_time(driver), &format!("{base}/"), 6)?;
+    let summary = run.summary(Duration::from_millis(1));
+    assert_eq!(
+        summary.sent,
+        summary.ok + summary.failed,
+        "every request is accounted for"
+    );
+    Ok((run, summary))
+}
+
+/// The errors of `run`'s records, for a failed assertion's message.
+fn errors(run: &Run) -> Vec<Option<&String>> {
+    run.records.iter().map(|r| r.error.as_ref()).collect()
 }
 
 #[test]
 fn reqwest_sends_a_get_again_on_a_new_connection_after_a_reset() -> Result {
-    let base = server(Second::ResetUnread);
-    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
-    let run = client.run(ClientStrategy::Sequential, &format!("{base}/"), 6)?;
-    let summary = run.summary(Duration::from_millis(1));
-    assert_eq!(
-        (summary.sent, summary.ok, summary.failed),
-        (6, 6, 0),
-        "{:?}",
-        run.records.iter().map(|r| &r.error).collect::<Vec<_>>()
-    );
+    let (run, summary) = six_gets(Driver::Reqwest, Second::ResetUnread)?;
+    assert_eq!((summary.ok, summary.failed), (6, 0), "{:?}", errors(&run));
     // The 2nd, 4th and 6th reused the connection the 1st, 3rd and 5th opened.
     let retried: Vec<usize> = run
         .records
@@ -133,17 +151,8 @@ fn reqwest_sends_a_get_again_on_a_new_connection_after_a_reset() -> Result {
 
 #[test]
 fn the_connections_driver_sends_a_get_again_on_a_new_connection_after_a_reset() -> Result {
-    let base = server(Second::ResetUnread);
-    let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?
-        .with_driver(Driver::Connections);
-    let run = client.run(connections_loop(), &format!("{base}/"), 6)?;
-    let summary = run.summary(Duration::from_millis(1));
-    assert_eq!(
-        (summary.sent, summary.ok, summary.failed),
-        (6, 6, 0),
-        "{:?}",
-        run.records.iter().map(|r| &r.error).collect::<Vec<_>>()
-    );
+    let (run, summary) = six_gets(Driver::Connections, Second::ResetUnread)?;
+    assert_eq!((summary.ok, summary.failed), (6, 0), "{:?}", errors(&run));
     // Each request after the first reused the connection its predecessor's retry opened.
     assert_eq!(summary.retried, 5);
     assert!(!run.records[0].retried);
@@ -155,14 +164,10 @@ fn a_post_reset_before_its_answer_is_not_sent_twice() -> Result {
     for driver in [Driver::Reqwest, Driver::Connections] {
         let base = server(Second::ResetUnread);
         let target = Target::builder().driver(driver).url(&base)?;
-        let looped = match driver {
-            Driver::Reqwest => ClientStrategy::Sequential,
-            Driver::Connections => connections_loop(),
-        };
         let error = target
             .post("/orders")
             .json(&serde_json::json!({ "id": 1 }))
-            .run(looped, 2)
+            .run(one_at_a_time(driver), 2)
             .expect_err("the second POST met a reset");
         let said = error.to_string();
         assert!(
@@ -176,20 +181,13 @@ fn a_post_reset_before_its_answer_is_not_sent_twice() -> Result {
 #[test]
 fn a_connection_lost_mid_response_is_a_failure_not_a_retry() -> Result {
     for driver in [Driver::Reqwest, Driver::Connections] {
-        let base = server(Second::HalfAnswered);
-        let client =
-            LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?.with_driver(driver);
-        let looped = match driver {
-            Driver::Reqwest => ClientStrategy::Sequential,
-            Driver::Connections => connections_loop(),
-        };
-        let run = client.run(looped, &format!("{base}/"), 2)?;
-        let summary = run.summary(Duration::from_millis(1));
+        // The 1st of each pair answered, the 2nd cut off halfway: 3 of 6 failed, none retried.
+        let (run, summary) = six_gets(driver, Second::HalfAnswered)?;
         assert_eq!(
-            (summary.sent, summary.ok, summary.failed, summary.retried),
-            (2, 1, 1, 0),
+            (summary.ok, summary.failed, summary.retried),
+            (3, 3, 0),
             "{driver:?}: {:?}",
-            run.records.iter().map(|r| &r.error).collect::<Vec<_>>()
+            errors(&run)
         );
     }
     Ok(())
