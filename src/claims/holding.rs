@@ -22,26 +22,16 @@ pub(crate) const LEAST: f64 = 0.001;
 /// The share of its allowance a load's requests used: the larger of their waiting per
 /// request ÷ the waiting allowed and their longest poll's CPU ÷ the budget. At most 1
 /// keeps within both.
-pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) -> f64 {
-    let waiting = holding.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
-    let computing = holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
-    waiting.max(computing)
-}
-
-/// [`used`], where it can be told: where a poll's time off the CPU is not split into
-/// waiting and preemption ([`thread_clock::splits_off_cpu`] false: off Linux), its waiting
-/// is a bound, and a figure past 1 that only that bound puts there is no verdict — the
-/// machine may have preempted the polls. Computing past the budget is exact everywhere.
+///
+/// Where a poll's time off the CPU is not split into waiting and preemption
+/// ([`thread_clock::splits_off_cpu`] false: off Linux) its waiting is a bound, and a figure
+/// past 1 that only that bound puts there is no verdict — the machine may have preempted
+/// the polls ([`Error::Unread`]). Computing past the budget is exact everywhere.
 ///
 /// [`thread_clock::splits_off_cpu`]: crate::server::thread_clock::splits_off_cpu
-pub(crate) fn used_where_told(
-    allowance: &Allowance,
-    holding: &Holding,
-    alone: Duration,
-) -> Result<f64> {
-    let used = used(allowance, holding, alone);
-    let computing = holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
-    if used > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
+pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) -> Result<f64> {
+    let (waiting, computing) = shares(allowance, holding, alone);
+    if waiting > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
         return Err(Error::Unread {
             what: format!(
                 "the polls spent ≈{} of each request off the CPU, more than the {} a wait may take, and {}",
@@ -51,7 +41,15 @@ pub(crate) fn used_where_told(
             ),
         });
     }
-    Ok(used)
+    Ok(waiting.max(computing))
+}
+
+/// The waiting per request ÷ the waiting allowed, and the longest poll's CPU ÷ the budget.
+fn shares(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64) {
+    (
+        holding.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64(),
+        holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64(),
+    )
 }
 
 /// The share of one poll that blocked its worker in a way that can starve another
@@ -153,15 +151,34 @@ mod tests {
     }
 
     #[test]
+    fn a_wait_past_its_allowance_breaks_only_where_off_cpu_time_is_split() {
+        let allowance = Allowance::default()
+            .with_budget(Duration::from_millis(4))
+            .unwrap();
+        let request = Duration::from_millis(20);
+        let waited = used(&allowance, &holding(2000, 60), request);
+        if thread_clock::splits_off_cpu() {
+            assert!((waited.unwrap() - 2.0).abs() < 1e-9);
+        } else {
+            // Off Linux 2 ms off the CPU may have been preemption: no verdict.
+            assert!(matches!(waited, Err(Error::Unread { .. })), "{waited:?}");
+        }
+        // Computing past the budget is exact everywhere, whatever the time off the CPU.
+        let computed = used(&allowance, &holding(2000, 8000), request).unwrap();
+        assert!((computed - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
     fn the_allowance_is_the_larger_of_waiting_and_the_longest_poll() {
         let allowance = Allowance::default()
             .with_budget(Duration::from_millis(4))
             .unwrap();
         let request = Duration::from_millis(20);
         // 2 ms of 20 waited: twice the 5 % allowed.
-        assert!((used(&allowance, &holding(2000, 60), request) - 2.0).abs() < 1e-9);
+        let (waiting, _) = shares(&allowance, &holding(2000, 60), request);
+        assert!((waiting - 2.0).abs() < 1e-9);
         // 2 ms computed in one poll: half the budget.
-        assert!((used(&allowance, &holding(0, 2000), request) - 0.5).abs() < 1e-9);
+        assert!((used(&allowance, &holding(0, 2000), request).unwrap() - 0.5).abs() < 1e-9);
         // A poll past the budget blocks; waiting always does.
         let poll = |computing: u64, waiting: u64| PollTime {
             wall: Duration::from_micros(computing + waiting),

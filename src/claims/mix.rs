@@ -168,7 +168,7 @@ impl Mix {
             .zip(&alone)
             .map(|((holding, (endpoint, _)), alone)| {
                 holding
-                    .map(|h| holding::used_where_told(&endpoint.allowance(), &h, *alone))
+                    .map(|h| holding::used(&endpoint.allowance(), &h, *alone))
                     .transpose()
             })
             .collect::<Result<_>>()?;

@@ -134,7 +134,7 @@ impl Endpoint {
                         .with_service(service_times),
                 };
                 let figure = match round.polls {
-                    Some(holding) => holding::used_where_told(&allowance, &holding, alone)?,
+                    Some(holding) => holding::used(&allowance, &holding, alone)?,
                     None if this.target().served().is_some() && !polled => {
                         return Err(Error::Unread {
                             what: crate::platform::not_read(
