@@ -95,10 +95,7 @@ impl Endpoint {
                 let round = match busy.target().served() {
                     Some(_) if !polled => {
                         return Err(Error::Unread {
-                            what: crate::platform::not_read(
-                                "a worker thread's CPU clock, which times the handlers' polls,",
-                                "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
-                            ),
+                            what: crate::server::thread_clock::unclocked("the handlers'"),
                         });
                     }
                     Some(server) => served_round(&cheap, &busy, server, n, alone, &seen)?,

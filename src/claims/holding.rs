@@ -150,11 +150,16 @@ mod tests {
         }
     }
 
+    /// 5 % of a request may wait; a poll may compute 4 ms.
+    fn four_ms_budget() -> Allowance {
+        Allowance::default()
+            .with_budget(Duration::from_millis(4))
+            .unwrap()
+    }
+
     #[test]
     fn a_wait_past_its_allowance_breaks_only_where_off_cpu_time_is_split() {
-        let allowance = Allowance::default()
-            .with_budget(Duration::from_millis(4))
-            .unwrap();
+        let allowance = four_ms_budget();
         let request = Duration::from_millis(20);
         let waited = used(&allowance, &holding(2000, 60), request);
         if thread_clock::splits_off_cpu() {
@@ -170,9 +175,7 @@ mod tests {
 
     #[test]
     fn the_allowance_is_the_larger_of_waiting_and_the_longest_poll() {
-        let allowance = Allowance::default()
-            .with_budget(Duration::from_millis(4))
-            .unwrap();
+        let allowance = four_ms_budget();
         let request = Duration::from_millis(20);
         // 2 ms of 20 waited: twice the 5 % allowed.
         let (waiting, _) = shares(&allowance, &holding(2000, 60), request);

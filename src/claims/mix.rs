@@ -156,10 +156,7 @@ impl Mix {
             .collect();
         if held.iter().any(Option::is_none) {
             return Err(Error::Unread {
-                what: crate::platform::not_read(
-                    "a worker thread's CPU clock, which times the routes' polls,",
-                    "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
-                ),
+                what: crate::server::thread_clock::unclocked("the routes'"),
             });
         }
         let used = held

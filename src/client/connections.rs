@@ -120,10 +120,8 @@ impl<'r> User<'r> {
         record.end = self.origin.elapsed();
         match answered {
             None => {}
-            Some(Err(lost)) => {
-                record.error = Some(lost.into_error());
-                self.close();
-            }
+            // (`try_once` closed the connection.)
+            Some(Err(lost)) => record.error = Some(lost.into_error()),
             Some(Ok(response)) => {
                 record.body_len = Some(response.body);
                 record.outcome = if (200..300).contains(&response.status) {

@@ -125,6 +125,15 @@ pub(crate) fn splits_off_cpu() -> bool {
     queued().is_some()
 }
 
+/// What a claim says where [`available`] is false: `polls` names whose polls the clock
+/// would time ("the handler's", "the routes'").
+pub(crate) fn unclocked(polls: &str) -> String {
+    crate::platform::not_read(
+        &format!("a worker thread's CPU clock, which times {polls} polls,"),
+        "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
+    )
+}
+
 /// What a claim says where [`splits_off_cpu`] is false.
 pub(crate) fn unsplit() -> String {
     crate::platform::not_read(

@@ -137,10 +137,7 @@ impl Endpoint {
                     Some(holding) => holding::used(&allowance, &holding, alone)?,
                     None if this.target().served().is_some() && !polled => {
                         return Err(Error::Unread {
-                            what: crate::platform::not_read(
-                                "a worker thread's CPU clock, which times the handler's polls,",
-                                "clock_gettime(CLOCK_THREAD_CPUTIME_ID), on every Unix",
-                            ),
+                            what: crate::server::thread_clock::unclocked("the handler's"),
                         });
                     }
                     None if polled => {
