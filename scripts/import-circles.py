@@ -26,7 +26,7 @@ LAYERS = [
     ["limits", "build", "kernel", "platform", "cpu_quota", "service_process", "vocab::millis"],
     ["outcome"],
     ["error"],
-    ["vocab", "cut_short", "fd_limit"],
+    ["vocab", "cut_short", "fd_limit", "downstream"],
     ["pool", "server", "inproc"],
     ["record", "run", "summary"],
     ["client"],

@@ -31,8 +31,9 @@ struct Round {
     alone: Duration,
     /// One slow request: the quickest of the load's, one served without queueing.
     unit: Duration,
-    /// The most time one slow request blocked its worker (waited in a poll, or computed
-    /// past the poll budget) while the cheap request waited, when their polls were split.
+    /// The most time one slow request held its worker in a way the cheap one waits behind
+    /// (a wait in a poll, or a poll past the hold floor) while the cheap request waited,
+    /// when their polls were split.
     blocking: Option<Duration>,
     /// How the slow requests held their worker, when their polls were split.
     slow: Option<Holding>,
@@ -68,10 +69,11 @@ impl Endpoint {
     ///
     /// On a router perfshape serves, this endpoint is sent once the `slow` requests have
     /// started on the server (its layer counts them), and their polls say what held the
-    /// workers: a wait counts only as far as `slow` waited while holding its worker, or
-    /// computed past its [poll budget](Endpoint::poll_budget) in one poll, *during* that
-    /// wait — so two fast endpoints that never wait never break it, however short their
-    /// requests. By URL this endpoint is sent a fifth of one `slow` request in, its whole
+    /// workers: a wait counts only as far as `slow` held its worker *during* it — waiting in
+    /// a poll, or in a poll longer than 1 ms, computing or waiting (6 ms where perfshape was
+    /// built without optimisations), or past its [poll budget](Endpoint::poll_budget) — so
+    /// two fast endpoints never break it, however short their requests, and a report that
+    /// computes 10 ms in one poll breaks it in every build. By URL this endpoint is sent a fifth of one `slow` request in, its whole
     /// wait counts, and the claim is inconclusive where a `slow` request is too short for a
     /// timing from outside ([`does_not_block_its_worker`](Endpoint::does_not_block_its_worker)
     /// says where).
@@ -143,7 +145,7 @@ impl Endpoint {
         let (sent, counted) = if polled {
             (
                 "once the slow requests have started on the server",
-                "what the slow requests' waiting, and polls past their budget, during it explain",
+                "what the slow requests' waiting, and their polls past the hold floor, during it explain",
             )
         } else {
             (
@@ -151,7 +153,7 @@ impl Endpoint {
                 "a timing from outside: the whole wait beyond the request's own",
             )
         };
-        let budget = slow.allowance().budget();
+        let floor = slow.allowance().hold_floor();
         Claim::figure(
             &format!("{name} keeps answering while {slow_name} runs"),
             during,
@@ -163,7 +165,7 @@ impl Endpoint {
         .context("sent", sent)
         .context("wait counted", counted)
         .explain(move |report: &ClaimReport| {
-            sentences(report, &rounds.to_vec(), n, (&name, &slow_name), budget)
+            sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
         })
     }
 }
@@ -281,7 +283,7 @@ fn quickest_of(run: &Run) -> Duration {
 }
 
 /// The most time one slow request of `run` blocked its worker between `from` and `to`: its
-/// polls that waited, or computed past the budget, in the part that falls inside that
+/// polls that waited, or held it past the hold floor, in the part that falls inside that
 /// window — on the one clock the served router and the load client share in this process.
 /// A wait the slow requests' blocking cannot have caused (one after they finished, say) is
 /// not theirs.
@@ -294,7 +296,7 @@ fn blocking_during(run: &Run, from: Instant, to: Instant, allowance: &Allowance)
                 .iter()
                 .map(|span| {
                     span.overlap(from, to)
-                        .mul_f64(holding::blocking_share(allowance, &span.time))
+                        .mul_f64(holding::holding_share(allowance, &span.time))
                 })
                 .sum::<Duration>()
         })
@@ -309,7 +311,7 @@ fn sentences(
     rounds: &[Round],
     n: usize,
     (name, slow_name): (&str, &str),
-    budget: Duration,
+    floor: Duration,
 ) -> Vec<String> {
     if rounds.is_empty() {
         return Vec::new();
@@ -330,12 +332,12 @@ fn sentences(
     let slow: Vec<Holding> = rounds.iter().filter_map(|r| r.slow).collect();
     if let Some(h) = slow.get(slow.len() / 2) {
         lines.push(format!(
-            "{slow_name} held its worker {} of each {} request: it waited {} of it and computed at most {} in one poll (budget {}); {} of {name}'s wait was {slow_name} blocking its worker",
+            "{slow_name} held its worker {} of each {} request: it waited {} of it and computed at most {} in one poll (a poll past {} counts whole); {} of {name}'s wait was {slow_name} holding its worker",
             millis(h.held),
             millis(unit),
             millis(h.waiting),
             millis(h.longest_computing),
-            millis(budget),
+            millis(floor),
             millis(mid(&|r| r.counted()))
         ));
     }

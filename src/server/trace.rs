@@ -116,6 +116,7 @@ fn timed_poll<T>(
                     waiting: time.waiting,
                     preempted: time.preempted,
                     longest_computing: time.computing,
+                    slept: u32::from(time.slept),
                 }),
             );
         }

@@ -42,6 +42,19 @@ pub(crate) const POLL_BUDGET: Duration = Duration::from_millis(4);
 /// work past 4 ms optimised is past 24 ms unoptimised.
 pub(crate) const UNOPTIMISED_SLOWDOWN: u32 = 6;
 
+/// The least one poll must hold its worker — computing and waiting — for all of it to
+/// count against a request that waited behind it, in a build with optimisations: a poll
+/// this long is a stretch another request notices (tokio's guidance is 10–100 µs between
+/// awaits), where the polls of fast endpoints — a CRUD handler's 50 µs, gzip of a small
+/// body — are well under it. A build without optimisations scales it as the budget
+/// ([`UNOPTIMISED_SLOWDOWN`]).
+pub(crate) const HOLD_FLOOR: Duration = Duration::from_millis(1);
+
+/// The profile lines that make a test build decisive: every dependency — perfshape, the
+/// database driver, the compression and hashing crates a handler calls — optimised in the
+/// dev profile, while the team's own crates still build fast and debuggable.
+pub(crate) const PROFILE_LINE: &str = "[profile.dev.package.\"*\"] opt-level = 3";
+
 /// What a handler may do with its worker: wait for at most a share of each request, and
 /// compute for at most a budget in any one poll.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -83,6 +96,25 @@ impl Allowance {
                 "{budget}: 4 ms × {UNOPTIMISED_SLOWDOWN}, perfshape built without optimisations"
             ),
             None => budget,
+        }
+    }
+
+    /// Where this build cannot tell a poll's computing from a stretch that holds its worker:
+    /// the default budget in a build without optimisations, where a poll computing more
+    /// than the optimised budget (4 ms) and no more than the unoptimised one (24 ms) may be
+    /// a correct handler slowed by the build (up to 30×) or a long stretch in any build.
+    /// `None` where the budget decides (optimised, or a budget the user set).
+    pub(crate) fn undecided(&self) -> Option<(Duration, Duration)> {
+        (self.poll_budget.is_none() && unoptimised())
+            .then(|| (POLL_BUDGET, POLL_BUDGET * UNOPTIMISED_SLOWDOWN))
+    }
+
+    /// [`HOLD_FLOOR`] for how perfshape was built.
+    pub(crate) fn hold_floor(&self) -> Duration {
+        if unoptimised() {
+            HOLD_FLOOR * UNOPTIMISED_SLOWDOWN
+        } else {
+            HOLD_FLOOR
         }
     }
 

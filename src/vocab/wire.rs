@@ -41,8 +41,9 @@ pub const SEQ: &str = "x-perfshape-seq";
 /// assert_eq!(held.to_string(), "polls=3 longest_us=2004 total_us=2010");
 ///
 /// let split: Held = "polls=3 longest_us=2004 total_us=2010 cpu_us=60 wait_us=1950 \
-///     preempt_us=0 longest_cpu_us=40".parse()?;
+///     preempt_us=0 longest_cpu_us=40 slept=1".parse()?;
 /// assert_eq!(split.split.map(|s| s.waiting), Some(Duration::from_micros(1950)));
+/// assert_eq!(split.split.map(|s| s.slept), Some(1));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,6 +80,11 @@ pub struct Split {
     /// without giving its worker back.
     #[serde(with = "crate::vocab::millis")]
     pub longest_computing: std::time::Duration,
+    /// Polls in which the worker slept in the kernel at all (a voluntary context switch),
+    /// however briefly: the mechanism of a wait, which a downstream on the same machine can
+    /// answer too fast to show as time. 0 where the switches are not read (off Linux).
+    #[serde(default)]
+    pub slept: u32,
 }
 
 impl Held {
@@ -96,6 +102,7 @@ impl Held {
                 waiting: sum.waiting + poll.waiting,
                 preempted: sum.preempted + poll.preempted,
                 longest_computing: sum.longest_computing.max(poll.longest_computing),
+                slept: sum.slept.saturating_add(poll.slept),
             }),
             _ => None,
         };
@@ -120,6 +127,9 @@ impl std::fmt::Display for Held {
                 split.preempted.as_micros(),
                 split.longest_computing.as_micros()
             )?;
+            if split.slept > 0 {
+                write!(f, " slept={}", split.slept)?;
+            }
         }
         Ok(())
     }
@@ -130,12 +140,16 @@ impl FromStr for Held {
 
     fn from_str(text: &str) -> crate::Result<Self> {
         let us = std::time::Duration::from_micros;
-        let split = match key_values(text, ["cpu_us", "wait_us", "preempt_us", "longest_cpu_us"]) {
-            [Some(cpu), Some(wait), Some(preempt), Some(longest)] => Some(Split {
+        let split = match key_values(
+            text,
+            ["cpu_us", "wait_us", "preempt_us", "longest_cpu_us", "slept"],
+        ) {
+            [Some(cpu), Some(wait), Some(preempt), Some(longest), slept] => Some(Split {
                 computing: us(cpu),
                 waiting: us(wait),
                 preempted: us(preempt),
                 longest_computing: us(longest),
+                slept: slept.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             }),
             _ => None,
         };
@@ -149,7 +163,7 @@ impl FromStr for Held {
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N]",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N]]",
             )),
         }
     }

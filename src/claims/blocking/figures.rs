@@ -77,6 +77,7 @@ impl Figures {
                     .map(|h| h.most_computing)
                     .max()
                     .unwrap_or_default(),
+                slept: polls.iter().map(|h| h.slept).sum(),
             }),
             service_cpu: (!cpus.is_empty()).then(|| middle(cpus)),
             outside: Outside {
@@ -105,6 +106,7 @@ impl Figures {
                 ("preempted ms".to_string(), ms(h.preempted)),
                 ("longest poll cpu ms".to_string(), ms(h.longest_computing)),
                 ("most poll cpu ms".to_string(), ms(h.most_computing)),
+                ("slept share".to_string(), h.slept_share()),
             ]);
         }
         if let Some(cpu) = self.service_cpu {

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::super::holding::millis;
+use super::super::holding::{SLEEPS_AT_MOST, millis};
 use super::figures::{Figures, HeldRound};
 use crate::claim::ClaimReport;
 use crate::vocab::Allowance;
@@ -50,6 +50,7 @@ pub(super) fn sentences(
     let computes = format!("{} (budget {budget})", millis(h.longest_computing));
     let waiting_used = h.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
     let computing_used = h.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
+    let slept_used = h.slept_share() / SLEEPS_AT_MOST;
     let first = if report.verdict.holds() {
         if h.waiting < Duration::from_micros(5) {
             format!(
@@ -59,6 +60,13 @@ pub(super) fn sentences(
         } else {
             format!("waits {waits}; its longest poll computes {computes}")
         }
+    } else if slept_used > waiting_used.max(computing_used) {
+        format!(
+            "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here — a sync call on the worker (a database driver, a file, a lock); where what it calls is 1 ms away, as a database across a network is, each such call holds the worker 2 ms (a round trip); its longest poll computes {computes}",
+            h.slept_share() * 100.0,
+            SLEEPS_AT_MOST * 100.0,
+            millis(h.waiting)
+        )
     } else if waiting_used >= computing_used {
         format!(
             "waits {waits} — a sleep, sync I/O or a lock on the worker; its longest poll computes {computes}"
