@@ -88,6 +88,7 @@ pub mod external;
 mod fd_limit;
 pub mod inproc;
 mod kernel;
+mod local_downstream;
 pub mod limits;
 pub mod load;
 pub mod mix;

@@ -84,6 +84,18 @@ impl ServiceProcess {
         i32::try_from(std::process::id()).is_ok_and(|me| me == self.pid)
     }
 
+    /// The process's command name (`postgres`, `redis-server`), where `/proc` says it.
+    #[cfg(linux_reads)]
+    pub(crate) fn name(&self) -> Option<String> {
+        Some(procfs::process::Process::new(self.pid).ok()?.stat().ok()?.comm)
+    }
+
+    /// Not read off Linux.
+    #[cfg(not(linux_reads))]
+    pub(crate) fn name(&self) -> Option<String> {
+        None
+    }
+
     /// Not read off Linux.
     #[cfg(not(linux_reads))]
     pub(crate) fn times(&self) -> Option<ProcessTimes> {

@@ -165,7 +165,13 @@ impl Endpoint {
         .context("sent", sent)
         .context("wait counted", counted)
         .explain(move |report: &ClaimReport| {
-            sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
+            let mut lines = sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor);
+            if polled && !lines.is_empty() {
+                if let Some(note) = super::distance::local_downstream_note() {
+                    lines.insert(1, note);
+                }
+            }
+            lines
         })
     }
 }

@@ -118,7 +118,7 @@ impl Mix {
         .context("n", n)
         .context(
             "allowance used",
-            "per route, the larger of waiting ÷ its share of the route's request and the longest poll ÷ the poll budget",
+            "per route, the largest of waiting ÷ its share of the route's request, the longest poll ÷ the poll budget, and the share of its requests whose polls slept in the kernel ÷ 50 %",
         )
         .observed({
             let rounds = rounds.clone();

@@ -4,13 +4,15 @@
 //! [`Comparison`](crate::Comparison).
 //!
 //! What they share: how a load's requests held their worker, read from a served router's
-//! polls (`holding.rs`), and where a timing from outside has power (`outside.rs`).
+//! polls (`holding.rs`), where a timing from outside has power (`outside.rs`), and what a
+//! served router's claim says of a downstream it meets on this machine (`distance.rs`).
 //!
 //! [`Endpoint`]: crate::Endpoint
 //! [`Mix`]: crate::Mix
 
 mod answering;
 mod blocking;
+mod distance;
 mod faster;
 mod holding;
 mod limit;

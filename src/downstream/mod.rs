@@ -63,6 +63,16 @@ pub const MAX_LATENCY: Duration = Duration::from_secs(10);
 /// service keeps; more is a leak, refused and counted rather than served.
 pub const MAX_CONNECTIONS: usize = 256;
 
+/// The local ports of every running proxy's connections onward, to the downstream: a
+/// connection of this process's to a local database that is the proxy's own, not the
+/// service's (`local_downstream` leaves them out).
+static ONWARD: Mutex<Vec<u16>> = Mutex::new(Vec::new());
+
+/// The local ports of the proxies' connections onward, now.
+pub(crate) fn onward_ports() -> Vec<u16> {
+    ONWARD.lock().unwrap_or_else(PoisonError::into_inner).clone()
+}
+
 /// How long the proxy waits to connect to the downstream, at start and per connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -246,11 +256,16 @@ fn accept(listener: &TcpListener, shared: &Arc<Shared>) {
                 continue;
             }
         };
+        let onward = server.local_addr().map(|a| a.port()).ok();
+        ONWARD
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(onward);
         // A database protocol's small messages must not wait for Nagle's algorithm: the
         // latency is the proxy's to add, exactly.
         let _ = client.set_nodelay(true);
         let _ = server.set_nodelay(true);
-        if let Err(e) = pipe::connect(client, server, shared) {
+        if let Err(e) = pipe::connect(client, server, shared, onward) {
             eprintln!("perfshape: the downstream proxy could not forward a connection: {e}");
         }
     }

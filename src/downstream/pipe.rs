@@ -14,11 +14,13 @@ use super::carried::Direction;
 /// The most bytes read at once: a chunk is delayed whole.
 const CHUNK: usize = 64 * 1024;
 
-/// Forwards `client` ↔ `server` with the shared latency, on four threads of their own.
+/// Forwards `client` ↔ `server` with the shared latency, on four threads of their own;
+/// `onward` is the local port of `server`, registered as the proxy's own until it closes.
 pub(super) fn connect(
     client: TcpStream,
     server: TcpStream,
     shared: &Arc<Shared>,
+    onward: Option<u16>,
 ) -> std::io::Result<()> {
     let id = shared.next.fetch_add(1, Ordering::Relaxed);
     shared
@@ -50,6 +52,10 @@ pub(super) fn connect(
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .remove(&id);
+                    super::ONWARD
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .retain(|port| Some(*port) != onward);
                     shared.counters.closed();
                 }
             })?;

@@ -57,7 +57,7 @@ fn probe_loopback() -> Result {
         let served = served(build, None);
         let checked = list(&served.target).does_not_block_its_worker().check()?;
         let r = checked.report();
-        eprintln!("{build}: {:?} slept {:?} waiting {:?} | {}", checked.verdict(), r.observed.get("slept share"), r.observed.get("waiting ms"), r.headline());
+        eprintln!("{build}: {:?} slept {:?} waiting {:?} | {}", checked.verdict(), r.observed.get("slept share"), r.observed.get("waiting ms"), r);
     }
     Ok(())
 }
