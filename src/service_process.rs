@@ -87,7 +87,13 @@ impl ServiceProcess {
     /// The process's command name (`postgres`, `redis-server`), where `/proc` says it.
     #[cfg(linux_reads)]
     pub(crate) fn name(&self) -> Option<String> {
-        Some(procfs::process::Process::new(self.pid).ok()?.stat().ok()?.comm)
+        Some(
+            procfs::process::Process::new(self.pid)
+                .ok()?
+                .stat()
+                .ok()?
+                .comm,
+        )
     }
 
     /// Not read off Linux.

@@ -43,8 +43,8 @@
 mod carried;
 mod pipe;
 
-use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::collections::HashMap;
+use std::net::{Shutdown, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
@@ -70,8 +70,14 @@ static ONWARD: Mutex<Vec<u16>> = Mutex::new(Vec::new());
 
 /// The local ports of the proxies' connections onward, now.
 pub(crate) fn onward_ports() -> Vec<u16> {
-    ONWARD.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    ONWARD
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .clone()
 }
+
+/// How long stopping waits for the open connections' threads to end.
+const CLOSE_WITHIN: Duration = Duration::from_secs(1);
 
 /// How long the proxy waits to connect to the downstream, at start and per connection.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
@@ -184,7 +190,9 @@ impl Proxy {
 
     /// What passed through so far: connections, bytes each way, connections refused.
     pub fn carried(&self) -> Carried {
-        self.shared.counters.read(self.addr, self.shared.to, self.shared.latency)
+        self.shared
+            .counters
+            .read(self.addr, self.shared.to, self.shared.latency)
     }
 
     /// Closes the listener and every open connection, and returns what it carried.
@@ -207,6 +215,13 @@ impl Proxy {
             {
                 let _ = client.shutdown(Shutdown::Both);
                 let _ = server.shutdown(Shutdown::Both);
+            }
+            // The connections' threads see their sockets closed and end; what they carried
+            // is counted once they have (bounded: a thread stuck in a write gives up when
+            // its socket is shut, well within this).
+            let deadline = std::time::Instant::now() + CLOSE_WITHIN;
+            while self.shared.counters.open() > 0 && std::time::Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
             }
         }
         self.carried()

@@ -29,10 +29,7 @@ pub(super) fn connect(
         .unwrap_or_else(PoisonError::into_inner)
         .insert(id, (client.try_clone()?, server.try_clone()?));
     shared.counters.opened();
-    let (up, down) = (
-        (client.try_clone()?, server.try_clone()?),
-        (server, client),
-    );
+    let (up, down) = ((client.try_clone()?, server.try_clone()?), (server, client));
     let closing = Arc::new(AtomicUsize::new(2));
     for ((from, to), direction) in [(up, Direction::Up), (down, Direction::Down)] {
         let (shared, closing) = (shared.clone(), closing.clone());

@@ -7,6 +7,7 @@ mod claims;
 mod compare;
 mod cpu;
 mod deterministic;
+mod downstream;
 mod engines;
 mod errors;
 mod faults;

@@ -90,7 +90,10 @@ impl Store {
             }
             Store::Async(pool) => {
                 let client = pool.get().await.map_err(|e| e.to_string())?;
-                let rows = client.query(PAGE, &[&limit]).await.map_err(|e| e.to_string())?;
+                let rows = client
+                    .query(PAGE, &[&limit])
+                    .await
+                    .map_err(|e| e.to_string())?;
                 Ok(rows.iter().map(account).collect())
             }
         }
@@ -106,7 +109,10 @@ impl Store {
             }
             Store::Async(pool) => {
                 let client = pool.get().await.map_err(|e| e.to_string())?;
-                let row = client.query_opt(ONE, &[&id]).await.map_err(|e| e.to_string())?;
+                let row = client
+                    .query_opt(ONE, &[&id])
+                    .await
+                    .map_err(|e| e.to_string())?;
                 Ok(row.as_ref().map(account))
             }
         }

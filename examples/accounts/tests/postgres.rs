@@ -16,7 +16,12 @@ fn the_fixes_never_block_their_worker_at_production_distance() -> Result {
         let served = served(build, Some(DISTANCE));
         for endpoint in [list(&served.target), create(&served.target)] {
             let checked = endpoint.does_not_block_its_worker().check()?;
-            assert_eq!(checked.verdict(), Verdict::Holds, "{build}: {}", checked.report());
+            assert_eq!(
+                checked.verdict(),
+                Verdict::Holds,
+                "{build}: {}",
+                checked.report()
+            );
         }
     }
     Ok(())
@@ -40,13 +45,73 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
     let served = served(Build::OnWorker, Some(DISTANCE));
     let checked = list(&served.target).does_not_block_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    assert!(checked.report().headline().contains("waits ≈"), "{}", checked.report());
+    assert!(
+        checked.report().headline().contains("waits ≈"),
+        "{}",
+        checked.report()
+    );
     let checked = served
         .target
         .get("/health")
         .keeps_answering_during(&list(&served.target))
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    Ok(())
+}
+
+/// On loopback the bug hides: PostgreSQL answers in tens of microseconds, and the kernel
+/// often runs it in the worker's place instead of letting the worker sleep. The claim is
+/// never a clean hold there: broken where the polls slept, otherwise held with the report
+/// naming the local database the service talks to directly.
+#[test]
+fn diesel_on_the_worker_on_loopback_is_never_a_clean_hold() -> Result {
+    let served = served(Build::OnWorker, None);
+    let checked = list(&served.target).does_not_block_its_worker().check()?;
+    let said = checked.report().to_string();
+    match checked.verdict() {
+        Verdict::Broken => {}
+        Verdict::Holds => assert!(said.contains("(postgres) directly"), "{said}"),
+        Verdict::Inconclusive => panic!("{said}"),
+    }
+    Ok(())
+}
+
+/// The fixes hold on loopback too, and the report says the test meets its database
+/// directly; through the proxy it does not.
+#[test]
+fn the_report_names_a_database_met_directly_and_not_one_through_the_proxy() -> Result {
+    for distance in [None, Some(DISTANCE)] {
+        let served = served(Build::Async, distance);
+        let checked = list(&served.target).does_not_block_its_worker().check()?;
+        let said = checked.report().to_string();
+        assert_eq!(checked.verdict(), Verdict::Holds, "{said}");
+        assert_eq!(
+            said.contains("(postgres) directly"),
+            distance.is_none(),
+            "{said}"
+        );
+    }
+    Ok(())
+}
+
+/// The async build's pool of five connections is what admits its requests at production's
+/// distance: a sweep finds about five. On a machine whose CPU is busy besides (one core
+/// kept busy: 79 % of both), the plateau may be the CPU's, and the claim says so instead of
+/// naming a pool.
+#[test]
+fn the_async_builds_pool_is_its_concurrency_limit() -> Result {
+    let served = served(Build::Async, Some(DISTANCE));
+    let checked = list(&served.target)
+        .concurrency_limit()
+        .up_to(16)
+        .about(accounts::POOL_SIZE as f64)
+        .check()?;
+    let said = checked.report().to_string();
+    match checked.verdict() {
+        Verdict::Holds => {}
+        Verdict::Inconclusive => assert!(said.contains("limited by CPU"), "{said}"),
+        Verdict::Broken => panic!("{said}"),
+    }
     Ok(())
 }
 
@@ -57,7 +122,13 @@ fn probe_loopback() -> Result {
         let served = served(build, None);
         let checked = list(&served.target).does_not_block_its_worker().check()?;
         let r = checked.report();
-        eprintln!("{build}: {:?} slept {:?} waiting {:?} | {}", checked.verdict(), r.observed.get("slept share"), r.observed.get("waiting ms"), r);
+        eprintln!(
+            "{build}: {:?} slept {:?} waiting {:?} | {}",
+            checked.verdict(),
+            r.observed.get("slept share"),
+            r.observed.get("waiting ms"),
+            r
+        );
     }
     Ok(())
 }

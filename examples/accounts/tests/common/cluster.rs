@@ -33,7 +33,9 @@ impl Cluster {
         // SAFETY: `geteuid` only reads the calling process's effective user id.
         let as_postgres = unsafe { libc_geteuid() } == 0;
         if as_postgres {
-            run(Command::new("chown").args(["-R", "postgres:"]).arg(dir.path()))?;
+            run(Command::new("chown")
+                .args(["-R", "postgres:"])
+                .arg(dir.path()))?;
         }
         let port = free_port()?;
         let mut cluster = Cluster {
@@ -45,9 +47,15 @@ impl Cluster {
         };
         let data = cluster.data.clone();
         cluster.pg("initdb", |c| {
-            c.arg("-D")
-                .arg(&data)
-                .args(["-A", "trust", "-U", "accounts", "--no-sync", "-E", "UTF8"])
+            c.arg("-D").arg(&data).args([
+                "-A",
+                "trust",
+                "-U",
+                "accounts",
+                "--no-sync",
+                "-E",
+                "UTF8",
+            ])
         })?;
         let socket_dir = cluster._dir.path().to_path_buf();
         let options = format!(
@@ -75,16 +83,28 @@ impl Cluster {
         format!("postgres://accounts@{addr}/postgres")
     }
 
-    /// Runs one of the server's programs, as `postgres` when run as root.
-    fn pg(&mut self, program: &str, args: impl FnOnce(&mut Command) -> &mut Command) -> Result<(), String> {
+    /// Runs one of the server's programs, as `postgres` when run as root — on the CPUs
+    /// `PG_CPUS` names (`taskset -c`), where it is set: how docs/production-distance.md
+    /// pinned why a sync driver on loopback reads no wait when the database shares the
+    /// worker's CPU.
+    fn pg(
+        &mut self,
+        program: &str,
+        args: impl FnOnce(&mut Command) -> &mut Command,
+    ) -> Result<(), String> {
         let path = self.bin.join(program);
-        let mut command = if self.as_postgres {
-            let mut c = Command::new("runuser");
-            c.args(["-u", "postgres", "--"]).arg(&path);
-            c
-        } else {
-            Command::new(&path)
+        let mut command = match std::env::var("PG_CPUS") {
+            Ok(cpus) => {
+                let mut c = Command::new("taskset");
+                c.args(["-c", &cpus]);
+                c
+            }
+            Err(_) => Command::new("env"),
         };
+        if self.as_postgres {
+            command.args(["runuser", "-u", "postgres", "--"]);
+        }
+        command.arg(&path);
         run(args(&mut command))
     }
 }
@@ -93,7 +113,9 @@ impl Drop for Cluster {
     fn drop(&mut self) {
         let data = self.data.clone();
         let _ = self.pg("pg_ctl", |c| {
-            c.arg("-D").arg(&data).args(["-m", "immediate", "-w", "stop"])
+            c.arg("-D")
+                .arg(&data)
+                .args(["-m", "immediate", "-w", "stop"])
         });
     }
 }
