@@ -11,8 +11,6 @@
 
 use std::net::SocketAddr;
 
-use crate::service_process::ServiceProcess;
-
 /// One connection of this process's to a local process's listening port.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct LocalDownstream {
@@ -35,6 +33,7 @@ impl std::fmt::Display for LocalDownstream {
 /// for those whose local port is in `skip` (a downstream proxy's own connections onward).
 #[cfg(linux_reads)]
 pub(crate) fn local_downstreams(skip: &[u16]) -> Vec<LocalDownstream> {
+    use crate::service_process::ServiceProcess;
     use procfs::net::TcpState;
     use procfs::process::{FDTarget, Process};
     let Ok(me) = Process::myself() else {

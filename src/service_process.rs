@@ -98,12 +98,6 @@ impl ServiceProcess {
 
     /// Not read off Linux.
     #[cfg(not(linux_reads))]
-    pub(crate) fn name(&self) -> Option<String> {
-        None
-    }
-
-    /// Not read off Linux.
-    #[cfg(not(linux_reads))]
     pub(crate) fn times(&self) -> Option<ProcessTimes> {
         None
     }
