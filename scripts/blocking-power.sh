@@ -55,22 +55,25 @@ bash scripts/blocking-power.sh $runs
 
 "inconclusive (why)" says what each inconclusive check's reason was: a request too short for a
 timing from outside, a hold the service's own CPU explains (computing), or a load whose limit
-was the machine's CPU. "median figure" is the claim's: the share of its allowance the handler used — the larger of
-its waiting ÷ 5 % of each request and its longest poll's CPU ÷ the poll budget (at most 1
-holds). "median waiting" and "median longest poll" are the median request's, from its polls.
+was the machine's CPU, or a poll the build cannot judge (the budget, below). "median figure" is the
+claim's: the share of its allowance the handler used — the largest of its waiting ÷ 5 % of each
+request, its longest poll's CPU ÷ the poll budget and the share of its requests whose polls slept
+in the kernel ÷ 50 % (at most 1 holds). "median waiting" and "median longest poll" are the median request's, from its polls.
 "its headline says why" counts the checks whose first sentence (or, for a check that measured
 no round, its reason) names the cause the row expects: waiting while holding its worker, a
 poll computing past the budget, a queue elsewhere, a request too short, computing.
 
-The budget. perfshape reads how cargo optimised it: here, not at all, so the default budget is
-4 ms × 6 = 24 ms of CPU in one poll — the work a handler does takes 6–31× longer without
-optimisations (gzip 6.6×, an FNV hash 7.3×, \`serde_json::from_slice\` 13.5×, a \`HashMap\`
-insert 13.6×, a sort 26×, \`serde_json::to_vec\` 31×, \`format!\` 1.9×, measured on this
-machine), and gzip of a 64 KiB text body computes 10–15 ms in one poll in this profile (2.2 ms
-optimised), where it must hold. So the rows that spin for 5 ms and 20 ms of *this build's*
-CPU hold here, by design; the same stretches as *work* — an FNV hash sized to take 5 ms and
-20 ms optimised, which takes 31 ms and 128 ms here — are broken. In an optimised build the
-budget is 4 ms and the spins break too (\`.poll_budget(d)\` sets any budget).
+The budget. perfshape reads how cargo optimised it: here, not at all, and the work a handler
+does takes 2–31× longer without optimisations (gzip 6.6×, an FNV hash 7.3×,
+\`serde_json::from_slice\` 13.5×, a \`HashMap\` insert 13.6×, a sort 26×, \`serde_json::to_vec\` 31×,
+\`format!\` 1.9×, measured on this machine). So a longest poll under 4 ms holds, one past 4 ms × 6 =
+24 ms breaks, and one between is inconclusive, naming the profile line that makes it decisive:
+gzip of a 64 KiB text body (10–15 ms in one poll in this profile, 2.2 ms optimised) and the
+rows that spin for 5 ms and 20 ms of *this build's* CPU are inconclusive here, by design; the
+same stretches as *work* — an FNV hash sized to take 5 ms and 20 ms optimised, which takes 31 ms
+and 128 ms here — are broken. With the profile line, or in release, the budget is 4 ms and
+decides (\`.poll_budget(d)\` sets a budget that decides in any build); docs/production-distance.md
+measures the three builds.
 
 ## Served (\`Target::serve\`), quiet
 

@@ -48,7 +48,7 @@ fn rows() -> Vec<Row> {
     vec![
         row(
             "diesel on the worker, loopback",
-            "broken, or held naming the local database",
+            "broken, or naming the local database",
             Build::OnWorker,
             None,
             Kind::List,
@@ -125,7 +125,7 @@ fn main() -> Result {
         .map(|a| a.parse().expect("RUNS is a whole number"))
         .unwrap_or(20);
     println!(
-        "| build, database | claim | expected | broken | holds | inconclusive | held naming the local database | median share of requests that slept | median waiting |"
+        "| build, database | claim | expected | broken | holds | inconclusive | not broken, naming the local database | median share of requests that slept | median waiting |"
     );
     println!("|---|---|---|---|---|---|---|---|---|");
     let only = std::env::args().nth(2).unwrap_or_default();
@@ -155,13 +155,14 @@ fn main() -> Result {
             let report = checked.report();
             match checked.verdict() {
                 Verdict::Broken => broken += 1,
-                Verdict::Holds => {
-                    holds += 1;
-                    if report.to_string().contains("(postgres) directly") {
-                        named += 1;
-                    }
-                }
+                Verdict::Holds => holds += 1,
                 Verdict::Inconclusive => inconclusive += 1,
+            }
+            // What a claim that did not break says of a database met on loopback.
+            if checked.verdict() != Verdict::Broken
+                && report.to_string().contains("(postgres) directly")
+            {
+                named += 1;
             }
             if let Some(s) = report.observed.get("slept share") {
                 slept.push(*s);

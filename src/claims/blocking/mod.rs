@@ -247,7 +247,7 @@ fn outside_figure(endpoint: &Endpoint, round: &HeldRound, run: &Run, n: usize) -
     if share(held) > allowance.waiting && share(waiting) <= allowance.waiting {
         return Err(Error::CannotTell {
             what: format!(
-                "{} holds its worker ≈{} of each {} request, and the service's own CPU explains it ({} per request): it computes, and from outside one long poll and many short ones read the same; on a router perfshape serves (Target::serve), its polls tell",
+                "{} holds its worker ≈{} of each {} request, and the service's own CPU explains it ({} per request): it computes, and from outside one long poll and many short ones read the same here; keeps_answering_during() with a cheap endpoint tells them apart (a cheap request waits behind one long poll, not between many short ones)",
                 endpoint.name(),
                 millis(held),
                 millis(round.alone),

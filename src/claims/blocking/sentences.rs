@@ -60,7 +60,8 @@ pub(super) fn sentences(
         } else {
             format!("waits {waits}; its longest poll computes {computes}")
         }
-    } else if slept_used > waiting_used.max(computing_used) {
+    } else if slept_used > 1.0 && waiting_used <= 1.0 && computing_used <= 1.0 {
+        // Broken by the sleeps alone: their time here is under what a wait may take.
         format!(
             "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here — a sync call on the worker (a database driver, a file, a lock); where what it calls is 1 ms away, as a database across a network is, each such call holds the worker 2 ms (a round trip); its longest poll computes {computes}",
             h.slept_share() * 100.0,
