@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::holding::LEAST;
 use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
-use crate::claim::{Claim, ClaimReport, Measure};
+use crate::claim::{Claim, ClaimReport, Measure, Verdict};
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -324,10 +324,10 @@ fn sentences(
     }
     let mid = |f: &dyn Fn(&Round) -> Duration| middle(rounds.iter().map(f));
     let (wait, alone, unit) = (mid(&|r| r.wait), mid(&|r| r.alone), mid(&|r| r.unit));
-    let why = if report.verdict.holds() {
-        "no worker was blocked"
-    } else {
-        "every worker was held"
+    let why = match report.verdict {
+        Verdict::Holds => "no worker was blocked",
+        Verdict::Broken => "every worker was held",
+        Verdict::Inconclusive => "whether a worker was held is not settled",
     };
     let mut lines = vec![format!(
         "{name} waited {} while {n} × {slow_name} ran ({:.2} of one {slow_name}, counting what its hold explains; {name} alone takes {}): {why}",
