@@ -228,6 +228,44 @@ mod tests {
     }
 
     #[test]
+    fn most_requests_sleeping_breaks_however_short_the_sleeps() {
+        let allowance = four_ms_budget();
+        let request = Duration::from_millis(1);
+        // 20 µs of waiting a request (under the 50 µs floor), 60 µs polls: inside both.
+        let slept = |n: usize| Holding {
+            requests: 20,
+            slept: n,
+            ..holding(20, 60)
+        };
+        assert!(used(&allowance, &slept(2), request).unwrap() < 1.0);
+        assert!((used(&allowance, &slept(20), request).unwrap() - 2.0).abs() < 1e-9);
+        assert!(used(&allowance, &slept(11), request).unwrap() > 1.0);
+    }
+
+    #[test]
+    fn a_poll_between_the_budgets_is_for_the_build_to_decide() {
+        let request = Duration::from_millis(20);
+        let ten_ms = holding(0, 10_000);
+        let default = Allowance::default();
+        match default.undecided() {
+            // Unoptimised: 10 ms may be a correct handler slowed 2–30×; the line is named.
+            Some(_) => {
+                let err = used(&default, &ten_ms, request).unwrap_err();
+                assert!(matches!(err, Error::CannotTell { .. }), "{err}");
+                assert!(err.to_string().contains("opt-level = 3"), "{err}");
+                // Past 24 ms breaks in any build; a wait past its allowance still breaks.
+                assert!(used(&default, &holding(0, 30_000), request).unwrap() > 1.0);
+                if thread_clock::splits_off_cpu() {
+                    assert!(used(&default, &holding(2000, 10_000), request).unwrap() > 1.0);
+                }
+            }
+            None => assert!(used(&default, &ten_ms, request).unwrap() > 1.0),
+        }
+        // A budget the user set decides in every build.
+        assert!(used(&four_ms_budget(), &ten_ms, request).unwrap() > 1.0);
+    }
+
+    #[test]
     fn a_poll_past_the_hold_floor_counts_whole_and_a_short_one_only_its_waiting() {
         let allowance = four_ms_budget();
         let floor = allowance.hold_floor().as_micros() as u64;
