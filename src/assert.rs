@@ -2,7 +2,9 @@
 //! shape test.
 
 /// Snapshots a [`Checked`](crate::Checked) claim's [`ShapeSummary`](crate::claim::ShapeSummary)
-/// with insta, then applies the gate (`?` on [`Checked::gate`](crate::Checked::gate)).
+/// with insta, then applies the gate ([`Checked::gate`](crate::Checked::gate)), panicking
+/// with the claim's report where it fails — as insta's own macros panic, so it works in any
+/// test: one returning `()`, `perfshape::Result` or `anyhow::Result`.
 ///
 /// In strict mode (the default) the snapshot is always compared, so a regression shows as
 /// a snapshot diff (`cargo insta review`) as well as in the claim's report; in advisory
@@ -12,19 +14,18 @@
 ///
 /// `assert_shape!(checked)` names the snapshot after the test; `assert_shape!("name",
 /// checked)` names it, for a test with several claims. Needs the `insta` feature (on by
-/// default); the test function returns `perfshape::Result`, or any result whose error
-/// converts from [`Error`](crate::Error) (`anyhow::Result`, `Box<dyn Error>`).
+/// default). Where a test wants the failure as a value instead, `checked.gate()?` returns
+/// it ([`Error::Gate`](crate::Error::Gate), carrying the reports).
 ///
 /// ```no_run
 /// use axum::{Router, routing::get};
 /// use perfshape::{PoolSettings, Target, assert_shape};
 ///
-/// fn report_does_not_block_its_worker() -> perfshape::Result {
+/// fn report_does_not_block_its_worker() {
 ///     let router = Router::new().route("/report", get(|| async { "…" }));
-///     let target = Target::serve(router, PoolSettings::workers(1)?)?;
-///     let checked = target.checked_get("/report")?.does_not_block_its_worker().check()?;
-///     assert_shape!(checked);
-///     Ok(())
+///     let target = Target::serve(router, PoolSettings::workers(1).unwrap()).unwrap();
+///     let report = target.get("/report");
+///     assert_shape!(report.does_not_block_its_worker().check().unwrap());
 /// }
 /// ```
 #[macro_export]
@@ -34,14 +35,18 @@ macro_rules! assert_shape {
         if checked.snapshot_due() {
             $crate::__insta::assert_yaml_snapshot!(checked.summary());
         }
-        checked.gate()?;
+        if let ::std::result::Result::Err(error) = checked.gate() {
+            ::std::panic!("{error}");
+        }
     }};
     ($name:expr, $checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
         if checked.snapshot_due() {
             $crate::__insta::assert_yaml_snapshot!($name, checked.summary());
         }
-        checked.gate()?;
+        if let ::std::result::Result::Err(error) = checked.gate() {
+            ::std::panic!("{error}");
+        }
     }};
 }
 
@@ -49,9 +54,9 @@ macro_rules! assert_shape {
 /// snapshot is compared (a mismatch is shown as insta's diff and kept as a `.snap.new`),
 /// each claim is gated, and then the test fails once, listing every broken,
 /// inconclusive or mismatched claim — where a plain `assert_shape!` per claim would stop
-/// at the first.
+/// at the first. It panics, as `assert_shape!` does, so it works in any test.
 ///
-/// Takes `(name, Checked)` pairs; works in a test returning `anyhow::Result` too.
+/// Takes `(name, Checked)` pairs.
 ///
 /// ```no_run
 /// use axum::{Router, routing::get};
@@ -95,10 +100,13 @@ macro_rules! assert_shapes {
             }
         }
         if !failures.is_empty() {
-            return ::std::result::Result::Err(::std::convert::Into::into($crate::Error::Gate {
-                message: failures.join("\n\n"),
-                reports,
-            }));
+            ::std::panic!(
+                "{}",
+                $crate::Error::Gate {
+                    message: failures.join("\n\n"),
+                    reports,
+                }
+            );
         }
     }};
 }

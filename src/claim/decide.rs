@@ -63,6 +63,7 @@ impl Claim<'_> {
             elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
             limit,
             explanation: Vec::new(),
+            advice: None,
             evidence: Vec::new(),
             facts: BTreeMap::new(),
             observed: self
@@ -75,6 +76,9 @@ impl Claim<'_> {
         if let Some(explain) = self.explain.take() {
             report.explanation = explain(&report);
         }
+        if let Some(advise) = self.advise.take() {
+            report.advice = advise(&report);
+        }
         report.evidence = self
             .relation
             .sides()
@@ -86,14 +90,15 @@ impl Claim<'_> {
     }
 }
 /// Publishing: the raw figures to `dir` (as the test `caller` made them), and the report
-/// on stderr — its headline when the claim holds, all of it when it does not.
+/// on stderr — its headline (and advice, where a held claim has some: a database met on
+/// loopback) when the claim holds, its leading lines when it does not.
 pub(super) fn publish(
     mut report: ClaimReport,
     dir: &std::path::Path,
     caller: Option<&str>,
 ) -> ClaimReport {
     report.write_artifact(dir, caller);
-    if report.verdict.holds() {
+    if report.verdict.holds() && report.advice.is_none() {
         eprintln!("perfshape: {}", report.headline());
     } else {
         eprintln!("perfshape: {report}");

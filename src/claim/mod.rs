@@ -21,13 +21,14 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+pub use crate::outcome::Advice;
 pub use crate::outcome::Band;
 pub use crate::outcome::Expected;
 pub use crate::outcome::Margin;
 pub use crate::outcome::Unit;
 #[cfg(feature = "experiments")]
 pub(crate) use crate::outcome::short;
-pub use crate::outcome::{ClaimReport, Round, ShapeSummary, artifact_dir};
+pub use crate::outcome::{ClaimReport, REPORT_ENV, Round, ShapeSummary, artifact_dir};
 pub use crate::outcome::{GATE_ENV, GateMode};
 pub use crate::outcome::{Verdict, median, noise_floor};
 pub use checked::Checked;
@@ -72,6 +73,7 @@ pub struct Claim<'a> {
     artifacts: Option<PathBuf>,
     context: BTreeMap<String, String>,
     explain: Option<Explain<'a>>,
+    advise: Option<Advise<'a>>,
     observed: Option<Observed<'a>>,
     /// The thread that made the claim's check (a test's thread is named after the test),
     /// which tells apart the artifacts of one claim made in two tests.
@@ -99,6 +101,9 @@ impl std::fmt::Debug for Claim<'_> {
 /// code under test, and the runtime evidence behind it.
 type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + Send + 'a>;
 
+/// Names the likely cause and the remedy of what a finished claim found.
+type Advise<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a>;
+
 /// Raw figures a claim's sides saw besides their rounds, named, for the JSON artifact.
 type Observed<'a> = Box<dyn FnOnce() -> Vec<(String, f64)> + Send + 'a>;
 
@@ -116,6 +121,7 @@ impl<'a> Claim<'a> {
             artifacts: None,
             context: BTreeMap::new(),
             explain: None,
+            advise: None,
             observed: None,
             caller: None,
             elsewhere: None,
@@ -233,6 +239,14 @@ impl<'a> Claim<'a> {
     /// kept in its report (never in its snapshot while it holds: they carry figures).
     pub fn explain(mut self, f: impl FnOnce(&ClaimReport) -> Vec<String> + Send + 'a) -> Self {
         self.explain = Some(Box::new(f));
+        self
+    }
+
+    /// The likely cause, in the reader's terms, and what to change, for what the finished
+    /// claim found: a failure's report leads with them after what is wrong. `None` where
+    /// the verdict needs no advice.
+    pub fn advise(mut self, f: impl FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a) -> Self {
+        self.advise = Some(Box::new(f));
         self
     }
 

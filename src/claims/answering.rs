@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use super::holding::LEAST;
 use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
+use super::remedy::{self, Hold};
 use crate::claim::{Claim, ClaimReport, Measure, Verdict};
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
 use crate::error::{Error, Result};
@@ -164,15 +165,44 @@ impl Endpoint {
         .context("n", n)
         .context("sent", sent)
         .context("wait counted", counted)
-        .explain(move |report: &ClaimReport| {
-            let mut lines = sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor);
-            if polled && !lines.is_empty() {
-                if let Some(note) = super::distance::local_downstream_note() {
-                    lines.insert(1, note);
-                }
-            }
-            lines
+        .advise({
+            let (rounds, slow_name) = (rounds.clone(), slow_name.clone());
+            move |report: &ClaimReport| advice(report, &rounds.to_vec(), &slow_name, polled)
         })
+        .explain(move |report: &ClaimReport| {
+            sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
+        })
+    }
+}
+
+/// What to do: where the slow requests held every worker, the change that frees one (by
+/// how their polls held it, where they were timed); where the claim holds on a database
+/// met on this machine, putting it at production's distance.
+fn advice(
+    report: &ClaimReport,
+    rounds: &[Round],
+    slow_name: &str,
+    polled: bool,
+) -> Option<crate::claim::Advice> {
+    match report.verdict {
+        Verdict::Broken => {
+            let slow: Vec<Holding> = rounds.iter().filter_map(|r| r.slow).collect();
+            let how = match slow.get(slow.len() / 2) {
+                Some(h) if h.longest_computing > h.waiting => Hold::Computes,
+                Some(_) => Hold::Waits,
+                None => {
+                    return Some(crate::claim::Advice::new(
+                        format!(
+                            "{slow_name} holds every worker of the service while it runs; from outside, whether it waits or computes is not seen"
+                        ),
+                        "serve the router in a test (Target::serve) to see which its polls do, then move that off the worker (tokio::task::spawn_blocking)",
+                    ));
+                }
+            };
+            Some(remedy::for_hold(slow_name, how))
+        }
+        _ if polled => super::distance::local_downstream_advice(),
+        _ => None,
     }
 }
 

@@ -6,8 +6,9 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::holding::{self, Holding, millis};
-use super::holding::{FAN_OUT_PER_WORKER, LEAST};
-use crate::claim::{Claim, ClaimReport, Measure, median};
+use super::holding::{FAN_OUT_PER_WORKER, LEAST, SLEEPS_AT_MOST};
+use super::remedy::{self, Hold};
+use crate::claim::{Advice, Claim, ClaimReport, Measure, median};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::mix::Mix;
@@ -26,6 +27,8 @@ struct RouteRound {
     /// Each route's longest poll ÷ the poll budget: the computing part of `used`, which
     /// tells the sentence whether the route broke by computing or by waiting.
     computing_used: Vec<Option<f64>>,
+    /// Each route's waiting per request ÷ the waiting allowed: the waiting part of `used`.
+    waiting_used: Vec<Option<f64>>,
     /// What the server received of each request label (`GET /health`), over the fan-out.
     received: BTreeMap<String, usize>,
 }
@@ -130,6 +133,10 @@ impl Mix {
                     .collect()
             }
         })
+        .advise({
+            let (rounds, names) = (rounds.clone(), names.clone());
+            move |report: &ClaimReport| advice(report, &rounds.to_vec(), &names)
+        })
         .explain(move |report: &ClaimReport| {
             route_sentences(report, &rounds.to_vec(), &names)
         })
@@ -178,11 +185,23 @@ impl Mix {
                 })
             })
             .collect();
+        let waiting_used = held
+            .iter()
+            .zip(&self.routes)
+            .zip(&alone)
+            .map(|((holding, (endpoint, _)), alone)| {
+                holding.map(|h| {
+                    h.waiting.as_secs_f64()
+                        / endpoint.allowance().waiting_allowed(*alone).as_secs_f64()
+                })
+            })
+            .collect();
         Ok(RouteRound {
             alone,
             held,
             used,
             computing_used,
+            waiting_used,
             received,
         })
     }
@@ -220,6 +239,29 @@ impl Mix {
     }
 }
 
+/// Where the mix broke, the likely cause and what to do for the route that used most of
+/// its allowance, by how it held its worker.
+fn advice(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Option<Advice> {
+    if report.verdict != crate::claim::Verdict::Broken {
+        return None;
+    }
+    let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| {
+        let values: Vec<f64> = rounds.iter().filter_map(f).collect();
+        (!values.is_empty()).then(|| median(&values))
+    };
+    let worst = (0..names.len()).max_by(|&a, &b| {
+        mid(&|x| x.used[a])
+            .unwrap_or(0.0)
+            .total_cmp(&mid(&|x| x.used[b]).unwrap_or(0.0))
+    })?;
+    let how = if mid(&|x| x.computing_used[worst]) >= mid(&|x| x.used[worst]) {
+        Hold::Computes
+    } else {
+        Hold::Waits
+    };
+    Some(remedy::for_hold(&names[worst], how))
+}
+
 /// "/export waits ≈2.0 ms of each 20 ms request while holding its worker (10.0 %)", then
 /// every route's figures and what the server received.
 fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Vec<String> {
@@ -232,6 +274,7 @@ fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]
     let waiting = |r: usize| mid(&|x| x.held[r].map(|h| h.waiting.as_secs_f64()));
     let longest = |r: usize| mid(&|x| x.held[r].map(|h| h.longest_computing.as_secs_f64()));
     let used = |r: usize| mid(&|x| x.used[r]);
+    let slept = |r: usize| mid(&|x| x.held[r].map(|h| h.slept_share() / SLEEPS_AT_MOST));
     let secs = Duration::from_secs_f64;
     let worst = (0..routes)
         .max_by(|&a, &b| used(a).unwrap_or(0.0).total_cmp(&used(b).unwrap_or(0.0)))
@@ -258,9 +301,20 @@ fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]
             millis(w),
             millis(secs(alone(worst)))
         )
+    } else if slept(worst) >= used(worst)
+        && mid(&|x| x.waiting_used[worst]).unwrap_or(0.0) <= 1.0
+    {
+        format!(
+            "{}'s polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} of each {} request here",
+            names[worst],
+            slept(worst).unwrap_or_default() * SLEEPS_AT_MOST * 100.0,
+            SLEEPS_AT_MOST * 100.0,
+            millis(w),
+            millis(secs(alone(worst)))
+        )
     } else {
         format!(
-            "{} waits ≈{} of each {} request while holding its worker ({share:.1} %) — a sleep, sync I/O or a lock on the worker",
+            "{} waits ≈{} of each {} request while holding its worker ({share:.1} %)",
             names[worst],
             millis(w),
             millis(secs(alone(worst)))

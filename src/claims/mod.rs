@@ -18,5 +18,6 @@ mod holding;
 mod limit;
 mod mix;
 mod outside;
+mod remedy;
 
 pub use limit::ConcurrencyLimit;

@@ -4,6 +4,7 @@
 //! and re-exports all of it (`perfshape::claim::ClaimReport`, …): nothing here reads
 //! either.
 
+mod advice;
 mod band;
 mod expected;
 mod gate_mode;
@@ -12,12 +13,13 @@ mod report;
 mod unit;
 mod verdict;
 
+pub use advice::Advice;
 pub use band::Band;
 pub use expected::Expected;
 pub use gate_mode::{GATE_ENV, GateMode};
 pub use margin::Margin;
 #[cfg(feature = "experiments")]
 pub(crate) use report::short;
-pub use report::{ClaimReport, Round, ShapeSummary, artifact_dir};
+pub use report::{ClaimReport, REPORT_ENV, Round, ShapeSummary, artifact_dir};
 pub use unit::Unit;
 pub use verdict::{Verdict, median, noise_floor};

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
+use super::advice::Advice;
 use super::band::Band;
 use super::expected::Expected;
 use super::gate_mode::{GATE_ENV, GateMode};
@@ -81,6 +82,10 @@ pub struct ClaimReport {
     /// What the figure means for the code under test
     /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
     pub explanation: Vec<String>,
+    /// The likely cause and the remedy, where the claim names them
+    /// ([`Claim::advise`](crate::Claim::advise)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub advice: Option<Advice>,
     /// What the sides saw besides their figures ([`Measure::evidence`](crate::Measure::evidence)),
     /// then what the caller measured beside the claim ([`Claim::evidence`](crate::Claim::evidence)).
     pub evidence: Vec<String>,
@@ -95,36 +100,74 @@ pub struct ClaimReport {
 }
 
 impl ClaimReport {
-    /// One line: name, verdict, median and band, and what it means when the claim says.
-    /// A claim that measured no round says why instead (perfshape or the machine was the
-    /// limit, and which).
+    /// One line: the verdict, the claim and what it found in words — "broken: \"POST
+    /// /orders does not block its worker\" — waits ≈0.24 ms of each 0.70 ms request while
+    /// holding its worker (34.4 %, at most 5 %)". A claim that measured no round says why
+    /// instead (perfshape or the machine was the limit, and which). The figure and the band
+    /// are on the line that says how sure the verdict is ([`ClaimReport::sureness`]).
     pub fn headline(&self) -> String {
-        let meaning = match self.explanation.first() {
-            Some(first) => Some(first.as_str()),
-            None if self.rounds.is_empty() => Some(self.reason.as_str()),
-            None => None,
-        };
         format!(
-            "claim {:?} {}: {}, band {}{}{}",
-            self.name,
+            "{}: {:?}{}",
             self.verdict,
-            self.figure(),
-            self.band,
-            self.ideal
-                .map(|i| format!(" (ideal {})", short(i)))
-                .unwrap_or_default(),
-            meaning.map(|e| format!(" — {e}")).unwrap_or_default()
+            self.name,
+            self.finding()
+                .map(|e| format!(" — {e}"))
+                .unwrap_or_default()
         )
     }
 
-    /// `median 0.412`, or `no figure` when not one round was measured (a claim that found
-    /// at once that perfshape or the machine was the limit).
-    fn figure(&self) -> String {
-        if self.rounds.is_empty() {
-            "no figure".to_string()
-        } else {
-            format!("median {:.3}", self.median)
+    /// What the claim found, in words: its first sentence of meaning, or why no round was
+    /// measured.
+    fn finding(&self) -> Option<&str> {
+        match self.explanation.first() {
+            Some(first) => Some(first.as_str()),
+            None if self.rounds.is_empty() => Some(self.reason.as_str()),
+            None => None,
         }
+    }
+
+    /// How sure the verdict is: the figure and its band, and the rule's reason — "median
+    /// 4.793 is outside the band ≤ 1 by 379.3%, and so is its confidence interval [2.988,
+    /// 4.947] (3 rounds); the figure: allowance used by 20 concurrent POST /orders".
+    pub fn sureness(&self) -> String {
+        if self.rounds.is_empty() {
+            return format!(
+                "no round measured; the figure would be the {}",
+                self.relation
+            );
+        }
+        format!(
+            "{}; the figure: {}, band {}{}",
+            self.reason,
+            self.relation,
+            self.band,
+            self.ideal
+                .map(|i| format!(" (ideal {})", short(i)))
+                .unwrap_or_default()
+        )
+    }
+
+    /// The report as it leads: what is wrong, the likely cause, what to do, how sure, and
+    /// where the rest is — each figure once. `{report:#}` (or [`REPORT_ENV`]`=full`) is the
+    /// full report.
+    fn lead(&self) -> String {
+        let mut s = self.headline();
+        if let Some(advice) = &self.advice {
+            let _ = write!(s, "\n  cause: {}\n  do: {}", advice.cause, advice.action);
+        }
+        if !self.verdict.holds() {
+            let _ = write!(s, "\n  how sure: {}", self.sureness());
+            let full = format!("the full report: {REPORT_ENV}=full");
+            match &self.artifact {
+                Some(path) => {
+                    let _ = write!(s, "\n  more: {full}; every figure: {}", path.display());
+                }
+                None => {
+                    let _ = write!(s, "\n  more: {full}");
+                }
+            }
+        }
+        s
     }
 
     /// Each side's median, in side order.
@@ -137,26 +180,8 @@ impl ClaimReport {
     /// The deterministic view for snapshots: while the claim holds it holds no measured
     /// figure, so it changes only when the shape (or the claim) changes.
     pub fn summary(&self) -> ShapeSummary {
-        let observed = (!self.verdict.holds()).then(|| {
-            let medians = self.side_medians();
-            let sides = self
-                .sides
-                .iter()
-                .zip(&medians)
-                .map(|((label, unit), m)| format!("{label} = {}", unit.show(*m)))
-                .collect::<Vec<_>>()
-                .join(", ");
-            let meaning = self
-                .explanation
-                .first()
-                .map(|e| format!(": {e}"))
-                .unwrap_or_default();
-            if self.rounds.is_empty() {
-                format!("{}{meaning}", self.figure())
-            } else {
-                format!("{} ({sides}){meaning}", self.figure())
-            }
-        });
+        let observed = (!self.verdict.holds())
+            .then(|| self.finding().unwrap_or(self.reason.as_str()).to_string());
         ShapeSummary {
             claim: self.name.clone(),
             kind: self.kind.to_string(),
@@ -222,18 +247,37 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
+/// `PERFSHAPE_REPORT=full` prints every claim's full report — every meaning, the evidence,
+/// each round, the settings and the machine — where the default leads with what is wrong,
+/// its cause, what to do and how sure, and names where the rest is.
+pub const REPORT_ENV: &str = "PERFSHAPE_REPORT";
+
+/// Whether [`REPORT_ENV`] asks for the full report.
+fn full_asked() -> bool {
+    std::env::var(REPORT_ENV).is_ok_and(|v| v.eq_ignore_ascii_case("full"))
+}
+
+/// The report as a failure reads: it leads with the verdict and what is wrong, then the
+/// likely cause and what to do, how sure it is, and where the rest is (five lines at most).
+/// `{report:#}`, or `PERFSHAPE_REPORT=full`, writes all of it.
 impl std::fmt::Display for ClaimReport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if !f.alternate() && !full_asked() {
+            return f.write_str(&self.lead());
+        }
         let mut s = String::new();
         let _ = writeln!(s, "{}", self.headline());
-        let _ = writeln!(s, "  why: {}", self.reason);
+        if let Some(advice) = &self.advice {
+            let _ = writeln!(s, "  cause: {}", advice.cause);
+            let _ = writeln!(s, "  do: {}", advice.action);
+        }
+        let _ = writeln!(s, "  why: {}", self.sureness());
         for line in self.explanation.iter().skip(1) {
             let _ = writeln!(s, "  meaning: {line}");
         }
         for line in &self.evidence {
             let _ = writeln!(s, "  evidence: {line}");
         }
-        let _ = writeln!(s, "  relation ({}): {}", self.kind, self.relation);
         if let Some(margin) = self.margin {
             let _ = writeln!(s, "  margin: {margin} of the band's nearest edge");
         }
@@ -316,8 +360,9 @@ pub struct ShapeSummary {
     /// Further deterministic facts a test adds (wave counts, connection counts).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub facts: BTreeMap<String, String>,
-    /// Measured medians — present only when the claim does not hold, so that a snapshot
-    /// diff of a regression shows the figures.
+    /// What the claim found, in words (its report's first line after the verdict) —
+    /// present only when the claim does not hold, so that a snapshot diff of a regression
+    /// shows what is wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observed: Option<String>,
 }

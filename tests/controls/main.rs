@@ -130,7 +130,7 @@ fn a_blocking_ledger_client_is_caught() -> Result {
     let report = target.checked_get("/report")?;
     let blocks = report.does_not_block_its_worker().check()?;
     assert_eq!(blocks.verdict(), Verdict::Broken, "{}", blocks.report());
-    let said = blocks.report().to_string();
+    let said = format!("{:#}", blocks.report());
     assert_names_the_sleep(&said, "waits ≈");
     assert!(said.contains("runtime over the median"), "{said}");
     let observed = blocks.summary().observed.unwrap_or_default();
@@ -140,7 +140,7 @@ fn a_blocking_ledger_client_is_caught() -> Result {
         .keeps_answering_during(&report)
         .check()?;
     assert_eq!(starved.verdict(), Verdict::Broken, "{}", starved.report());
-    let said = starved.report().to_string();
+    let said = format!("{:#}", starved.report());
     assert!(said.contains("every worker was held"), "{said}");
     Ok(())
 }
@@ -159,7 +159,7 @@ async fn a_two_millisecond_credit_check_on_the_worker_is_caught() -> Result {
         .does_not_block_its_worker()
         .await?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    let said = checked.report().to_string();
+    let said = format!("{:#}", checked.report());
     assert!(said.contains("waits ≈2."), "{said}");
     assert!(said.contains("its polls held the worker"), "{said}");
     // Both ways of reading it find a tenth of the request, not all of it: the polls'
@@ -227,13 +227,13 @@ fn a_traffic_mix_names_the_route_that_blocks() -> Result {
     ]);
     let checked = mix.none_blocks_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    let said = checked.report().to_string();
+    let said = format!("{:#}", checked.report());
     assert_names_the_sleep(&said, "/report waits ≈");
     // Without the report, the 2 ms credit check is the route named.
     let mix = target.mix([(target.get("/health"), 8), (new_order, 1)]);
     let checked = mix.none_blocks_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    let said = checked.report().to_string();
+    let said = format!("{:#}", checked.report());
     assert!(said.contains("POST /orders waits ≈2."), "{said}");
     Ok(())
 }

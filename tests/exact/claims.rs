@@ -72,9 +72,22 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     let Err(Error::Gate { message, reports }) = checked.gate() else {
         panic!("a broken claim must fail the strict gate");
     };
+    // The message leads: the verdict and the claim, how sure, where the rest is.
+    assert!(message.starts_with("broken: \"slow ÷ fast\""), "{message}");
+    assert!(message.lines().count() <= 8, "{message}");
     for needle in [
-        "broken",
+        "how sure: median 2.000",
         "band ≥ 3",
+        "PERFSHAPE_REPORT=full",
+    ] {
+        assert!(
+            message.contains(needle),
+            "{needle:?} missing from:\n{message}"
+        );
+    }
+    // The full report, `{:#}`, has every round, the settings and the machine.
+    let full = format!("{:#}", reports[0]);
+    for needle in [
         "slow = 200.0 ms",
         "fast = 100.0 ms",
         "→ 2.000 OUTSIDE",
@@ -82,16 +95,13 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
         "cores",
         "noise floor",
     ] {
-        assert!(
-            message.contains(needle),
-            "{needle:?} missing from:\n{message}"
-        );
+        assert!(full.contains(needle), "{needle:?} missing from:\n{full}");
     }
     // The error carries the report itself, for a caller that wants the figures.
     assert_eq!(reports.len(), 1);
     assert_eq!(reports[0].verdict, Verdict::Broken);
     assert_eq!(reports[0].median, 2.0);
-    // The summary of a broken claim shows the medians, so a snapshot diff shows them too.
+    // A claim without sentences of its own shows the rule's reason in its snapshot.
     let observed = checked
         .summary()
         .observed
@@ -367,7 +377,7 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     .gate_mode(GateMode::Strict)
     .artifacts_in(crate::scratch())
     .check()?;
-    let report = broken.report().to_string();
+    let report = format!("{:#}", broken.report());
     assert!(
         report.contains("meaning: the handler holds its worker"),
         "{report}"
@@ -377,13 +387,8 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
         "{report}"
     );
     assert_eq!(broken.report().evidence.len(), 1);
-    assert!(
-        broken
-            .summary()
-            .observed
-            .unwrap_or_default()
-            .ends_with(": took 2.0×")
-    );
+    // The snapshot of a claim that does not hold shows what it found, in words.
+    assert_eq!(broken.summary().observed.as_deref(), Some("took 2.0×"));
     Ok(())
 }
 

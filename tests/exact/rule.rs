@@ -309,7 +309,6 @@ fn slept_used_of(rng: &mut TestRng, p: f64, n: usize, routes: usize) -> f64 {
         .fold(0.0, f64::max)
 }
 
-
 /// The sleep criterion (at most half the requests' polls may sleep), on its own: correct
 /// handlers slept in 0–12 % of their requests in the suite (an allocator's lock, sqlx's
 /// SQLite channel), and fail in none of 10,000 trials at 2, 12 or 25 %; a sync call that

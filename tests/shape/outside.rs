@@ -68,7 +68,7 @@ fn by_url_a_blocking_wait_is_broken_and_an_async_one_holds() -> Result {
         return Ok(());
     };
     assert_eq!(verdict, Verdict::Broken, "{}", blocking.report());
-    let said = blocking.report().to_string();
+    let said = format!("{:#}", blocking.report());
     // The service's own CPU splits the hold: nearly all of it is waiting.
     assert!(
         said.contains("of it the service's own CPU explains"),

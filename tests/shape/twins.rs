@@ -33,7 +33,7 @@ fn a_sync_write_in_a_handler_is_a_worker_blocked() -> Result {
     assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
     let headline = checked.report().headline();
     assert!(
-        headline.contains("POST /todos does not block its worker\" broken"),
+        headline.starts_with("broken: \"POST /todos does not block its worker\" — "),
         "{headline}"
     );
     assert!(

@@ -160,7 +160,7 @@ fn main() -> Result {
             }
             // What a claim that did not break says of a database met on loopback.
             if checked.verdict() != Verdict::Broken
-                && report.to_string().contains("(postgres) directly")
+                && format!("{report:#}").contains("(postgres) directly")
             {
                 named += 1;
             }

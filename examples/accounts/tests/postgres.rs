@@ -69,7 +69,7 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
 fn diesel_on_the_worker_on_loopback_is_never_a_clean_hold() -> Result {
     let served = served(Build::OnWorker, None);
     let checked = list(&served.target).does_not_block_its_worker().check()?;
-    let said = checked.report().to_string();
+    let said = format!("{:#}", checked.report());
     match checked.verdict() {
         Verdict::Broken => {}
         Verdict::Holds => assert!(said.contains("(postgres) directly"), "{said}"),
@@ -85,7 +85,7 @@ fn the_report_names_a_database_met_directly_and_not_one_through_the_proxy() -> R
     for distance in [None, Some(DISTANCE)] {
         let served = served(Build::Async, distance);
         let checked = list(&served.target).does_not_block_its_worker().check()?;
-        let said = checked.report().to_string();
+        let said = format!("{:#}", checked.report());
         assert_eq!(checked.verdict(), Verdict::Holds, "{said}");
         assert_eq!(
             said.contains("(postgres) directly"),
@@ -110,7 +110,7 @@ fn the_async_builds_pool_is_its_concurrency_limit() -> Result {
         .up_to(16)
         .about(accounts::POOL_SIZE as f64)
         .check()?;
-    let said = checked.report().to_string();
+    let said = format!("{:#}", checked.report());
     match checked.verdict() {
         Verdict::Holds => {}
         Verdict::Inconclusive => assert!(said.contains("limited by CPU"), "{said}"),

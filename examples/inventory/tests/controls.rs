@@ -15,7 +15,7 @@ fn broken_waiting(checked: &perfshape::Checked) {
     let report = checked.report();
     assert_eq!(checked.verdict(), Verdict::Broken, "{report}");
     assert!(
-        report.to_string().contains("while holding its worker"),
+        format!("{report:#}").contains("while holding its worker"),
         "{report}"
     );
 }

@@ -45,7 +45,7 @@ fn writes_on_one_shared_connection_queue_behind_it_off_the_worker() -> Result {
         return Ok(());
     }
     assert_eq!(checked.verdict(), Verdict::Holds, "{report}");
-    let text = report.to_string();
+    let text = format!("{report:#}");
     match text.split_once("behind something that admits ≈") {
         Some((_, rest)) => {
             let admits: f64 = rest

@@ -21,7 +21,7 @@ use crate::evidence::Evidence;
 use crate::run::Run;
 use crate::vocab::ClientStrategy;
 use figures::{Figures, HeldRound};
-use sentences::sentences;
+use sentences::{advice, sentences};
 
 impl Endpoint {
     /// The most CPU one poll of this endpoint's responses may use before
@@ -213,16 +213,12 @@ impl Endpoint {
                 })
             }
         })
+        .advise({
+            let rounds = rounds.clone();
+            move |report: &ClaimReport| advice(report, &rounds.to_vec(), allowance, served)
+        })
         .explain(move |report: &ClaimReport| {
-            let mut lines =
-                sentences(report, &rounds.to_vec(), (n, workers, client_workers), allowance);
-            // A held verdict on a local database is no verdict on production's: said second.
-            if served && !lines.is_empty() {
-                if let Some(note) = super::distance::local_downstream_note() {
-                    lines.insert(1, note);
-                }
-            }
-            lines
+            sentences(report, &rounds.to_vec(), (n, workers, client_workers), allowance)
         })
     }
 }

@@ -4,8 +4,9 @@
 use std::time::Duration;
 
 use super::super::holding::{SLEEPS_AT_MOST, millis};
+use super::super::remedy::{self, Hold};
 use super::figures::{Figures, HeldRound};
-use crate::claim::ClaimReport;
+use crate::claim::{Advice, ClaimReport, Verdict};
 use crate::vocab::Allowance;
 
 /// What the claim found, for people: what the handler does with its worker, then what the
@@ -63,15 +64,13 @@ pub(super) fn sentences(
     } else if slept_used > 1.0 && waiting_used <= 1.0 && computing_used <= 1.0 {
         // Broken by the sleeps alone: their time here is under what a wait may take.
         format!(
-            "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here — a sync call on the worker (a database driver, a file, a lock); where what it calls is 1 ms away, as a database across a network is, each such call holds the worker 2 ms (a round trip); its longest poll computes {computes}",
+            "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here, where what it calls answers at once; 1 ms away, as a database across a network is, each such call holds the worker a 2 ms round trip",
             h.slept_share() * 100.0,
             SLEEPS_AT_MOST * 100.0,
             millis(h.waiting)
         )
     } else if waiting_used >= computing_used {
-        format!(
-            "waits {waits} — a sleep, sync I/O or a lock on the worker; its longest poll computes {computes}"
-        )
+        format!("waits {waits}")
     } else {
         format!(
             "computes {} in one poll without giving its worker back (budget {budget}); it waits {waits}",
@@ -121,6 +120,38 @@ pub(super) fn sentences(
         lines.push(from_outside);
     }
     lines
+}
+
+/// The likely cause and what to do: by how the handler held its worker where the claim
+/// broke; where it did not, on a served router, what a database met on this machine hides.
+pub(super) fn advice(
+    report: &ClaimReport,
+    rounds: &[HeldRound],
+    allowance: Allowance,
+    served: bool,
+) -> Option<Advice> {
+    if report.verdict != Verdict::Broken || rounds.is_empty() {
+        return served
+            .then(super::super::distance::local_downstream_advice)
+            .flatten();
+    }
+    let figures = Figures::of(rounds);
+    let Some(h) = figures.polls else {
+        return Some(Advice::new(
+            "the handler holds its worker for much of each request; from outside, a wait and a long computation read alike",
+            "serve the router in a test (Target::serve) to see which its polls do, then move that off the worker (tokio::task::spawn_blocking), or check whether its requests queue behind one connection or lock",
+        ));
+    };
+    let alone = figures.alone;
+    let waiting_used = h.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
+    let computing_used = h.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
+    let slept_used = h.slept_share() / SLEEPS_AT_MOST;
+    let how = if computing_used > waiting_used.max(slept_used) {
+        Hold::Computes
+    } else {
+        Hold::Waits
+    };
+    Some(remedy::for_hold("the handler", how))
 }
 
 /// The sentences of a claim decided from outside (a URL, or clocks that cannot be read).
