@@ -26,6 +26,7 @@ impl Endpoint {
             settings: ProbeSettings {
                 max_concurrency: 16,
                 step: Duration::from_millis(100),
+                step_chosen: false,
             },
         }
     }
@@ -145,11 +146,13 @@ impl ConcurrencyLimit {
         self
     }
 
-    /// The least time each step offers load (default 100 ms; a step lasts longer when its
-    /// requests need it): 10 ms to 60 s (another is named by the claim's `check()`), and no
-    /// shorter than one request.
+    /// The least time each step offers load (default 100 ms, or one request alone where
+    /// that is longer; a step lasts longer when its requests need it): 10 ms to 60 s
+    /// (another is named by the claim's `check()`), and no shorter than one request alone
+    /// (named after that one request, before any load).
     pub fn step(mut self, step: Duration) -> Self {
         self.settings.step = step;
+        self.settings.step_chosen = true;
         self
     }
 

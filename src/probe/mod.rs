@@ -38,6 +38,10 @@ pub struct ProbeSettings {
     /// The least time each step offers load; a step lasts longer when its requests need it
     /// ([`WAVES`] of them back to back, [`ALONE_WAVES`] for the step alone).
     pub step: Duration,
+    /// Whether the user chose `step`: a chosen step shorter than one request alone is
+    /// refused by name, where a default one is lengthened to that request's time — a
+    /// setting nobody gave never refuses the request it measures.
+    pub step_chosen: bool,
 }
 
 impl Default for ProbeSettings {
@@ -45,6 +49,7 @@ impl Default for ProbeSettings {
         ProbeSettings {
             max_concurrency: 64,
             step: Duration::from_millis(500),
+            step_chosen: false,
         }
     }
 }
@@ -177,6 +182,10 @@ impl<'a> Prober<'a> {
         let run = client.run_plan(ClientStrategy::Sequential, plan, 1, None)?;
         run.require_ok()?;
         let first = run.records.first().map(|r| r.latency()).unwrap_or_default();
+        let mut settings = settings;
+        if settings.step < first && !settings.step_chosen {
+            settings.step = first;
+        }
         if settings.step < first {
             return Err(Error::invalid(
                 "step",

@@ -18,9 +18,10 @@ pub(crate) struct Args {
     #[arg(long, default_value_t = 64)]
     max_concurrency: usize,
     /// The least time each step offers load, in milliseconds (a step lasts longer when
-    /// its requests need it).
-    #[arg(long, default_value_t = 500)]
-    step_ms: u64,
+    /// its requests need it); by default 500, or one request's time where that is longer.
+    /// A step given shorter than one request is refused.
+    #[arg(long)]
+    step_ms: Option<u64>,
     /// Seconds before one request counts as failed.
     #[arg(long, default_value_t = 30)]
     timeout: u64,
@@ -46,8 +47,10 @@ impl Args {
         let endpoint = target.checked_get(&path)?;
         let settings = perfshape::probe::ProbeSettings {
             max_concurrency,
-            step: Duration::from_millis(step_ms),
+            step: Duration::from_millis(step_ms.unwrap_or(500)),
+            step_chosen: step_ms.is_some(),
         };
+        let step_ms = settings.step.as_millis();
         eprintln!(
             "probing {url} at concurrency 1, 2, 4, … up to {max_concurrency}, then the knee narrowed ({step_ms} ms each at the least) …"
         );
