@@ -14,7 +14,9 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use perfshape::{ClientStrategy, PoolSettings, Scheduler, ServerStrategy, Target};
+use perfshape::{
+    PoolSettings, Target, client::ClientStrategy, pool::Scheduler, scenario::ServerStrategy,
+};
 
 /// A fan-out of `n` blocking requests of `work_ms` on `workers` workers.
 struct Case {

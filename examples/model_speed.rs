@@ -5,7 +5,7 @@
 use std::time::{Duration, Instant};
 
 use perfshape::model::Offered;
-use perfshape::{ClientStrategy, Model, PoolSettings, ServerStrategy};
+use perfshape::{PoolSettings, client::ClientStrategy, model::Model, scenario::ServerStrategy};
 
 fn main() -> perfshape::Result {
     let ms = Duration::from_millis;

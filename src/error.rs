@@ -3,6 +3,7 @@
 //! Every variant names what is wrong and what would be right, so that a user reading the
 //! message can fix the input without reading perfshape's source.
 
+#[cfg(feature = "experiments")]
 use std::path::PathBuf;
 
 /// Everything perfshape can refuse or fail at.
@@ -33,6 +34,7 @@ pub enum Error {
         /// The names perfshape knows.
         expected: String,
     },
+    #[cfg(feature = "experiments")]
     /// A fixture file could not be read or is not a valid experiment.
     #[error(transparent)]
     Fixture(#[from] FixtureError),
@@ -122,6 +124,7 @@ pub enum Error {
         /// something other than a claim, such as a snapshot).
         reports: Vec<crate::outcome::ClaimReport>,
     },
+    #[cfg(feature = "experiments")]
     /// A load engine (Locust, k6) could not be started, or ran and failed: which engine,
     /// the command or process, and what it said.
     #[error("{engine}: {what}")]
@@ -142,6 +145,7 @@ pub enum Error {
         /// What went wrong.
         what: String,
     },
+    #[cfg(feature = "experiments")]
     /// An engine's statistics lack what a verdict needs — a row, a round, a column — or
     /// hold failed requests: no verdict is taken from partial data.
     #[error("{source_name}: {what}")]
@@ -151,6 +155,7 @@ pub enum Error {
         /// What is missing or wrong.
         what: String,
     },
+    #[cfg(feature = "experiments")]
     /// A plot could not be drawn (a report's figure).
     #[error("drawing {what}: {reason}")]
     Plot {
@@ -177,6 +182,7 @@ impl std::fmt::Debug for Error {
 }
 
 /// A fixture that cannot be loaded: the file, the line, and what is wrong there.
+#[cfg(feature = "experiments")]
 #[derive(Debug, thiserror::Error)]
 #[error("{}:{line}: {kind}", path.display())]
 pub struct FixtureError {
@@ -190,6 +196,7 @@ pub struct FixtureError {
 }
 
 /// What is wrong in a fixture.
+#[cfg(feature = "experiments")]
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum FixtureErrorKind {

@@ -15,7 +15,7 @@ impl InProcess {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use perfshape::Pool;
+    /// use perfshape::pool::Pool;
     /// use perfshape::inproc::InProcess;
     ///
     /// let pool = Pool::workers("inproc", 1)?;

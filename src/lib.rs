@@ -26,27 +26,27 @@
 //! # Ok::<(), perfshape::Error>(())
 //! ```
 //!
-//! The vocabulary:
-//! - a [`Target`] is what is measured: your `axum::Router` on a constrained [`Pool`]
-//!   ([`PoolSettings`]: workers, blocking cap), a running service's URL, or perfshape's
-//!   demo service, whose routes are the experiments' [`ServerStrategy`]s — a cheap
-//!   handle, like `reqwest::Client`;
-//! - an [`Endpoint`] is a [`Request`] template on a target (method, path, headers, body,
-//!   optionally varied per request), with ready-made claims ([`claims`]: does not block its
+//! What a service team writes, all at the crate's root:
+//! - a [`Target`] is what is measured: your `axum::Router` on a constrained pool
+//!   ([`PoolSettings`]: workers, blocking cap; [`TargetBuilder`] for the load client's
+//!   settings), or a running service's URL — a cheap handle, like `reqwest::Client`;
+//! - an [`Endpoint`] is a [`Request`] on a target (method, path, headers, body, optionally
+//!   varied per request), with the ready-made claims ([`claims`]: does not block its
 //!   worker, keeps answering, concurrency limit, faster than); a [`Mix`] sends several by
 //!   weight and names the route that blocks. On a router perfshape serves, every poll of
 //!   every response is timed and split into computing, waiting and preempted by the worker
-//!   thread's own clocks ([`server::Held`]), so a 50 µs handler that never waits holds and a
-//!   2 ms sync call on the worker breaks;
-//! - a [`Scenario`] is strategy × pools × load ([`ClientStrategy`], [`Lifecycle`], N,
-//!   work); on a demo target it becomes a [`Load`], whose measures expect what the
-//!   [`Model`] predicts;
-//! - a [`LoadClient`] offers the load from a pool of its own and returns a [`Run`] (one
-//!   record per request, `sent == ok + failed`), and its [`Summary`];
-//! - a [`Claim`] measures its sides ([`Measure`]) in interleaved rounds against a band and
-//!   an [`Expected`] figure, reaching a [`Verdict`]; the [`Checked`] claim's shape summary
-//!   is what [`assert_shape!`] snapshots before it applies the gate;
-//! - a [`Server`] serves a router on its pool; the [`Error`] names what is wrong.
+//!   thread's own clocks, so a 50 µs handler that never waits holds and a 2 ms sync call on
+//!   the worker breaks;
+//! - a [`Downstream`] puts the test's database at production's distance;
+//! - a [`Claim`] checks to a [`Checked`] claim with its [`Verdict`]; [`assert_shape!`]
+//!   snapshots its shape and applies the gate; the [`Error`] names what is wrong.
+//!
+//! The experiments' vocabulary has modules of its own: a [`scenario::Scenario`] is strategy
+//! × pools × load; on perfshape's demo service it becomes a [`load::Load`] whose measures
+//! expect what the [`model::Model`] predicts; a [`client::LoadClient`] offers a load and
+//! returns a [`run::Run`] (one record per request, `sent == ok + failed`) and its
+//! [`summary::Summary`]; a custom claim's sides are [`claim::Measure`]s; two builds are
+//! compared with a [`compare::Comparison`].
 //!
 //! Nothing here asserts an absolute time: every timing claim is a ratio measured in one
 //! run, and a machine too noisy to tell gets [`Verdict::Inconclusive`], not a false failure.
@@ -110,25 +110,16 @@ mod target_builder;
 pub mod usage;
 mod vocab;
 
-pub use claim::{Checked, Claim, Expected, Measure, Verdict};
-pub use client::{LoadClient, Request};
-pub use compare::{Comparison, Percentile, SideLoad};
+pub use claim::{Checked, Claim, Verdict};
+pub use client::Request;
 pub use downstream::Downstream;
 pub use endpoint::Endpoint;
 pub use error::{Error, Result};
-pub use load::Load;
 pub use mix::Mix;
-pub use model::Model;
-pub use pool::{Pool, PoolSettings, Scheduler};
-pub use run::Run;
-pub use scenario::Scenario;
-pub use server::Server;
-pub use summary::Summary;
+pub use pool::PoolSettings;
 pub use target::Target;
 pub use target_builder::TargetBuilder;
-pub use vocab::{ClientStrategy, Lifecycle, ServerStrategy};
 
-/// insta, for [`assert_shape!`]: a user's tests need no insta dependency of their own.
 #[cfg(feature = "insta")]
 #[doc(hidden)]
 pub use insta as __insta;

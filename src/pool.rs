@@ -26,7 +26,7 @@ use crate::error::Result;
 /// returns at once instead of waiting for it.
 ///
 /// ```
-/// use perfshape::Pool;
+/// use perfshape::pool::Pool;
 ///
 /// let pool = Pool::workers("example", 2)?;
 /// assert_eq!(pool.settings().workers, 2);

@@ -133,7 +133,7 @@ pub struct RequestRecord {
     pub(crate) spans: Vec<crate::server::ledger::PollSpan>,
     /// The response body's length in bytes, when one was read: what tells two services
     /// that answer the same request differently apart before a comparison
-    /// ([`Comparison`](crate::Comparison)).
+    /// ([`Comparison`](crate::compare::Comparison)).
     #[serde(skip)]
     pub(crate) body_len: Option<usize>,
     /// Sent a second time, on a new connection, after its first connection was reset or

@@ -19,7 +19,7 @@ use crate::summary::Summary;
 /// ```
 /// use std::time::Duration;
 /// use axum::{Router, routing::get};
-/// use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server, Summary};
+/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server, summary::Summary};
 ///
 /// let server = Server::serve(
 ///     Router::new().route("/ok", get(|| async { "ok" })),

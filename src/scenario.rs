@@ -1,5 +1,5 @@
 //! A Scenario: server strategy × pools × load, validated — one cell of an experiment, and
-//! what a [`Load`](crate::Load) runs on a demo target.
+//! what a [`Load`](crate::load::Load) runs on a demo target.
 
 use std::time::Duration;
 
@@ -9,13 +9,14 @@ use crate::limits::{DEFAULT_MAX_BLOCKING, MAX_REQUESTS};
 use crate::model::Model;
 use crate::run::Run;
 use crate::target::Target;
-use crate::vocab::{ClientStrategy, Lifecycle, PoolSettings, Scheduler, ServerStrategy};
+pub use crate::vocab::ServerStrategy;
+use crate::vocab::{ClientStrategy, Lifecycle, PoolSettings, Scheduler};
 
 /// One experiment cell: how the server works, how the client offers load, how much.
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{ClientStrategy, Scenario, ServerStrategy};
+/// use perfshape::{client::ClientStrategy, scenario::Scenario, scenario::ServerStrategy};
 ///
 /// let scenario = Scenario::builder()
 ///     .server(ServerStrategy::Blocking)
@@ -67,7 +68,7 @@ impl Scenario {
     }
 
     /// What the model predicts for this scenario's wall time, with how it follows: a
-    /// [`Load`](crate::Load)'s `wall()` expects it, and another measure may be held
+    /// [`Load`](crate::load::Load)'s `wall()` expects it, and another measure may be held
     /// against it (`async_load.wall().expecting(blocking.expected_wall()?)`).
     pub fn expected_wall(&self) -> Result<Expected> {
         let model = self.model();

@@ -42,7 +42,7 @@ pub struct Summary {
     /// The most requests in flight at once, sent and not yet answered: the concurrency
     /// the server was offered (under a connection cap, at most the cap).
     pub most_in_flight: usize,
-    /// The bound that ended the load early, if one did ([`Run::cut_short`](crate::Run)).
+    /// The bound that ended the load early, if one did ([`Run::cut_short`](crate::run::Run)).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cut_short: Option<crate::cut_short::CutShort>,
 }

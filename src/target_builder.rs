@@ -39,7 +39,7 @@ const CLIENT_WORKERS: usize = 2;
 ///
 /// ```
 /// use axum::{Router, routing::get};
-/// use perfshape::{Lifecycle, PoolSettings, Target};
+/// use perfshape::{client::Lifecycle, PoolSettings, Target};
 ///
 /// let router = Router::new().route("/health", get(|| async { "ok" }));
 /// let target = Target::builder()

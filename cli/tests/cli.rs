@@ -73,7 +73,7 @@ fn the_report_command_refuses_a_folder_without_a_run() {
 /// an earlier step wrote) and the HTML page is written beside the claims.
 #[test]
 fn the_report_command_appends_to_the_job_summary() {
-    use perfshape::{Claim, Expected, Measure};
+    use perfshape::{Claim, claim::Expected, claim::Measure};
     let dir = fresh_folder("summary");
     Claim::bound(
         "a synthetic claim",

@@ -309,7 +309,11 @@ pub fn c4_free_during_offload(setup: Setup) -> Result<Shapes> {
     free_during(setup, Offload, "c4__free_during_offload")
 }
 
-fn free_during(setup: Setup, strategy: crate::ServerStrategy, name: &str) -> Result<Shapes> {
+fn free_during(
+    setup: Setup,
+    strategy: crate::scenario::ServerStrategy,
+    name: &str,
+) -> Result<Shapes> {
     let target = Target::demo(super::workers(2)?)?;
     let slow = target.demo_endpoint(setup.pick(strategy, Blocking), ms(50))?;
     let free = target

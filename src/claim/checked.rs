@@ -9,7 +9,7 @@ use crate::outcome::{GATE_ENV, GateMode};
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{Claim, Measure, Verdict};
+/// use perfshape::{Claim, claim::Measure, Verdict};
 ///
 /// let checked = Claim::ratio(
 ///     "slow ÷ fast",
@@ -47,7 +47,7 @@ impl Checked {
 
     /// Side `side`'s figure in every round, in order (sides count from 0 in the order the
     /// claim was given them): what another claim about the same side can replay
-    /// ([`Measure::replaying`](crate::Measure::replaying)).
+    /// ([`Measure::replaying`](crate::claim::Measure::replaying)).
     pub fn figures(&self, side: usize) -> Vec<f64> {
         self.report
             .rounds

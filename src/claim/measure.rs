@@ -23,13 +23,13 @@ type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
 
 /// A labelled measurement: called once per round, it returns one figure.
 ///
-/// A measure may carry its [`Expected`] figure (a [`Load`](crate::Load)'s measures carry
+/// A measure may carry its [`Expected`] figure (a [`Load`](crate::load::Load)'s measures carry
 /// the model's) and its settings as context; a claim takes both from its sides, so a
 /// test never restates them.
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{Expected, Measure};
+/// use perfshape::{claim::Expected, claim::Measure};
 ///
 /// let measure = Measure::duration("a 20 ms sleep", || {
 ///     std::thread::sleep(Duration::from_millis(20));

@@ -37,7 +37,7 @@ pub use measure::Measure;
 pub use notes::Notes;
 pub use rule::{Decision, DecisionRule, median_interval};
 
-use crate::error::Refused;
+use crate::error::{Error, Refused};
 use relation::Relation;
 
 /// A claim about measured figures, checked in interleaved rounds.
@@ -49,7 +49,7 @@ use relation::Relation;
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{Claim, Measure, Verdict};
+/// use perfshape::{Claim, claim::Measure, Verdict};
 ///
 /// // Arrange: two sides whose ratio is 4 (stand-ins for two timed runs).
 /// let slow = Measure::duration("slow", || Ok(Duration::from_millis(40)));
@@ -85,6 +85,9 @@ pub struct Claim<'a> {
     refused: Option<Refused>,
     /// The read this platform does not make, where that ended the rounds ([`Error::Unread`]).
     unread: Option<String>,
+    /// A ready-made claim's: its band and sentences come from its model, and a setter that
+    /// would replace them is refused ([`Claim::band_set_by_test`] replaces the band by name).
+    ready_made: bool,
 }
 
 impl std::fmt::Debug for Claim<'_> {
@@ -128,6 +131,7 @@ impl<'a> Claim<'a> {
             evidence: Vec::new(),
             refused: None,
             unread: None,
+            ready_made: false,
         }
     }
 
@@ -137,7 +141,7 @@ impl<'a> Claim<'a> {
     }
 
     /// measured ÷ what the measure expects ([`Measure::expecting`]; a
-    /// [`Load`](crate::Load)'s measures expect what the model predicts).
+    /// [`Load`](crate::load::Load)'s measures expect what the model predicts).
     pub fn bound(name: &str, measured: Measure<'a>) -> Self {
         Claim::new(name, Relation::Bound(measured))
     }
@@ -155,20 +159,61 @@ impl<'a> Claim<'a> {
     }
 
     /// The figure must be at least `k`.
-    pub fn at_least(mut self, k: f64) -> Self {
-        self.band = Some(Band::at_least(k));
-        self
+    pub fn at_least(self, k: f64) -> Self {
+        self.banded(Band::at_least(k), "at_least")
     }
 
     /// The figure must be at most `k`.
-    pub fn at_most(mut self, k: f64) -> Self {
-        self.band = Some(Band::at_most(k));
-        self
+    pub fn at_most(self, k: f64) -> Self {
+        self.banded(Band::at_most(k), "at_most")
     }
 
     /// The figure must lie in `[lo, hi]`.
-    pub fn within(mut self, lo: f64, hi: f64) -> Self {
-        self.band = Some(Band::within(lo, hi));
+    pub fn within(self, lo: f64, hi: f64) -> Self {
+        self.banded(Band::within(lo, hi), "within")
+    }
+
+    /// Sets the band, unless this is a ready-made claim, whose band is its model's: then
+    /// `setter` is refused by name at `check()`.
+    fn banded(mut self, band: Band, setter: &'static str) -> Self {
+        if self.ready_made {
+            return self.refusing_ready_made(setter);
+        }
+        self.band = Some(band);
+        self
+    }
+
+    /// A ready-made claim refuses `setter`, which would silently replace what its model
+    /// says: the band, or the sentences.
+    fn refusing_ready_made(self, setter: &'static str) -> Self {
+        let refused = Refused::of(Error::invalid(
+            "setting",
+            setter,
+            format!(
+                "a ready-made claim's band and sentences are its model's; `band_set_by_test(…)` replaces its band {} by name, and the report shows it",
+                self.band.map(|b| b.to_string()).unwrap_or_default()
+            ),
+        ));
+        self.refusing(Some(refused))
+    }
+
+    /// Replaces a ready-made claim's band with `band` — a named setting, kept in the
+    /// report's settings and its snapshot beside the model's band it replaced, so that
+    /// a reviewer sees the test chose it. On a claim of your own, it is the band.
+    pub fn band_set_by_test(mut self, band: Band) -> Self {
+        if let Some(model) = self.band.filter(|_| self.ready_made) {
+            self.context.insert(
+                "band".to_string(),
+                format!("{band}, set by the test (the model's: {model})"),
+            );
+        }
+        self.band = Some(band);
+        self
+    }
+
+    /// Marks a claim as ready-made: its band and sentences are its model's from here on.
+    pub(crate) fn ready_made(mut self) -> Self {
+        self.ready_made = true;
         self
     }
 
@@ -238,6 +283,9 @@ impl<'a> Claim<'a> {
     /// Sentences that say what the finished claim means, printed under its headline and
     /// kept in its report (never in its snapshot while it holds: they carry figures).
     pub fn explain(mut self, f: impl FnOnce(&ClaimReport) -> Vec<String> + Send + 'a) -> Self {
+        if self.ready_made {
+            return self.refusing_ready_made("explain");
+        }
         self.explain = Some(Box::new(f));
         self
     }
@@ -246,6 +294,9 @@ impl<'a> Claim<'a> {
     /// claim found: a failure's report leads with them after what is wrong. `None` where
     /// the verdict needs no advice.
     pub fn advise(mut self, f: impl FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a) -> Self {
+        if self.ready_made {
+            return self.refusing_ready_made("advise");
+        }
         self.advise = Some(Box::new(f));
         self
     }

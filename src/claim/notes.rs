@@ -18,7 +18,7 @@ use crate::outcome::Unit;
 /// pushes to a `Notes` of its own.
 ///
 /// ```
-/// use perfshape::{Claim, Measure};
+/// use perfshape::{Claim, claim::Measure};
 ///
 /// // A figure per round, and what it was made of.
 /// let (measure, notes) = Measure::noting("requests per connection", || {

@@ -20,7 +20,7 @@ impl<'a> Measure<'a> {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use perfshape::{Claim, Measure, Verdict};
+    /// use perfshape::{Claim, claim::Measure, Verdict};
     ///
     /// // Stand-ins for timed runs: one request alone, and 20 concurrent on 1 worker.
     /// let n = 20.0;

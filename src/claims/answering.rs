@@ -172,6 +172,7 @@ impl Endpoint {
         .explain(move |report: &ClaimReport| {
             sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
         })
+        .ready_made()
     }
 }
 

@@ -37,6 +37,7 @@ impl Endpoint {
                 .or_else(|| other.refused()),
         )
         .context("n", n)
+        .ready_made()
     }
 
     /// The wall time of `n` concurrent requests, with what the server pool's workers did

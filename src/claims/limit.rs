@@ -169,6 +169,7 @@ impl ConcurrencyLimit {
     pub fn limited_by_cpu(self) -> Claim<'static> {
         self.attribution("is limited by the machine's CPU", None)
             .at_least(1.0)
+            .ready_made()
     }
 
     /// **Limited by a pool** (or a lock), not by the CPU: requests queued while the CPU
@@ -178,6 +179,7 @@ impl ConcurrencyLimit {
         let most = 1.0 / crate::usage::SATURATED;
         self.attribution("is limited by a pool, not by the CPU", Some(most))
             .at_most(1.0)
+            .ready_made()
     }
 
     /// The CPU pressure at the probe's plateau; without one, `no_plateau`, or when that is
@@ -223,6 +225,7 @@ impl ConcurrencyLimit {
         self.claim(&format!("behaves like a pool of ≈{k}"), k)
             .within(0.8, 1.25)
             .ideal(1.0)
+            .ready_made()
     }
 
     /// Behaves like a pool of at least `k`: the estimate ÷ `k` at least 0.8. (Named apart
@@ -230,6 +233,7 @@ impl ConcurrencyLimit {
     pub fn of_at_least(self, k: f64) -> Claim<'static> {
         self.claim(&format!("behaves like a pool of at least {k}"), k)
             .at_least(0.8)
+            .ready_made()
     }
 
     /// Shows no limit up to the highest concurrency tried: the estimate ÷ that
@@ -239,6 +243,7 @@ impl ConcurrencyLimit {
         let c = self.settings.max_concurrency;
         self.claim(&format!("has no concurrency limit up to {c}"), c as f64)
             .at_least(0.8)
+            .ready_made()
     }
 
     fn claim(self, sentence: &str, k: f64) -> Claim<'static> {

@@ -140,6 +140,7 @@ impl Mix {
         .explain(move |report: &ClaimReport| {
             route_sentences(report, &rounds.to_vec(), &names)
         })
+        .ready_made()
     }
 
     /// One round's figures, route by route, from a fan-out of the mix; refused when the

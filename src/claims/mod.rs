@@ -1,7 +1,7 @@
 //! The ready-made claims, one file each, each adding its methods to [`Endpoint`]
 //! (or [`Mix`]) from where it lives: does not block its worker, keeps answering, concurrency
 //! limit, faster than, and the traffic mix's none blocks. A comparison of two builds is
-//! [`Comparison`](crate::Comparison).
+//! [`Comparison`](crate::compare::Comparison).
 //!
 //! What they share: how a load's requests held their worker, read from a served router's
 //! polls (`holding.rs`), where a timing from outside has power (`outside.rs`), and what a

@@ -45,7 +45,7 @@ use inner::Inner;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server, ServerStrategy};
+/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server, scenario::ServerStrategy};
 ///
 /// // Arrange
 /// let server = Server::start(Pool::workers("server", 2)?)?;

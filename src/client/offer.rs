@@ -11,7 +11,7 @@ use crate::vocab::ClientStrategy;
 /// ```no_run
 /// use std::time::Duration;
 /// use perfshape::client::LoadRequest;
-/// use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool};
+/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool};
 ///
 /// let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
 /// let request = LoadRequest::new(ClientStrategy::FanOut, "http://127.0.0.1:8080/blocking?ms=50", 2)
@@ -36,7 +36,7 @@ pub struct LoadRequest<'a> {
 /// responsive is the server under this load (seed 000's `/health` during a blocking
 /// load)? It goes through the load client's own lifecycle, so a connection cap queues it
 /// like any other request, and it is not one of the load's requests: the run keeps it
-/// apart ([`Run::canary`](crate::Run::canary)).
+/// apart ([`Run::canary`](crate::run::Run::canary)).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Canary<'a> {
     /// The absolute URL.

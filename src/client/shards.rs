@@ -10,7 +10,7 @@
 //!
 //! The threads live as long as the load client, so their run-queue delay stays in the
 //! process's threads that [`crate::usage`] reads, and their busy time is tokio's own
-//! figure, read the same way as a [`Pool`](crate::Pool)'s workers.
+//! figure, read the same way as a [`Pool`](crate::pool::Pool)'s workers.
 
 use std::future::Future;
 

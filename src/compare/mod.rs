@@ -167,6 +167,7 @@ impl Comparison {
             .ideal(1.0)
             .refusing(refused)
             .context("tolerance", format!("{} slower", percent(tolerance)))
+            .ready_made()
     }
 
     /// **An improvement**: the candidate's figure ÷ the base's (a time; for throughput,
@@ -181,6 +182,7 @@ impl Comparison {
             .at_most(1.0 - share)
             .refusing(refused)
             .context("tolerance", format!("{} faster", percent(share)))
+            .ready_made()
     }
 
     /// Sends each side its first request and refuses, naming both, a pair that cannot be

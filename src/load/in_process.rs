@@ -14,7 +14,7 @@ use crate::vocab::{ClientStrategy, InProcess, PoolSettings};
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{Claim, Pool};
+/// use perfshape::{Claim, pool::Pool};
 /// use perfshape::inproc::InProcess;
 /// use perfshape::load::InProcessLoad;
 ///

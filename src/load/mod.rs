@@ -28,7 +28,7 @@ pub(crate) use in_process::in_process_model;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use perfshape::{Claim, ClientStrategy, PoolSettings, ServerStrategy, Target};
+/// use perfshape::{Claim, client::ClientStrategy, PoolSettings, scenario::ServerStrategy, Target};
 ///
 /// let target = Target::demo(PoolSettings::workers(2)?)?;
 /// let scenario = target.scenario().requests(20).work(Duration::from_millis(20));

@@ -4,7 +4,7 @@
 //! one lock (lock), a blocking thread (offload), or nothing (async). At most
 //! `k = min(client concurrency, server capacity)` requests progress at once, so N requests
 //! take `ceil(N / k)` rounds of the work time. Mixed handlers hold a worker only for their
-//! blocking part. Claims are measured against the discrete-event [`Model`](crate::Model);
+//! blocking part. Claims are measured against the discrete-event [`Model`](crate::model::Model);
 //! this closed form is the independent check of it: for sequential, fan-out and
 //! sync-over-async loads the two must agree exactly (a property in `tests/model.rs`).
 

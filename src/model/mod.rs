@@ -97,7 +97,7 @@ impl Offered {
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{ClientStrategy, Model, PoolSettings, ServerStrategy};
+/// use perfshape::{client::ClientStrategy, model::Model, PoolSettings, scenario::ServerStrategy};
 ///
 /// let ms = Duration::from_millis;
 /// let pool = PoolSettings::workers(2)?;
@@ -128,7 +128,7 @@ pub struct Model {
     /// server (and building a client, for a client per request) — served one request at a
     /// time, half before the handler and half after ([`Phase::Stack`]); zero leaves it out. Not a setting but a
     /// measurement: the same load with no work, in the same run
-    /// ([`Scenario::measure_calibrated`](crate::Scenario::measure_calibrated)).
+    /// ([`Scenario::measure_calibrated`](crate::scenario::Scenario::measure_calibrated)).
     pub overhead: Duration,
 }
 

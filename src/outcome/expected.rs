@@ -9,7 +9,7 @@ use serde::Serialize;
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::Expected;
+/// use perfshape::claim::Expected;
 ///
 /// let expected = Expected::duration(Duration::from_millis(200), "ceil(20/2) × 20 ms");
 /// assert_eq!(expected.value, 0.2);

@@ -86,7 +86,7 @@ pub struct ClaimReport {
     /// ([`Claim::advise`](crate::Claim::advise)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub advice: Option<Advice>,
-    /// What the sides saw besides their figures ([`Measure::evidence`](crate::Measure::evidence)),
+    /// What the sides saw besides their figures ([`Measure::evidence`](crate::claim::Measure::evidence)),
     /// then what the caller measured beside the claim ([`Claim::evidence`](crate::Claim::evidence)).
     pub evidence: Vec<String>,
     /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).

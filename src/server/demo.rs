@@ -1,4 +1,4 @@
-//! perfshape's demo service: one route per [`ServerStrategy`](crate::ServerStrategy) plus
+//! perfshape's demo service: one route per [`ServerStrategy`](crate::scenario::ServerStrategy) plus
 //! `/health`, testable without a socket.
 
 use std::sync::{Arc, Mutex};

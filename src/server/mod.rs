@@ -73,7 +73,7 @@ impl<S> Service for S where
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{Pool, Server, ServerStrategy};
+/// use perfshape::{pool::Pool, server::Server, scenario::ServerStrategy};
 ///
 /// // Arrange: the demo service on two workers.
 /// let server = Server::start(Pool::workers("server", 2)?)?;
@@ -104,7 +104,7 @@ impl Server {
     ///
     /// ```
     /// use axum::{Router, routing::get};
-    /// use perfshape::{Pool, Server};
+    /// use perfshape::{pool::Pool, server::Server};
     ///
     /// let router = Router::new().route("/hello", get(|| async { "hello" }));
     /// let server = Server::serve(router, Pool::workers("server", 1)?)?;

@@ -24,14 +24,14 @@ pub struct CpuReading {
 
 impl CpuReading {
     /// Reads `/proc/stat` now; `None` where it cannot be read (no /proc), and off Linux,
-    /// where it is not read ([`crate::platform`]).
+    /// where it is not read (the `platform` module).
     #[cfg(not(linux_reads))]
     pub fn now() -> Option<CpuReading> {
         None
     }
 
     /// Reads `/proc/stat` now; `None` where it cannot be read (no /proc), and off Linux,
-    /// where it is not read ([`crate::platform`]).
+    /// where it is not read (the `platform` module).
     #[cfg(linux_reads)]
     pub fn now() -> Option<CpuReading> {
         use procfs::CurrentSI as _;

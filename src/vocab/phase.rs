@@ -21,6 +21,6 @@ pub enum Phase {
     /// Holds the machine's HTTP stack: what sending, parsing and answering one request
     /// costs client and server together, which the model serves one request at a time.
     /// Never part of a strategy: the model adds it when a per-request cost is calibrated
-    /// ([`Model::with_overhead`](crate::Model::with_overhead)).
+    /// ([`Model::with_overhead`](crate::model::Model::with_overhead)).
     Stack(Duration),
 }

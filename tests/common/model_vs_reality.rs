@@ -11,10 +11,10 @@
 
 use std::time::Duration;
 
-use perfshape::ClientStrategy::{self, FanOut, Sequential, SyncOverAsync};
-use perfshape::ServerStrategy::{self, Async, Blocking, Mixed, Offload};
 use perfshape::catalog::Setup;
-use perfshape::{Checked, Claim, PoolSettings, Scenario, Scheduler};
+use perfshape::client::ClientStrategy::{self, FanOut, Sequential, SyncOverAsync};
+use perfshape::scenario::ServerStrategy::{self, Async, Blocking, Mixed, Offload};
+use perfshape::{Checked, Claim, PoolSettings, pool::Scheduler, scenario::Scenario};
 use proptest::prelude::*;
 use proptest::strategy::ValueTree;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};

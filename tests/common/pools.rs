@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use perfshape::external::StartedService;
-use perfshape::{Endpoint, PoolSettings, Result, Scheduler, Target};
+use perfshape::{Endpoint, PoolSettings, Result, Target, pool::Scheduler};
 
 /// What each request does in the Rust kinds: wait 20 ms (async, or blocking its worker).
 pub(crate) const WORK_MS: u64 = 20;

@@ -7,7 +7,9 @@
 use std::time::Duration;
 
 use perfshape::catalog::{Setup, Shapes};
-use perfshape::{Claim, ClientStrategy, Pool, Result, ServerStrategy, Target};
+use perfshape::{
+    Claim, Result, Target, client::ClientStrategy, pool::Pool, scenario::ServerStrategy,
+};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 

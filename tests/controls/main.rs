@@ -10,10 +10,10 @@
 #[path = "../common/mod.rs"]
 mod common;
 
-use perfshape::ClientStrategy::{FanOut, Sequential, SyncOverAsync};
 use perfshape::catalog::Setup::Control;
 use perfshape::catalog::{self, expect_broken};
-use perfshape::{PoolSettings, Result, ServerStrategy, Target, Verdict};
+use perfshape::client::ClientStrategy::{FanOut, Sequential, SyncOverAsync};
+use perfshape::{PoolSettings, Result, Target, Verdict, scenario::ServerStrategy};
 
 /// One test per catalog entry: its claims on its control's setup must all break.
 macro_rules! controls {

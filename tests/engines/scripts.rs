@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use perfshape::ClientStrategy;
 use perfshape::Result;
+use perfshape::client::ClientStrategy;
 use perfshape::experiment::Experiment;
 use perfshape::external::{Schedule, find_k6, find_locust, k6_script, locustfile};
 

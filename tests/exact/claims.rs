@@ -4,7 +4,7 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use perfshape::claim::GateMode;
-use perfshape::{Claim, Error, Expected, Measure, Result, Verdict};
+use perfshape::{Claim, Error, Result, Verdict, claim::Expected, claim::Measure};
 
 /// A side that returns the given figures in turn (seconds), cycling.
 fn series<'a>(label: &str, figures: &'a [f64], calls: &'a Mutex<Vec<String>>) -> Measure<'a> {

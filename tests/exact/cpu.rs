@@ -3,7 +3,7 @@
 
 use perfshape::catalog::seed003::{BATCHES, ITEMS, batches};
 use perfshape::inproc::CpuBound;
-use perfshape::{Pool, Result};
+use perfshape::{Result, pool::Pool};
 
 /// Every strategy computes the same sum (the work is really done, in full). Rayon's time
 /// is reported, not gated: on 2 cores a parallel loop lands anywhere from 0.2× to 2× of

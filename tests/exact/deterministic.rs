@@ -12,7 +12,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use perfshape::model::Offered;
 use perfshape::server::app;
-use perfshape::{ClientStrategy, Model, PoolSettings, ServerStrategy};
+use perfshape::{PoolSettings, client::ClientStrategy, model::Model, scenario::ServerStrategy};
 use tokio::time::Instant;
 use tokio_test::{assert_pending, assert_ready};
 use tower::ServiceExt;

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use perfshape::experiment::{Experiment, Workload};
 use perfshape::{
-    ClientStrategy, Error, Lifecycle, LoadClient, Pool, PoolSettings, Result, Scenario,
-    ServerStrategy,
+    Error, PoolSettings, Result, client::ClientStrategy, client::Lifecycle, client::LoadClient,
+    pool::Pool, scenario::Scenario, scenario::ServerStrategy,
 };
 
 #[test]
@@ -71,7 +71,7 @@ fn a_load_of_zero_requests_is_refused_before_anything_is_sent() -> Result {
 
 #[test]
 fn a_work_time_above_the_cap_is_refused_when_building_the_url() -> Result {
-    let server = perfshape::Server::start(Pool::workers("server", 1)?)?;
+    let server = perfshape::server::Server::start(Pool::workers("server", 1)?)?;
     let err = server
         .url(&ServerStrategy::Async, Duration::from_secs(3600))
         .unwrap_err();
@@ -338,6 +338,41 @@ fn a_concurrency_limit_refuses_its_bad_settings_before_any_load() -> Result {
         seen.load(Ordering::SeqCst),
         1,
         "one request, then the refusal"
+    );
+    Ok(())
+}
+
+/// A ready-made claim's band and sentences are its model's: a setter that would replace
+/// them silently is refused by name before any load, and the named replacement is shown in
+/// the claim's settings (and so in its snapshot) beside the model's band.
+#[test]
+fn a_ready_made_claim_refuses_a_silent_new_band_and_shows_a_named_one() -> Result {
+    let router = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
+    let target = perfshape::Target::serve(router, PoolSettings::workers(1)?)?;
+    let endpoint = target.get("/");
+    let refused = match endpoint.does_not_block_its_worker().at_most(50.0).check() {
+        Err(error) => error.to_string(),
+        Ok(checked) => panic!("a silent band was measured: {}", checked.report()),
+    };
+    assert!(
+        refused.starts_with("invalid setting: at_most (allowed: a ready-made claim's band and sentences are its model's; `band_set_by_test(…)` replaces its band ≤ 1 by name"),
+        "{refused}"
+    );
+    let explained = endpoint
+        .does_not_block_its_worker()
+        .explain(|_| vec!["fine".into()])
+        .check();
+    assert!(
+        matches!(&explained, Err(e) if e.to_string().starts_with("invalid setting: explain")),
+        "{explained:?}"
+    );
+    let claim = endpoint
+        .does_not_block_its_worker()
+        .band_set_by_test(perfshape::claim::Band::at_most(2.0));
+    let settings = format!("{claim:?}");
+    assert!(
+        settings.contains("≤ 2, set by the test (the model's: ≤ 1)"),
+        "{settings}"
     );
     Ok(())
 }

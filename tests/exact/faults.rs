@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use perfshape::client::Limits;
 use perfshape::{
-    ClientStrategy, Error, Lifecycle, LoadClient, Pool, PoolSettings, Result, Server,
-    ServerStrategy, Target, Verdict,
+    Error, PoolSettings, Result, Target, Verdict, client::ClientStrategy, client::Lifecycle,
+    client::LoadClient, pool::Pool, scenario::ServerStrategy, server::Server,
 };
 
 use crate::ms;
@@ -135,7 +135,9 @@ fn a_side_past_its_time_limit_ends_the_claim_with_a_report() -> Result {
 #[test]
 fn a_load_cut_short_by_a_bound_says_which_and_when() -> perfshape::Result {
     use perfshape::run::CutShort;
-    use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server};
+    use perfshape::{
+        client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server,
+    };
     use std::time::Duration;
 
     let server = Server::serve(

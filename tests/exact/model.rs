@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use perfshape::model::{Offered, ideal_wall};
-use perfshape::{ClientStrategy, Model, PoolSettings, ServerStrategy};
+use perfshape::{PoolSettings, client::ClientStrategy, model::Model, scenario::ServerStrategy};
 use proptest::prelude::*;
 
 use crate::ms;

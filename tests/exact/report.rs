@@ -10,7 +10,7 @@ use perfshape::report::{
     Artifacts, claims_markdown, html_report, margin_plot, probe_plot, read_artifacts, read_claims,
     strip_plot,
 };
-use perfshape::{Checked, Claim, Measure, Result, Verdict};
+use perfshape::{Checked, Claim, Result, Verdict, claim::Measure};
 
 /// A claim on a side that returns `values` in turn (cycling), decided with no clock.
 fn decided(name: &str, values: &'static [f64], lo: f64, hi: f64) -> Result<Checked> {
@@ -21,7 +21,7 @@ fn decided(name: &str, values: &'static [f64], lo: f64, hi: f64) -> Result<Check
             i += 1;
             Ok(values[(i - 1) % values.len()])
         })
-        .expecting(perfshape::Expected::new(1.0, "one")),
+        .expecting(perfshape::claim::Expected::new(1.0, "one")),
     )
     .within(lo, hi)
     .warmup(0)

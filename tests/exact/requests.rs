@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::http::{HeaderMap, StatusCode};
 use axum::routing::post;
 use axum::{Json, Router};
-use perfshape::{ClientStrategy, PoolSettings, Request, Result, Target};
+use perfshape::{PoolSettings, Request, Result, Target, client::ClientStrategy};
 use serde_json::{Value, json};
 
 /// `POST /orders`: 401 without `Bearer secret`, else the JSON body echoed, with every
@@ -90,7 +90,7 @@ fn the_connections_driver_sends_a_post_with_json_and_a_token_as_given() -> Resul
 fn the_connections_driver_times_a_stalled_request_out() -> Result {
     use perfshape::client::{Driver, Limits};
     use perfshape::run::{Connection, FailureKind, Outcome};
-    use perfshape::{Lifecycle, LoadClient, Pool, Server};
+    use perfshape::{client::Lifecycle, client::LoadClient, pool::Pool, server::Server};
     use std::time::Duration;
 
     let stalls = Arc::new(AtomicUsize::new(0));
@@ -341,7 +341,7 @@ fn endpoints_claims_loads_and_mixes_are_static_and_send() {
     owned::<Target>();
     owned::<perfshape::Endpoint>();
     owned::<perfshape::Claim<'static>>();
-    owned::<perfshape::Load>();
+    owned::<perfshape::load::Load>();
     owned::<perfshape::Mix>();
     owned::<perfshape::Checked>();
     owned::<perfshape::Error>();
@@ -362,7 +362,9 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     use axum::routing::get;
     use perfshape::client::Driver;
     use perfshape::run::{Connection, FailureKind, Outcome};
-    use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Server};
+    use perfshape::{
+        client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server,
+    };
 
     let router = axum::Router::new()
         .route("/ok", get(|| async { "ok" }))
@@ -390,7 +392,7 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
         duration: std::time::Duration::from_secs(10),
     };
     let url = |path: &str| format!("{}{path}", server.base_url());
-    let count = |run: &perfshape::Run, connection: Connection| {
+    let count = |run: &perfshape::run::Run, connection: Connection| {
         run.records
             .iter()
             .filter(|r| r.connection == connection)
@@ -420,9 +422,14 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     let run = client.run(looping, &url("/chunked"), 30)?;
     assert_eq!((run.sent(), run.ok()), (30, 30));
     assert!(run.records.iter().all(|r| r.body_len() == Some(12)));
+    // A chunked body keeps its connection: one new connection per user at the most (a
+    // user may find the 30 requests taken before it starts: one run here had one user
+    // send them all), every other request on a connection already open.
+    let new = count(&run, Connection::New);
+    assert!((1..=3).contains(&new), "{new} new connections for 3 users");
     assert_eq!(
-        count(&run, Connection::New),
-        3,
+        count(&run, Connection::Reused),
+        30 - new,
         "a chunked body keeps its connection"
     );
 

@@ -12,7 +12,10 @@ use std::net::{TcpListener, TcpStream};
 use std::time::{Duration, Instant};
 
 use perfshape::client::Driver;
-use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Result, Run, Summary, Target};
+use perfshape::{
+    Result, Target, client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool,
+    run::Run, summary::Summary,
+};
 
 /// What the server does with the second request on a connection.
 #[derive(Clone, Copy)]

@@ -10,7 +10,10 @@ use axum::routing::get as route;
 use perfshape::client::Limits;
 use perfshape::run::{Connection, FailureKind, Outcome};
 use perfshape::server::WorkReport;
-use perfshape::{ClientStrategy, Lifecycle, LoadClient, Pool, Result, Server, ServerStrategy};
+use perfshape::{
+    Result, client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool,
+    scenario::ServerStrategy, server::Server,
+};
 
 use crate::ms;
 

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::get;
-use perfshape::{Error, PoolSettings, Result, ServerStrategy, Target};
+use perfshape::{Error, PoolSettings, Result, Target, scenario::ServerStrategy};
 
 use crate::ms;
 

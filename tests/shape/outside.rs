@@ -8,7 +8,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use perfshape::{PoolSettings, Result, Server, Target, Verdict, assert_shape};
+use perfshape::{PoolSettings, Result, Target, Verdict, assert_shape, server::Server};
 
 use crate::common::handlers;
 use crate::common::process::Served;
@@ -27,7 +27,7 @@ fn serve_in_a_process_of_its_own() -> Result {
     }
     let server = Server::serve(
         handlers::app(),
-        perfshape::Pool::new("served", PoolSettings::workers(1)?)?,
+        perfshape::pool::Pool::new("served", PoolSettings::workers(1)?)?,
     )?;
     println!("listening on {}", server.base_url());
     let started = Instant::now();

@@ -3,8 +3,8 @@
 //! client takes N delays, and the mock's own count proves every request arrived exactly
 //! once.
 
-use perfshape::ClientStrategy::{FanOut, Sequential, SyncOverAsync};
 use perfshape::catalog::Setup::Claimed;
+use perfshape::client::ClientStrategy::{FanOut, Sequential, SyncOverAsync};
 use perfshape::{Result, assert_shapes};
 
 use crate::common::wiremock::matches_the_model;

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use perfshape::claim::artifact_dir;
 use perfshape::external::StartedService;
-use perfshape::{Error, Percentile, SideLoad, Target};
+use perfshape::{Error, Target, compare::Percentile, compare::SideLoad};
 
 use crate::exit::Exit;
 

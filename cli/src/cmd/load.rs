@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use perfshape::ClientStrategy;
+use perfshape::client::ClientStrategy;
 use perfshape::client::Driver;
 use perfshape::limits::MAX_REQUESTS;
 
@@ -125,7 +125,7 @@ impl Args {
 
 /// ` (3 sent again on a new connection)`: requests whose first connection the server closed
 /// or reset before answering; nothing when there were none.
-fn retried(summary: &perfshape::Summary) -> String {
+fn retried(summary: &perfshape::summary::Summary) -> String {
     match summary.retried {
         0 => String::new(),
         n => format!(" ({n} sent again on a new connection)"),

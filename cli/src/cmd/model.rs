@@ -52,7 +52,7 @@ struct WhatIf {
 
 impl Args {
     pub(crate) fn run(self) -> perfshape::Result<Exit> {
-        let models: Vec<(String, perfshape::Model)> = match self.fixture {
+        let models: Vec<(String, perfshape::model::Model)> = match self.fixture {
             Some(path) => Experiment::load(&path)?
                 .rows
                 .into_iter()
@@ -83,26 +83,26 @@ impl Args {
 }
 
 impl WhatIf {
-    fn model(&self) -> perfshape::Result<perfshape::Model> {
+    fn model(&self) -> perfshape::Result<perfshape::model::Model> {
         let work = Duration::from_millis(self.work_ms);
-        let mut server: perfshape::ServerStrategy = self.server.parse()?;
-        if let perfshape::ServerStrategy::Mixed { .. } = server {
+        let mut server: perfshape::scenario::ServerStrategy = self.server.parse()?;
+        if let perfshape::scenario::ServerStrategy::Mixed { .. } = server {
             let block = Duration::from_millis(self.block_ms.unwrap_or(self.work_ms / 2));
-            server = perfshape::ServerStrategy::Mixed {
+            server = perfshape::scenario::ServerStrategy::Mixed {
                 block: block.min(work),
                 wait: work.saturating_sub(block),
             };
         }
-        let mut client: perfshape::ClientStrategy = self.client.parse()?;
-        if let perfshape::ClientStrategy::SyncOverAsync { threads } = &mut client {
+        let mut client: perfshape::client::ClientStrategy = self.client.parse()?;
+        if let perfshape::client::ClientStrategy::SyncOverAsync { threads } = &mut client {
             *threads = self.threads;
         }
         // A cap is a client lifecycle; the scenario validates it and gives it to the model.
         let lifecycle = match self.connection_cap {
-            Some(per_host) => perfshape::Lifecycle::ConnectionCap { per_host },
-            None => perfshape::Lifecycle::Shared,
+            Some(per_host) => perfshape::client::Lifecycle::ConnectionCap { per_host },
+            None => perfshape::client::Lifecycle::Shared,
         };
-        let scenario = perfshape::Scenario::builder()
+        let scenario = perfshape::scenario::Scenario::builder()
             .server(server)
             .workers(self.workers)
             .max_blocking(self.max_blocking)

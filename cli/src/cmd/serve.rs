@@ -31,11 +31,11 @@ impl Args {
             bind,
             seconds,
         } = self;
-        let pool = perfshape::Pool::new(
+        let pool = perfshape::pool::Pool::new(
             "server",
             perfshape::PoolSettings::new(workers, max_blocking)?,
         )?;
-        let server = perfshape::Server::serve_on(perfshape::server::app(), pool, bind)?;
+        let server = perfshape::server::Server::serve_on(perfshape::server::app(), pool, bind)?;
         println!(
             "perfshape serving on http://{} (W={workers} B={max_blocking}) for {seconds} s",
             server.addr()

@@ -220,6 +220,7 @@ impl Endpoint {
         .explain(move |report: &ClaimReport| {
             sentences(report, &rounds.to_vec(), (n, workers, client_workers), allowance)
         })
+        .ready_made()
     }
 }
 
