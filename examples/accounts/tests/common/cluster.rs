@@ -73,6 +73,11 @@ impl Cluster {
         Ok(cluster)
     }
 
+    /// `127.0.0.1:PORT`, where it listens.
+    pub(crate) fn addr(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
     /// `postgres://accounts@127.0.0.1:PORT/postgres`.
     pub(crate) fn url(&self) -> String {
         self.url_at(&format!("127.0.0.1:{}", self.port))
