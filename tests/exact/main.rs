@@ -12,6 +12,7 @@ mod engines;
 mod errors;
 mod faults;
 mod model;
+mod readme;
 mod report;
 mod requests;
 mod retry;
