@@ -8,6 +8,7 @@
 //! into docs/production-distance.md. Needs PostgreSQL's server binaries, as the tests do.
 
 #[path = "../tests/common/cluster.rs"]
+#[allow(dead_code)] // the tests' helper: this example uses what it needs of it
 mod cluster;
 
 use std::io::Write;
