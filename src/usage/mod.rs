@@ -14,8 +14,10 @@ use crate::client::LoadClient;
 use crate::pool::{Activity, Pool, Window};
 
 mod cpu_reading;
+mod steal;
 
 pub use cpu_reading::CpuReading;
+pub use steal::StealReading;
 
 /// How long a pool may take to park after a load, so that its busy time is counted: tokio
 /// publishes a worker's busy time when it parks.
