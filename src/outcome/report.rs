@@ -136,11 +136,16 @@ impl ClaimReport {
                 self.relation
             );
         }
+        // The rule's reason names the band where it compares with it: said once.
+        let band = if self.reason.contains(&self.band.to_string()) {
+            String::new()
+        } else {
+            format!(", band {}", self.band)
+        };
         format!(
-            "{}; the figure: {}, band {}{}",
+            "{}; the figure: {}{band}{}",
             self.reason,
             self.relation,
-            self.band,
             self.ideal
                 .map(|i| format!(" (ideal {})", short(i)))
                 .unwrap_or_default()

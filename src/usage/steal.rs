@@ -20,19 +20,33 @@ pub struct StealReading {
 impl StealReading {
     /// The counter now; `None` where it is not read (off Linux, no `/proc`, a kernel that
     /// does not account steal).
-    #[cfg(linux_reads)]
+    ///
+    /// Read on Linux in the portable build too (`--cfg perfshape_portable`, which leaves out
+    /// procfs to build what macOS builds): this is a guard of the measurement against the
+    /// machine it runs on, not a read any claim decides on, and CI's portable run shares
+    /// the virtual machine the guard was made for.
+    #[cfg(target_os = "linux")]
     pub fn now() -> Option<StealReading> {
-        use procfs::CurrentSI as _;
-        let stats = procfs::KernelStats::current().ok()?;
-        let ticks = stats.total.steal?;
-        let per_second = procfs::ticks_per_second().max(1);
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        // `cpu  user nice system idle iowait irq softirq steal …`, in USER_HZ ticks.
+        let ticks: u64 = stat
+            .lines()
+            .next()?
+            .split_whitespace()
+            .nth(8)?
+            .parse()
+            .ok()?;
+        // SAFETY: `sysconf` only reads a constant of the running system.
+        let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) })
+            .ok()
+            .filter(|&t| t > 0)?;
         Some(StealReading {
             stolen: Duration::from_nanos(ticks.saturating_mul(1_000_000_000) / per_second),
         })
     }
 
     /// The counter now; off Linux it is not read.
-    #[cfg(not(linux_reads))]
+    #[cfg(not(target_os = "linux"))]
     pub fn now() -> Option<StealReading> {
         None
     }
@@ -40,5 +54,25 @@ impl StealReading {
     /// The CPU time the host took since `earlier`, summed over the CPUs.
     pub fn since(&self, earlier: &StealReading) -> Duration {
         self.stolen.saturating_sub(earlier.stolen)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_counter_is_read_on_linux_and_never_runs_backwards() {
+        let read = StealReading::now();
+        assert_eq!(read.is_some(), cfg!(target_os = "linux"), "Linux has /proc/stat");
+        let Some(then) = read else {
+            return;
+        };
+        std::thread::sleep(Duration::from_millis(20));
+        let now = StealReading::now().expect("read a moment ago");
+        assert!(now.stolen >= then.stolen, "{then:?} then {now:?}");
+        // Never more than every CPU's whole time in between, with a tick to spare.
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
+        assert!(now.since(&then) <= Duration::from_millis(20 + 10) * cpus * 10);
     }
 }
