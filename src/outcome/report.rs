@@ -153,9 +153,9 @@ impl ClaimReport {
     }
 
     /// The report as it leads: what is wrong, the likely cause, what to do, how sure, and
-    /// where the rest is — each figure once. `{report:#}` (or [`REPORT_ENV`]`=full`) is the
-    /// full report.
-    fn lead(&self) -> String {
+    /// where the rest is — each figure once. What `Display` writes unless
+    /// [`REPORT_ENV`]`=full`; `{report:#}` is the full report.
+    pub fn lead(&self) -> String {
         let mut s = self.headline();
         if let Some(advice) = &self.advice {
             let _ = write!(s, "\n  cause: {}\n  do: {}", advice.cause, advice.action);

@@ -64,7 +64,11 @@ mod tests {
     #[test]
     fn the_counter_is_read_on_linux_and_never_runs_backwards() {
         let read = StealReading::now();
-        assert_eq!(read.is_some(), cfg!(target_os = "linux"), "Linux has /proc/stat");
+        assert_eq!(
+            read.is_some(),
+            cfg!(target_os = "linux"),
+            "Linux has /proc/stat"
+        );
         let Some(then) = read else {
             return;
         };
