@@ -44,8 +44,7 @@ pub(crate) const SLEEPS_AT_MOST: f64 = 0.5;
 ///
 /// [`thread_clock::splits_off_cpu`]: crate::server::thread_clock::splits_off_cpu
 pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) -> Result<f64> {
-    let (waiting, computing) = shares(allowance, holding, alone);
-    let slept = holding.slept_share() / SLEEPS_AT_MOST;
+    let (waiting, computing, slept) = parts(allowance, holding, alone);
     if waiting > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
         return Err(Error::Unread {
             what: format!(
@@ -73,11 +72,14 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
     Ok(waiting.max(computing).max(slept))
 }
 
-/// The waiting per request ÷ the waiting allowed, and the longest poll's CPU ÷ the budget.
-fn shares(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64) {
+/// The three parts of [`used`]: the waiting per request ÷ the waiting allowed, the longest
+/// poll's CPU ÷ the budget, and the share of requests whose polls slept ÷
+/// [`SLEEPS_AT_MOST`] — what a report reads to say which of them broke a claim.
+pub(crate) fn parts(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64, f64) {
     (
         holding.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64(),
         holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64(),
+        holding.slept_share() / SLEEPS_AT_MOST,
     )
 }
 
@@ -221,7 +223,7 @@ mod tests {
         let allowance = four_ms_budget();
         let request = Duration::from_millis(20);
         // 2 ms of 20 waited: twice the 5 % allowed.
-        let (waiting, _) = shares(&allowance, &holding(2000, 60), request);
+        let (waiting, _, _) = parts(&allowance, &holding(2000, 60), request);
         assert!((waiting - 2.0).abs() < 1e-9);
         // 2 ms computed in one poll: half the budget.
         assert!((used(&allowance, &holding(0, 2000), request).unwrap() - 0.5).abs() < 1e-9);

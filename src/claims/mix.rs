@@ -177,26 +177,19 @@ impl Mix {
                     .transpose()
             })
             .collect::<Result<_>>()?;
-        let computing_used = held
-            .iter()
-            .zip(&self.routes)
-            .map(|(holding, (endpoint, _))| {
-                holding.map(|h| {
-                    h.longest_computing.as_secs_f64() / endpoint.allowance().budget().as_secs_f64()
-                })
-            })
-            .collect();
-        let waiting_used = held
+        // Each route's waiting and computing parts of `used`, which tell the sentence how it
+        // broke.
+        let (waiting_used, computing_used): (Vec<Option<f64>>, Vec<Option<f64>>) = held
             .iter()
             .zip(&self.routes)
             .zip(&alone)
             .map(|((holding, (endpoint, _)), alone)| {
-                holding.map(|h| {
-                    h.waiting.as_secs_f64()
-                        / endpoint.allowance().waiting_allowed(*alone).as_secs_f64()
-                })
+                match holding.map(|h| holding::parts(&endpoint.allowance(), &h, *alone)) {
+                    Some((waiting, computing, _)) => (Some(waiting), Some(computing)),
+                    None => (None, None),
+                }
             })
-            .collect();
+            .unzip();
         Ok(RouteRound {
             alone,
             held,
@@ -240,21 +233,28 @@ impl Mix {
     }
 }
 
+/// The median over the rounds of what `f` reads of each, where any round has it.
+fn mid(rounds: &[RouteRound], f: &dyn Fn(&RouteRound) -> Option<f64>) -> Option<f64> {
+    let values: Vec<f64> = rounds.iter().filter_map(f).collect();
+    (!values.is_empty()).then(|| median(&values))
+}
+
+/// The route whose median share of its allowance is the largest: the one the report names.
+fn worst_route(rounds: &[RouteRound], routes: usize) -> usize {
+    let used = |r: usize| mid(rounds, &|x| x.used[r]).unwrap_or(0.0);
+    (0..routes)
+        .max_by(|&a, &b| used(a).total_cmp(&used(b)))
+        .unwrap_or(0)
+}
+
 /// Where the mix broke, the likely cause and what to do for the route that used most of
 /// its allowance, by how it held its worker.
 fn advice(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Option<Advice> {
     if report.verdict != crate::claim::Verdict::Broken {
         return None;
     }
-    let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| {
-        let values: Vec<f64> = rounds.iter().filter_map(f).collect();
-        (!values.is_empty()).then(|| median(&values))
-    };
-    let worst = (0..names.len()).max_by(|&a, &b| {
-        mid(&|x| x.used[a])
-            .unwrap_or(0.0)
-            .total_cmp(&mid(&|x| x.used[b]).unwrap_or(0.0))
-    })?;
+    let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| mid(rounds, f);
+    let worst = worst_route(rounds, names.len());
     let how = if mid(&|x| x.computing_used[worst]) >= mid(&|x| x.used[worst]) {
         Hold::Computes
     } else {
@@ -266,10 +266,7 @@ fn advice(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Opti
 /// "/export waits ≈2.0 ms of each 20 ms request while holding its worker (10.0 %)", then
 /// every route's figures and what the server received.
 fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Vec<String> {
-    let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| {
-        let values: Vec<f64> = rounds.iter().filter_map(f).collect();
-        (!values.is_empty()).then(|| median(&values))
-    };
+    let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| mid(rounds, f);
     let routes = names.len();
     let alone = |r: usize| mid(&|x| Some(x.alone[r].as_secs_f64())).unwrap_or_default();
     let waiting = |r: usize| mid(&|x| x.held[r].map(|h| h.waiting.as_secs_f64()));
@@ -277,9 +274,7 @@ fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]
     let used = |r: usize| mid(&|x| x.used[r]);
     let slept = |r: usize| mid(&|x| x.held[r].map(|h| h.slept_share() / SLEEPS_AT_MOST));
     let secs = Duration::from_secs_f64;
-    let worst = (0..routes)
-        .max_by(|&a, &b| used(a).unwrap_or(0.0).total_cmp(&used(b).unwrap_or(0.0)))
-        .unwrap_or(0);
+    let worst = worst_route(rounds, routes);
     let mut lines = Vec::new();
     let (w, l) = (
         secs(waiting(worst).unwrap_or_default()),

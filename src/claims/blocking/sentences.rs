@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use super::super::holding::{SLEEPS_AT_MOST, millis};
+use super::super::holding::{self, SLEEPS_AT_MOST, millis};
 use super::super::remedy::{self, Hold};
 use super::figures::{Figures, HeldRound};
 use crate::claim::{Advice, ClaimReport, Verdict};
@@ -49,9 +49,7 @@ pub(super) fn sentences(
         pct(h.waiting)
     );
     let computes = format!("{} (budget {budget})", millis(h.longest_computing));
-    let waiting_used = h.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
-    let computing_used = h.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
-    let slept_used = h.slept_share() / SLEEPS_AT_MOST;
+    let (waiting_used, computing_used, slept_used) = holding::parts(&allowance, &h, alone);
     let first = if report.verdict.holds() {
         if h.waiting < Duration::from_micros(5) {
             format!(
@@ -143,9 +141,7 @@ pub(super) fn advice(
         ));
     };
     let alone = figures.alone;
-    let waiting_used = h.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64();
-    let computing_used = h.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64();
-    let slept_used = h.slept_share() / SLEEPS_AT_MOST;
+    let (waiting_used, computing_used, slept_used) = holding::parts(&allowance, &h, alone);
     let how = if computing_used > waiting_used.max(slept_used) {
         Hold::Computes
     } else {
