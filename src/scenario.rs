@@ -120,11 +120,24 @@ impl Scenario {
     /// building it too. Closed and open loops are not calibrated (zero): their load is
     /// paced by users and rate, not by how fast the stack turns requests over.
     pub fn measure_calibrated(&self) -> Result<(Run, Duration)> {
+        let mut rounds = self.measure_calibrated_rounds(1)?;
+        Ok(rounds.remove(0))
+    }
+
+    /// As [`measure_calibrated`](Self::measure_calibrated), `rounds` times (1 to 100) on
+    /// the same target, each round's load run right after its own calibration: the run
+    /// and the overhead of each round, in order. With more than one round, each round
+    /// calibrates on one zero-work run — the rounds' median settles what the median of
+    /// three settles for a single round — so that a round's load and its calibration meet
+    /// the machine in the same state.
+    pub fn measure_calibrated_rounds(&self, rounds: usize) -> Result<Vec<(Run, Duration)>> {
+        check_range("calibrated rounds", rounds as u64, 1, 100, "")?;
         let target = Target::builder()
             .lifecycle(self.lifecycle)
             .demo(self.server_pool)?;
-        let overhead = match self.client {
-            ClientStrategy::ClosedLoop { .. } | ClientStrategy::OpenLoop { .. } => Duration::ZERO,
+        let loaded = target.load(self.clone())?;
+        let idle = match self.client {
+            ClientStrategy::ClosedLoop { .. } | ClientStrategy::OpenLoop { .. } => None,
             _ => {
                 // The row's own handler with no work, so that its path is counted (an
                 // async handler's timer, an offload's hand-over to the blocking pool) —
@@ -137,24 +150,42 @@ impl Scenario {
                 } else {
                     ServerStrategy::Blocking
                 };
-                let idle = Scenario {
+                Some(target.load(Scenario {
                     server,
                     work: Duration::ZERO,
                     ..self.clone()
-                };
-                // The median of three: one zero-work fan-out of 1000 on 2 cores varied
-                // 28–87 µs a request between runs; the median settles it.
-                let idle = target.load(idle)?;
-                let mut walls = vec![idle.measure_once()?.wall];
-                for _ in 1..CALIBRATION_RUNS {
-                    walls.push(idle.run()?.wall);
-                }
-                walls.sort();
-                walls[walls.len() / 2] / u32::try_from(self.n).unwrap_or(u32::MAX)
+                })?)
             }
         };
-        let run = target.load(self.clone())?.measure_once()?;
-        Ok((run, overhead))
+        // The median of three for a single round: one zero-work fan-out of 1000 on
+        // 2 cores varied 28–87 µs a request between runs; the median settles it.
+        let per_round = if rounds == 1 { CALIBRATION_RUNS } else { 1 };
+        let requests = u32::try_from(self.n).unwrap_or(u32::MAX);
+        let mut measured = Vec::with_capacity(rounds);
+        for round in 0..rounds {
+            let overhead = match &idle {
+                None => Duration::ZERO,
+                Some(idle) => {
+                    let mut walls = Vec::with_capacity(per_round);
+                    for i in 0..per_round {
+                        walls.push(if round == 0 && i == 0 {
+                            idle.measure_once()?.wall
+                        } else {
+                            idle.run()?.wall
+                        });
+                    }
+                    walls.sort();
+                    walls[walls.len() / 2] / requests
+                }
+            };
+            let run = if round == 0 {
+                loaded.measure_once()?
+            } else {
+                loaded.measure_again()?
+            };
+            measured.push((run, overhead));
+        }
+        Ok(measured)
     }
 }
 

@@ -2,6 +2,9 @@
 //! the published figure beside each.
 
 mod fixture;
+mod rounds;
+
+pub use rounds::{ROUNDS, Rounds};
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -167,6 +170,9 @@ pub struct Measured {
     pub overhead: Duration,
     /// For CPU rows: the sum every strategy must agree on.
     pub checksum: Option<u64>,
+    /// For a row measured in rounds (CPU-bound: [`ROUNDS`]), how they spread; every
+    /// other field is then the median round's.
+    pub rounds: Option<Rounds>,
 }
 
 impl Measured {
@@ -303,31 +309,63 @@ impl Experiment {
         fixture::parse(path, text)
     }
 
-    /// Runs every row in order, calling `progress` after each.
+    /// Runs every row in order for its table ([`table_row`](Self::table_row)), calling
+    /// `progress` after each.
     pub fn measure(
         &self,
         mut progress: impl FnMut(&ExperimentRow, &Measured),
     ) -> Result<Vec<Measured>> {
         let mut measured = Vec::with_capacity(self.rows.len());
         for row in &self.rows {
-            let m = self.measure_row(row)?;
+            let m = self.table_row(row)?;
             progress(row, &m);
             measured.push(m);
         }
         Ok(measured)
     }
 
+    /// Measures one row for its table: once ([`measure_row`](Self::measure_row)), or,
+    /// where its requests' own handling outlasts its work (a CPU-bound fan-out, whose one
+    /// run is as noisy as the machine's CPU), as the round of median slowdown among
+    /// [`ROUNDS`]: that first measurement and `ROUNDS − 1` more on a fresh target, each
+    /// after its own calibration. How they spread is in [`Measured::rounds`].
+    pub fn table_row(&self, row: &ExperimentRow) -> Result<Measured> {
+        let first = self.measure_row(row)?;
+        let Workload::Http(scenario) = &row.workload else {
+            return Ok(first);
+        };
+        if !rounds::cpu_bound(scenario, first.overhead)? {
+            return Ok(first);
+        }
+        let mut all = vec![first];
+        for (run, overhead) in scenario.measure_calibrated_rounds(ROUNDS - 1)? {
+            all.push(self.judged_http(row, scenario, run, overhead)?);
+        }
+        let slowdown = |m: &Measured| m.slowdown(self.metric).unwrap_or(f64::NAN);
+        let slowdowns: Vec<f64> = all.iter().map(slowdown).collect();
+        let (sent, ok) = all
+            .iter()
+            .filter_map(|m| m.summary.as_ref())
+            .fold((0, 0), |(sent, ok), s| (sent + s.sent, ok + s.ok));
+        all.sort_by(|a, b| slowdown(a).total_cmp(&slowdown(b)));
+        let mut median = all.swap_remove(all.len() / 2);
+        median.rounds = Some(Rounds {
+            slowdowns,
+            stack: median.overhead * u32::try_from(scenario.n).unwrap_or(u32::MAX),
+            work: scenario.model().predict()?.wall,
+            sent,
+            ok,
+        });
+        Ok(median)
+    }
+
     /// Measures one row: its load once (an HTTP row after calibrating its per-request
     /// overhead on the same target), and the model's prediction with that overhead.
     pub fn measure_row(&self, row: &ExperimentRow) -> Result<Measured> {
-        let count = row.workload.count() as f64;
-        let mut overhead = Duration::ZERO;
-        let (wall, run, summary, checksum) = match &row.workload {
+        match &row.workload {
             Workload::Http(scenario) => {
-                let (run, calibrated) = scenario.measure_calibrated()?;
-                overhead = calibrated;
-                let summary = run.summary(scenario.work / 2);
-                (run.wall, Some(run), Some(summary), None)
+                let (run, overhead) = scenario.measure_calibrated()?;
+                self.judged_http(row, scenario, run, overhead)
             }
             Workload::InProcess {
                 strategy,
@@ -345,16 +383,45 @@ impl Experiment {
                     .map(|_| strategy.run(&pool, *n, Duration::ZERO))
                     .collect::<Result<Vec<_>>>()?;
                 idle.sort();
-                overhead = idle[1] / u32::try_from(*n).unwrap_or(u32::MAX);
-                (strategy.run(&pool, *n, *work)?, None, None, None)
+                let overhead = idle[1] / u32::try_from(*n).unwrap_or(u32::MAX);
+                let wall = strategy.run(&pool, *n, *work)?;
+                self.judged(row, wall, None, overhead, None)
             }
             Workload::Cpu { strategy, items } => {
                 let pool = Pool::workers("cpu", 2)?;
                 strategy.run(&pool, *items)?; // warm up (the seed dropped round 1 too)
                 let (wall, sum) = strategy.run(&pool, *items)?;
-                (wall, None, None, Some(sum))
+                self.judged(row, wall, None, Duration::ZERO, Some(sum))
             }
-        };
+        }
+    }
+
+    /// An HTTP row's `run`, its per-request overhead calibrated at `overhead`, against its
+    /// model.
+    fn judged_http(
+        &self,
+        row: &ExperimentRow,
+        scenario: &Scenario,
+        run: Run,
+        overhead: Duration,
+    ) -> Result<Measured> {
+        let wall = run.wall;
+        let summary = run.summary(scenario.work / 2);
+        self.judged(row, wall, Some((run, summary)), overhead, None)
+    }
+
+    /// A row's measured `wall` (with its HTTP run and summary, or a CPU row's checksum)
+    /// in the experiment's metric, beside its model counting `overhead`.
+    fn judged(
+        &self,
+        row: &ExperimentRow,
+        wall: Duration,
+        http: Option<(Run, Summary)>,
+        overhead: Duration,
+        checksum: Option<u64>,
+    ) -> Result<Measured> {
+        let count = row.workload.count() as f64;
+        let (run, summary) = http.unzip();
         let figure = match self.metric {
             Metric::Wall => wall.as_secs_f64(),
             Metric::Throughput => match &summary {
@@ -376,6 +443,7 @@ impl Experiment {
             model: model.map(|m| m.to_string()),
             overhead,
             checksum,
+            rounds: None,
         })
     }
 }

@@ -140,6 +140,12 @@ impl Load {
         crate::fd_limit::ensure_fd_limit(2 * concurrency as u64 + 256)?;
         // A failed warm-up request is the table's to report, with the run's own.
         self.warm_up_run()?;
+        self.measure_again()
+    }
+
+    /// Runs the load once more as it is, failures included, without warming it again:
+    /// the later rounds of a table row measured in rounds, whose first round warmed it.
+    pub(crate) fn measure_again(&self) -> Result<Run> {
         self.target
             .client()
             .run_plan(self.actual.client, &self.plan, self.actual.n, None)

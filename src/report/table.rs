@@ -52,16 +52,27 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
     let (mut sent, mut ok) = (0, 0);
     for (row, m) in experiment.rows.iter().zip(measured) {
         let slowdown = m.slowdown(metric);
-        let failed = m.summary.as_ref().map_or(0, |s| s.failed);
+        let failed = match (&m.rounds, &m.summary) {
+            (Some(rounds), _) => rounds.sent - rounds.ok,
+            (None, Some(summary)) => summary.failed,
+            (None, None) => 0,
+        };
         let shape = match slowdown {
             _ if failed > 0 => "failures".to_string(),
             None => "no model".to_string(),
             Some(s) if AGREES.contains(s) => "agrees".to_string(),
             Some(_) => format!("differs (band {AGREES})"),
         };
-        if let Some(summary) = &m.summary {
-            sent += summary.sent;
-            ok += summary.ok;
+        match (&m.rounds, &m.summary) {
+            (Some(rounds), _) => {
+                sent += rounds.sent;
+                ok += rounds.ok;
+            }
+            (None, Some(summary)) => {
+                sent += summary.sent;
+                ok += summary.ok;
+            }
+            (None, None) => {}
         }
         let dash = || "—".to_string();
         let waves = match (&m.summary, &m.predicted) {
@@ -118,5 +129,107 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
             row.published_note.as_deref().unwrap_or_default()
         );
     }
+    for (row, m) in experiment.rows.iter().zip(measured) {
+        if let Some(rounds) = &m.rounds {
+            let (lo, hi) = rounds.range();
+            let _ = writeln!(
+                out,
+                "note {}: measured CPU-bound — its {} requests' own handling ({:.1} ms) outlasts \
+                 the {:.1} ms the model gives the work, and one such run is as noisy as the \
+                 machine's CPU: the median of {} rounds, each after its own calibration \
+                 (slowdowns {lo:.2}–{hi:.2}; sent {} = ok {} + failed {})",
+                row.id,
+                row.workload.size(),
+                rounds.stack.as_secs_f64() * 1e3,
+                rounds.work.as_secs_f64() * 1e3,
+                rounds.slowdowns.len(),
+                rounds.sent,
+                rounds.ok,
+                rounds.sent - rounds.ok,
+            );
+        }
+    }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::experiment::Rounds;
+
+    const FIXTURE: &str = r#"
+[experiment]
+id = "aio"
+title = "a CPU-bound fan-out"
+source = "a test"
+scale = "none"
+published_unit = "QPS"
+metric = "throughput"
+baseline = "http-aio"
+
+[[scenario]]
+id = "http-aio"
+label = "HTTP AIO, N = 1000, 10 ms"
+server = "async"
+client = "fan-out"
+workers = 8
+n = 1000
+work_ms = 10
+published = 2043
+"#;
+
+    fn measured(rounds: Option<Rounds>) -> Measured {
+        Measured {
+            wall: Duration::from_millis(50),
+            figure: 20_000.0,
+            run: None,
+            summary: None,
+            predicted: None,
+            model_figure: Some(21_000.0),
+            model: None,
+            overhead: Duration::from_micros(40),
+            checksum: None,
+            rounds,
+        }
+    }
+
+    #[test]
+    fn a_row_measured_in_rounds_says_so_and_counts_every_rounds_requests() {
+        let experiment = Experiment::parse(Path::new("aio.toml"), FIXTURE).unwrap();
+        let rounds = Rounds {
+            slowdowns: vec![1.05, 0.82, 1.41],
+            stack: Duration::from_millis(40),
+            work: Duration::from_millis(10),
+            sent: 3000,
+            ok: 2999,
+        };
+        let table = experiment_table(&experiment, &[measured(Some(rounds))]);
+        assert!(
+            table.contains(
+                "note http-aio: measured CPU-bound — its 1000 requests' own handling (40.0 ms) \
+                 outlasts the 10.0 ms the model gives the work"
+            ),
+            "{table}"
+        );
+        assert!(
+            table.contains("the median of 3 rounds, each after its own calibration (slowdowns 0.82–1.41; sent 3000 = ok 2999 + failed 1)"),
+            "{table}"
+        );
+        assert!(
+            table.contains("HTTP requests: sent 3000 = ok 2999 + failed 1"),
+            "{table}"
+        );
+        assert!(table.contains("| failures |"), "{table}");
+    }
+
+    #[test]
+    fn a_row_measured_once_has_no_rounds_note() {
+        let experiment = Experiment::parse(Path::new("aio.toml"), FIXTURE).unwrap();
+        let table = experiment_table(&experiment, &[measured(None)]);
+        assert!(!table.contains("rounds"), "{table}");
+        assert!(table.contains("| agrees |"), "{table}");
+    }
 }

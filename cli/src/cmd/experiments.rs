@@ -74,6 +74,7 @@ fn write_json(path: &Path, experiment: &Experiment, measured: &[Measured]) -> pe
                 "predicted": m.predicted,
                 "summary": m.summary,
                 "checksum": m.checksum,
+                "rounds": m.rounds,
                 "records": m.run.as_ref().map(|r| &r.records),
             })
         })
