@@ -8,14 +8,15 @@
 //! the module of its concern: `server::thread_clock` (the run queue), `usage` (the machine's
 //! and the pools' CPU), `cpu_quota`, `service_process`.
 //!
-//! `--cfg perfshape_portable` (in `RUSTFLAGS`) compiles those fallbacks on Linux too, so
-//! that CI builds and runs what a Mac runs (`.ci/run`).
+//! `PERFSHAPE_PORTABLE=1` in the build's environment (or `--cfg perfshape_portable` in
+//! `RUSTFLAGS`) compiles those fallbacks on Linux too, so that CI builds and runs what a Mac
+//! runs (`.ci/run`; `build.rs` says how the two differ).
 
 /// The platform as a report names it.
 pub(crate) const NAME: &str = if cfg!(linux_reads) {
     "Linux"
 } else if cfg!(target_os = "linux") {
-    "this portable build (--cfg perfshape_portable)"
+    "this portable build (PERFSHAPE_PORTABLE=1)"
 } else if cfg!(target_os = "macos") {
     "macOS"
 } else if cfg!(windows) {

@@ -21,7 +21,7 @@
 //! none did not sleep, and its time off the CPU is preemption whatever the clocks'
 //! difference; only a poll that slept is split by the run queue, and may carry steal.
 //!
-//! Off Linux (and in a build with `--cfg perfshape_portable`) the run queue is not read: a
+//! Off Linux (and in the portable build, `PERFSHAPE_PORTABLE=1`) the run queue is not read: a
 //! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
 //! among them), and its time off the CPU is counted as waiting — the most it can have been
 //! — with [`splits_off_cpu`] false, so that a claim that would break on that time says it

@@ -21,8 +21,8 @@ impl StealReading {
     /// The counter now; `None` where it is not read (off Linux, no `/proc`, a kernel that
     /// does not account steal).
     ///
-    /// Read on Linux in the portable build too (`--cfg perfshape_portable`, which leaves out
-    /// procfs to build what macOS builds): this is a guard of the measurement against the
+    /// Read on Linux in the portable build too (`PERFSHAPE_PORTABLE=1`, which compiles what
+    /// macOS compiles, procfs's reads left out): this is a guard of the measurement against the
     /// machine it runs on, not a read any claim decides on, and CI's portable run shares
     /// the virtual machine the guard was made for.
     #[cfg(target_os = "linux")]

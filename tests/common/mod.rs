@@ -24,9 +24,10 @@ pub(crate) mod process;
 pub(crate) mod todos;
 pub(crate) mod wiremock;
 
-/// The claim's verdict where this build makes every read it needs, else `None`: in a build
-/// with `--cfg perfshape_portable` (what macOS and Windows get) a claim that needs Linux's
-/// `/proc` is inconclusive, naming the read — never another verdict, and never on Linux.
+/// The claim's verdict where this build makes every read it needs, else `None`: in the
+/// portable build (`PERFSHAPE_PORTABLE=1`, what macOS and Windows get) a claim that needs
+/// Linux's `/proc` is inconclusive, naming the read — never another verdict, and never on
+/// Linux.
 /// A test that expects a verdict checks the rest of its report only where it was decided.
 pub(crate) fn decided(checked: &perfshape::Checked) -> Option<perfshape::Verdict> {
     match &checked.report().unread {

@@ -38,9 +38,10 @@ fn writes_on_one_shared_connection_queue_behind_it_off_the_worker() -> Result {
         .does_not_block_its_worker()
         .check()?;
     let report = checked.report();
-    if cfg!(perfshape_portable) && report.unread.is_some() {
-        // Built as on macOS: the worker's run queue is not read, and time off the CPU in
-        // its polls (tokio's blocking-pool hand-off) cannot be told from a wait.
+    if report.unread.is_some() {
+        // Built as on macOS (and in CI's portable build): the worker's run queue is not
+        // read, and time off the CPU in its polls (tokio's blocking-pool hand-off) cannot
+        // be told from a wait. On Linux every read is made (`.ci/run` checks the reports).
         assert_eq!(checked.verdict(), Verdict::Inconclusive, "{report}");
         return Ok(());
     }
