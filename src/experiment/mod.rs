@@ -176,6 +176,17 @@ pub struct Measured {
 }
 
 impl Measured {
+    /// Every request the row sent and how many of them were answered: over all its rounds
+    /// when it was measured in rounds, else its one run's; `None` for a row that sends no
+    /// HTTP request.
+    pub fn requests(&self) -> Option<(usize, usize)> {
+        match (&self.rounds, &self.summary) {
+            (Some(rounds), _) => Some((rounds.sent, rounds.ok)),
+            (None, Some(summary)) => Some((summary.sent, summary.ok)),
+            (None, None) => None,
+        }
+    }
+
     /// How much slower than the model the row ran: measured ÷ model for a wall time,
     /// model ÷ measured for a throughput, so that above 1 always means slower. `None`
     /// without a model.
@@ -351,7 +362,7 @@ impl Experiment {
         let mut median = all.swap_remove(all.len() / 2);
         median.rounds = Some(Rounds {
             slowdowns,
-            stack: median.overhead * u32::try_from(scenario.n).unwrap_or(u32::MAX),
+            stack: rounds::handling(scenario, median.overhead),
             work: scenario.model().predict()?.wall,
             sent,
             ok,

@@ -24,8 +24,14 @@ pub const ROUNDS: usize = 11;
 /// CPU its requests' own handling takes: N × overhead at least the wall its model gives
 /// the work alone. Closed and open loops (not calibrated: zero) never are.
 pub(super) fn cpu_bound(scenario: &Scenario, overhead: Duration) -> Result<bool> {
-    let stack = overhead.saturating_mul(u32::try_from(scenario.n).unwrap_or(u32::MAX));
+    let stack = handling(scenario, overhead);
     Ok(!stack.is_zero() && stack >= scenario.model().predict()?.wall)
+}
+
+/// `scenario`'s requests' own handling, its per-request overhead calibrated at `overhead`:
+/// N × overhead.
+pub(super) fn handling(scenario: &Scenario, overhead: Duration) -> Duration {
+    overhead.saturating_mul(u32::try_from(scenario.n).unwrap_or(u32::MAX))
 }
 
 /// How a row measured in rounds spread: its table entry is the round of median slowdown.

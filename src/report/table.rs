@@ -52,28 +52,16 @@ pub fn experiment_table(experiment: &Experiment, measured: &[Measured]) -> Strin
     let (mut sent, mut ok) = (0, 0);
     for (row, m) in experiment.rows.iter().zip(measured) {
         let slowdown = m.slowdown(metric);
-        let failed = match (&m.rounds, &m.summary) {
-            (Some(rounds), _) => rounds.sent - rounds.ok,
-            (None, Some(summary)) => summary.failed,
-            (None, None) => 0,
-        };
+        let (row_sent, row_ok) = m.requests().unwrap_or((0, 0));
+        let failed = row_sent - row_ok;
         let shape = match slowdown {
             _ if failed > 0 => "failures".to_string(),
             None => "no model".to_string(),
             Some(s) if AGREES.contains(s) => "agrees".to_string(),
             Some(_) => format!("differs (band {AGREES})"),
         };
-        match (&m.rounds, &m.summary) {
-            (Some(rounds), _) => {
-                sent += rounds.sent;
-                ok += rounds.ok;
-            }
-            (None, Some(summary)) => {
-                sent += summary.sent;
-                ok += summary.ok;
-            }
-            (None, None) => {}
-        }
+        sent += row_sent;
+        ok += row_ok;
         let dash = || "—".to_string();
         let waves = match (&m.summary, &m.predicted) {
             (Some(s), Some(p)) => format!("{} ({})", s.waves, p.waves),
