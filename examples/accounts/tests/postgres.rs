@@ -63,8 +63,10 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
 
 /// On loopback the bug hides: PostgreSQL answers in tens of microseconds, and the kernel
 /// often runs it in the worker's place instead of letting the worker sleep. The claim is
-/// never a clean hold there: broken where the polls slept, otherwise held with the report
-/// naming the local database the service talks to directly.
+/// never a clean hold there: broken where the polls slept; otherwise held, or inconclusive
+/// where some rounds' polls slept and others' did not, with the report naming the local
+/// database the service talks to directly. Of 15 runs here: 3 broken, 12 held, and in
+/// a fresh clone's CI one inconclusive (rounds 0.4–4.8 against ≤ 1).
 #[test]
 fn diesel_on_the_worker_on_loopback_is_never_a_clean_hold() -> Result {
     let served = served(Build::OnWorker, None);
@@ -72,8 +74,10 @@ fn diesel_on_the_worker_on_loopback_is_never_a_clean_hold() -> Result {
     let said = format!("{:#}", checked.report());
     match checked.verdict() {
         Verdict::Broken => {}
-        Verdict::Holds => assert!(said.contains("(postgres) directly"), "{said}"),
-        Verdict::Inconclusive => panic!("{said}"),
+        Verdict::Holds | Verdict::Inconclusive => {
+            assert!(said.contains("(postgres) directly"), "{said}");
+            assert!(said.contains("Downstream::to("), "{said}");
+        }
     }
     Ok(())
 }
