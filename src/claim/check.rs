@@ -132,6 +132,9 @@ impl Claim<'_> {
             },
             Err(other) => return Err(other),
         };
+        if let Some(line) = self.stolen.said() {
+            self.evidence.push(line);
+        }
         Ok((rounds, decision))
     }
 }

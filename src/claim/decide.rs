@@ -79,6 +79,13 @@ impl Claim<'_> {
         if let Some(advise) = self.advise.take() {
             report.advice = advise(&report);
         }
+        // Rounds the host took, kept among the figures, are what an inconclusive claim
+        // cannot see past: the service's own advice would answer a question not settled.
+        if report.verdict == Verdict::Inconclusive
+            && let Some(host) = self.stolen.advice()
+        {
+            report.advice = Some(host);
+        }
         report.evidence = self
             .relation
             .sides()

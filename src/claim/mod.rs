@@ -16,6 +16,7 @@ mod paired;
 mod relation;
 mod rounds;
 mod rule;
+mod stolen;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -85,6 +86,8 @@ pub struct Claim<'a> {
     refused: Option<Refused>,
     /// The read this platform does not make, where that ended the rounds ([`Error::Unread`]).
     unread: Option<String>,
+    /// The rounds the host took from the machine (hypervisor steal) while they ran.
+    stolen: stolen::StolenRounds,
     /// A ready-made claim's: its band and sentences come from its model, and a setter that
     /// would replace them is refused ([`Claim::band_set_by_test`] replaces the band by name).
     ready_made: bool,
@@ -131,6 +134,7 @@ impl<'a> Claim<'a> {
             evidence: Vec::new(),
             refused: None,
             unread: None,
+            stolen: stolen::StolenRounds::default(),
             ready_made: false,
         }
     }
