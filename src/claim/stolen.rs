@@ -13,7 +13,7 @@ use crate::usage::StealReading;
 /// the host took during it, and the report says how much. Six ran out in a fresh clone's
 /// CI, in a burst that had 39 of 102 claims measure rounds again (20–850 ms taken from
 /// each): an A/A compare of 25 ms rounds kept rounds 13–60 % slow and ended inconclusive.
-pub(super) const MOST_MEASURED_AGAIN: usize = 12;
+const MOST_MEASURED_AGAIN: usize = 12;
 
 /// The host's steal during a round past which it is measured again: 5 % of the machine's
 /// CPU time over the round, and at least one of `/proc/stat`'s 10 ms ticks. A tick may
