@@ -6,7 +6,11 @@
 //! On this project's machine (a Firecracker VM) steal comes in bursts: quiet, 0.05 % of a
 //! 3 ms spin's time on average; in a burst, 2–6 % of all time, single spins losing up to
 //! 16 ms (`scripts/steal.py`). A suite run during one burst had five claims inconclusive
-//! whose rounds disagreed; the same run minutes later had none.
+//! whose rounds disagreed; the same run minutes later had none. An idle CPU that wakes
+//! waits for the host, and that wait is counted too: eight threads sleeping 1 ms in a loop
+//! read 36–728 ticks in 10–15 s where the idle machine read 1–37 and both cores spinning
+//! 2–19 (`scripts/steal.py --wakeups`), so the claims that sleep and wake most meet the
+//! host most.
 
 use std::time::Duration;
 
