@@ -247,6 +247,9 @@ impl<'a> Claim<'a> {
 
     /// The time after which no further round is started (default 20 s); a claim cut short
     /// by it is inconclusive, never held or broken on fewer rounds than the rule needs.
+    /// Rounds measured again because the host took the machine during them (hypervisor
+    /// steal) are not counted in it: they may add up to 20 s more, and then the report says
+    /// the host took the machine.
     pub fn budget(mut self, budget: Duration) -> Self {
         self.budget = budget;
         self

@@ -10,7 +10,7 @@ use crate::usage::StealReading;
 
 impl Claim<'_> {
     /// Warms up, then measures rounds into `rounds` until the rule settles the claim, the
-    /// rounds run out or the budget does.
+    /// rounds run out or the budget does (the time of rounds measured again left out).
     pub(super) fn measure_rounds(
         &mut self,
         band: &Band,
@@ -67,7 +67,9 @@ impl Claim<'_> {
             if decision.verdict.is_some() {
                 return Ok(decision);
             }
-            if rounds.len() >= self.rule.max_rounds || started.elapsed() >= self.budget {
+            // The rounds measured again are the host's time, not the claim's.
+            let spent = started.elapsed().saturating_sub(self.stolen.spent());
+            if rounds.len() >= self.rule.max_rounds || spent >= self.budget {
                 return Ok(Decision {
                     verdict: Some(Verdict::Inconclusive),
                     reason: format!("{} after {} rounds", decision.reason, rounds.len()),
