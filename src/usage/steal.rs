@@ -1,7 +1,7 @@
 //! Hypervisor steal: the time the host took from this virtual machine's CPUs, summed over
 //! them (`/proc/stat`'s `steal`, Linux). A round measured while the host took a share of
 //! the machine measures the host, not the service, and is measured again
-//! (`claim::rounds`).
+//! (`claim::stolen`).
 //!
 //! On this project's machine (a Firecracker VM) steal comes in bursts: quiet, 0.05 % of a
 //! 3 ms spin's time on average; in a burst, 2–6 % of all time, single spins losing up to

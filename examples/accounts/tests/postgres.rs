@@ -65,8 +65,8 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
 /// often runs it in the worker's place instead of letting the worker sleep. The claim is
 /// never a clean hold there: broken where the polls slept; otherwise held, or inconclusive
 /// where some rounds' polls slept and others' did not, with the report naming the local
-/// database the service talks to directly. Of 15 runs here: 3 broken, 12 held, and in
-/// a fresh clone's CI one inconclusive (rounds 0.4–4.8 against ≤ 1).
+/// database the service talks to directly. Of 23 runs here: 9 broken, 14 held; in a
+/// fresh clone's CI one inconclusive (rounds 0.4–4.8 against ≤ 1).
 #[test]
 fn diesel_on_the_worker_on_loopback_is_never_a_clean_hold() -> Result {
     let served = served(Build::OnWorker, None);
