@@ -107,6 +107,7 @@ mod service_process;
 pub mod summary;
 mod target;
 mod target_builder;
+mod thread_clock;
 pub mod usage;
 mod vocab;
 

@@ -5,7 +5,7 @@
 //! builds and runs the same claims with what the platform has — a worker thread's own CPU
 //! clock on every Unix — and a claim that needs a missing read is inconclusive, saying which
 //! read and where it is made. Each read sits behind `cfg(linux_reads)` (set by `build.rs`) in
-//! the module of its concern: `server::thread_clock` (the run queue), `usage` (the machine's
+//! the module of its concern: `thread_clock` (the run queue), `usage` (the machine's
 //! and the pools' CPU), `cpu_quota`, `service_process`.
 //!
 //! `PERFSHAPE_PORTABLE=1` in the build's environment (or `--cfg perfshape_portable` in

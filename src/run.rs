@@ -55,6 +55,12 @@ pub struct Run {
     /// in this process: what places a served router's polls on the run's clock.
     #[serde(skip)]
     pub(crate) origin: Option<std::time::Instant>,
+    /// On a router perfshape serves, the runs of its workers outside any response's polls
+    /// in which a worker slept in the kernel, from the load's first send until the workers
+    /// parked after it: a task the requests spawned, or another task on the worker, that
+    /// waited while it held the worker ([`timeline`](crate::pool::timeline)).
+    #[serde(skip)]
+    pub(crate) worker_waits: Vec<crate::pool::timeline::Segment>,
 }
 
 impl Run {
@@ -76,6 +82,7 @@ impl Run {
             wall,
             cut_short: None,
             canary: None,
+            worker_waits: Vec::new(),
             origin: None,
         }
     }

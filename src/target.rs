@@ -16,6 +16,11 @@ use crate::service_process::ServiceProcess;
 /// byte is written).
 const RECORDED_WITHIN: Duration = Duration::from_secs(1);
 
+/// How long a load waits, once its responses are recorded, for a served router's workers to
+/// park: the tasks its requests spawned (an audit write sent off after the answer) run
+/// after their responses, and are the load's doing as much as its polls.
+const SETTLED_WITHIN: Duration = Duration::from_millis(200);
+
 /// A service under measurement, and the load client that measures it.
 ///
 /// - [`Target::serve`]: your `axum::Router`, served by perfshape on a pool it owns
@@ -127,8 +132,34 @@ impl Target {
     /// serves, each record's [`held`](crate::run::Run) — the canary's too — is then what the
     /// server recorded of the whole response: its body's polls with its future's (a
     /// compression layer computes as the body is written), each split by the worker
-    /// thread's clocks into computing, waiting and preempted where they can be read.
+    /// thread's clocks into computing, waiting and preempted where they can be read; and
+    /// the run's `worker_waits` are its workers' waits outside those polls, from the first
+    /// send until the workers parked after the load.
     pub(crate) fn run_plan(
+        &self,
+        strategy: crate::vocab::ClientStrategy,
+        plan: &Plan,
+        n: usize,
+        canary: Option<(&Plan, Duration)>,
+    ) -> Result<crate::run::Run> {
+        let Some(server) = self.served() else {
+            return self.client.run_plan(strategy, plan, n, canary);
+        };
+        let timeline = server.pool().timeline();
+        let _clocked = timeline.record();
+        let from = std::time::Instant::now();
+        let mut run = self.run_polls(strategy, plan, n, canary)?;
+        // What the requests left their workers to do — a task they spawned — runs after
+        // their responses: read it once every worker has parked.
+        server.pool().settled_activity(SETTLED_WITHIN);
+        run.worker_waits = timeline.take_since(from);
+        Ok(run)
+    }
+
+    /// [`run_plan`](Self::run_plan) without the workers' waits outside the responses'
+    /// polls: for a request sent while another load of the same target runs, which reads
+    /// them for both.
+    pub(crate) fn run_polls(
         &self,
         strategy: crate::vocab::ClientStrategy,
         plan: &Plan,

@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use crate::error::{Error, Result};
 use crate::record::RequestRecord;
-use crate::server::thread_clock::{self, PollTime};
+use crate::run::Run;
+use crate::thread_clock::{self, PollTime};
 use crate::vocab::wire::Split;
 use crate::vocab::{Allowance, Held};
 
@@ -28,8 +29,9 @@ pub(crate) const LEAST: f64 = 0.001;
 /// computed in `tests/exact/rule.rs`.
 pub(crate) const SLEEPS_AT_MOST: f64 = 0.5;
 
-/// The share of its allowance a load's requests used: the largest of their waiting per
-/// request ÷ the waiting allowed, their longest poll's CPU ÷ the budget and the share of
+/// The share of its allowance a load's requests used: the largest of the workers' waiting
+/// per request (in the requests' polls, and outside them while the load ran: a task they
+/// spawned) ÷ the waiting allowed, their longest poll's CPU ÷ the budget and the share of
 /// them whose polls slept ÷ [`SLEEPS_AT_MOST`]. At most 1 keeps within all three.
 ///
 /// Where the build cannot tell ([`Allowance::undecided`]: the default budget, unoptimised)
@@ -42,14 +44,14 @@ pub(crate) const SLEEPS_AT_MOST: f64 = 0.5;
 /// past 1 that only that bound puts there is no verdict — the machine may have preempted
 /// the polls ([`Error::Unread`]). Computing past the budget is exact everywhere.
 ///
-/// [`thread_clock::splits_off_cpu`]: crate::server::thread_clock::splits_off_cpu
+/// [`thread_clock::splits_off_cpu`]: crate::thread_clock::splits_off_cpu
 pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) -> Result<f64> {
     let (waiting, computing, slept) = parts(allowance, holding, alone);
     if waiting > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
         return Err(Error::Unread {
             what: format!(
-                "the polls spent ≈{} of each request off the CPU, more than the {} a wait may take, and {}",
-                millis(holding.waiting),
+                "the worker spent ≈{} of each request off the CPU, more than the {} a wait may take, and {}",
+                millis(holding.all_waiting()),
                 millis(allowance.waiting_allowed(alone)),
                 thread_clock::unsplit()
             ),
@@ -72,12 +74,13 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
     Ok(waiting.max(computing).max(slept))
 }
 
-/// The three parts of [`used`]: the waiting per request ÷ the waiting allowed, the longest
+/// The three parts of [`used`]: the workers' waiting per request — in the requests' polls
+/// and outside them — ÷ the waiting allowed, the longest
 /// poll's CPU ÷ the budget, and the share of requests whose polls slept ÷
 /// [`SLEEPS_AT_MOST`] — what a report reads to say which of them broke a claim.
 pub(crate) fn parts(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64, f64) {
     (
-        holding.waiting.as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64(),
+        holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64(),
         holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64(),
         holding.slept_share() / SLEEPS_AT_MOST,
     )
@@ -121,12 +124,33 @@ pub(crate) struct Holding {
     /// Requests in which the worker slept in the kernel inside a poll, however briefly
     /// ([`Split::slept`]); 0 where that is not read.
     pub(crate) slept: usize,
+    /// The workers' sleep in the kernel outside every response's polls while the load ran
+    /// and until they parked after it, per request: a task the requests spawned, or
+    /// another task on the worker, waiting while it held the worker
+    /// ([`timeline`](crate::pool::timeline)).
+    pub(crate) outside: Duration,
+    /// Polls during which tokio handed the worker's core to another thread
+    /// (`block_in_place`, [`Split::handed_off`]): not holds.
+    pub(crate) handed_off: usize,
 }
 
 impl Holding {
     /// The share of the requests whose polls slept.
     pub(crate) fn slept_share(&self) -> f64 {
         self.slept as f64 / self.requests.max(1) as f64
+    }
+
+    /// The workers' waiting per request, in the requests' polls and outside them.
+    pub(crate) fn all_waiting(&self) -> Duration {
+        self.waiting + self.outside
+    }
+
+    /// The figures over `run`'s records, with its workers' waiting outside their polls.
+    pub(crate) fn of_run(run: &Run) -> Option<Holding> {
+        let mut holding = Holding::of(&run.records)?;
+        let outside: Duration = run.worker_waits.iter().map(|s| s.time.waiting).sum();
+        holding.outside = outside / holding.requests as u32;
+        Some(holding)
     }
 }
 
@@ -159,6 +183,8 @@ impl Holding {
                 .max()
                 .unwrap_or_default(),
             slept: held.iter().filter(|(_, s)| s.slept > 0).count(),
+            outside: Duration::ZERO,
+            handed_off: held.iter().map(|(_, s)| s.handed_off as usize).sum(),
         })
     }
 }

@@ -164,7 +164,7 @@ impl Mix {
             .collect();
         if held.iter().any(Option::is_none) {
             return Err(Error::Unread {
-                what: crate::server::thread_clock::unclocked("the routes'"),
+                what: crate::thread_clock::unclocked("the routes'"),
             });
         }
         let used = held

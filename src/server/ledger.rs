@@ -12,8 +12,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use super::thread_clock::PollTime;
 use crate::limits::MAX_REQUESTS;
+use crate::thread_clock::PollTime;
 use crate::vocab::Held;
 
 /// The most responses kept at once while recording: two loads' worth. A claim takes what

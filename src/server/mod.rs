@@ -4,7 +4,6 @@
 mod demo;
 mod faults;
 pub(crate) mod ledger;
-pub(crate) mod thread_clock;
 mod trace;
 
 use std::net::SocketAddr;

@@ -7,7 +7,7 @@
 //! future's polls in the [`HELD`] header, and with its body's polls (a compression layer
 //! compresses there) in the server's [`Ledger`], found by the [`SEQ`] header. While a claim
 //! records, each poll is also split by the worker thread's clocks into computing, waiting
-//! and preempted ([`thread_clock`](super::thread_clock)).
+//! and preempted ([`thread_clock`](crate::thread_clock)).
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -23,7 +23,8 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::ledger::{Ledger, MAX_SPANS, PollSpan, SPAN_FLOOR, Served};
-use super::thread_clock::ThreadReading;
+use crate::pool::timeline;
+use crate::thread_clock::ThreadReading;
 use crate::vocab::RuntimeFigures;
 use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SEQ, SERVED_BY, Split};
 
@@ -94,31 +95,44 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
 
 /// One poll, timed into `held`: its wall time, and how it split when `split` says to read
 /// the thread's clocks — then a poll that held its worker long enough to matter is kept in
-/// `spans` too, with when it began.
+/// `spans` too, with when it began. The same readings cut the worker's run for its
+/// [timeline](crate::pool::timeline): what the worker ran before this poll, since its last
+/// boundary, is a segment of it. A poll during which tokio handed the worker's core to
+/// another thread (`block_in_place`) did not hold the worker: its time is counted as
+/// handed off, not as computing or waiting.
 fn timed_poll<T>(
     (held, spans): (&mut Held, &mut Vec<PollSpan>),
     split: bool,
     poll: impl FnOnce() -> T,
 ) -> T {
     let clocks = if split { ThreadReading::now() } else { None };
+    let mark = clocks.as_ref().map(timeline::poll_begins);
     let started = Instant::now();
     let polled = poll();
-    match clocks {
-        Some(clocks) => {
-            let time = clocks.poll();
-            if time.computing + time.waiting >= SPAN_FLOOR && spans.len() < MAX_SPANS {
-                spans.push(PollSpan { at: started, time });
-            }
-            held.add(
-                time.wall,
-                Some(Split {
+    let ended = clocks.zip(mark).zip(ThreadReading::now());
+    match ended {
+        Some(((clocks, mark), end)) => {
+            let time = clocks.until(&end);
+            let handed_off = timeline::poll_ends(mark, &end);
+            let split = if handed_off {
+                Split {
+                    handed_off: 1,
+                    ..Split::default()
+                }
+            } else {
+                if time.computing + time.waiting >= SPAN_FLOOR && spans.len() < MAX_SPANS {
+                    spans.push(PollSpan { at: started, time });
+                }
+                Split {
                     computing: time.computing,
                     waiting: time.waiting,
                     preempted: time.preempted,
                     longest_computing: time.computing,
                     slept: u32::from(time.slept),
-                }),
-            );
+                    handed_off: 0,
+                }
+            };
+            held.add(time.wall, Some(split));
         }
         None => held.add(started.elapsed(), None),
     }

@@ -85,6 +85,12 @@ pub struct Split {
     /// answer too fast to show as time. 0 where the switches are not read (off Linux).
     #[serde(default)]
     pub slept: u32,
+    /// Polls during which tokio handed the worker's core to another thread before the
+    /// handler blocked (`tokio::task::block_in_place`): the worker was not held, other
+    /// tasks ran on the new thread meanwhile, and such a poll's time is in none of the
+    /// figures above.
+    #[serde(default)]
+    pub handed_off: u32,
 }
 
 impl Held {
@@ -103,6 +109,7 @@ impl Held {
                 preempted: sum.preempted + poll.preempted,
                 longest_computing: sum.longest_computing.max(poll.longest_computing),
                 slept: sum.slept.saturating_add(poll.slept),
+                handed_off: sum.handed_off.saturating_add(poll.handed_off),
             }),
             _ => None,
         };
@@ -130,6 +137,9 @@ impl std::fmt::Display for Held {
             if split.slept > 0 {
                 write!(f, " slept={}", split.slept)?;
             }
+            if split.handed_off > 0 {
+                write!(f, " handed_off={}", split.handed_off)?;
+            }
         }
         Ok(())
     }
@@ -142,14 +152,29 @@ impl FromStr for Held {
         let us = std::time::Duration::from_micros;
         let split = match key_values(
             text,
-            ["cpu_us", "wait_us", "preempt_us", "longest_cpu_us", "slept"],
+            [
+                "cpu_us",
+                "wait_us",
+                "preempt_us",
+                "longest_cpu_us",
+                "slept",
+                "handed_off",
+            ],
         ) {
-            [Some(cpu), Some(wait), Some(preempt), Some(longest), slept] => Some(Split {
+            [
+                Some(cpu),
+                Some(wait),
+                Some(preempt),
+                Some(longest),
+                slept,
+                handed_off,
+            ] => Some(Split {
                 computing: us(cpu),
                 waiting: us(wait),
                 preempted: us(preempt),
                 longest_computing: us(longest),
                 slept: slept.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+                handed_off: handed_off.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             }),
             _ => None,
         };
@@ -163,7 +188,7 @@ impl FromStr for Held {
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N]]",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [handed_off=N]]",
             )),
         }
     }

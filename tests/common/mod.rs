@@ -23,6 +23,10 @@ pub(crate) mod process;
 #[path = "../apps/todos.rs"]
 pub(crate) mod todos;
 pub(crate) mod wiremock;
+// The apps are written as a team writes them, in a crate of their own: public items.
+#[allow(unreachable_pub)]
+#[path = "../apps/worker.rs"]
+pub(crate) mod worker;
 
 /// The claim's verdict where this build makes every read it needs, else `None`: in the
 /// portable build (`PERFSHAPE_PORTABLE=1`, what macOS and Windows get) a claim that needs

@@ -31,3 +31,4 @@ mod services;
 mod strategies;
 mod twins;
 mod wiremock;
+mod worker;

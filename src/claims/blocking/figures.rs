@@ -78,6 +78,8 @@ impl Figures {
                     .max()
                     .unwrap_or_default(),
                 slept: polls.iter().map(|h| h.slept).sum(),
+                outside: mid_polls(&|h| h.outside),
+                handed_off: polls.iter().map(|h| h.handed_off).sum(),
             }),
             service_cpu: (!cpus.is_empty()).then(|| middle(cpus)),
             outside: Outside {
@@ -103,6 +105,7 @@ impl Figures {
                 ("held ms".to_string(), ms(h.held)),
                 ("computing ms".to_string(), ms(h.computing)),
                 ("waiting ms".to_string(), ms(h.waiting)),
+                ("worker waiting outside polls ms".to_string(), ms(h.outside)),
                 ("preempted ms".to_string(), ms(h.preempted)),
                 ("longest poll cpu ms".to_string(), ms(h.longest_computing)),
                 ("most poll cpu ms".to_string(), ms(h.most_computing)),

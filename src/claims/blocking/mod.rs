@@ -105,7 +105,7 @@ impl Endpoint {
         let waves = n.div_ceil(workers) as f64;
         let allowance = self.allowance();
         let served = self.target().served().is_some();
-        let polled = served && crate::server::thread_clock::available();
+        let polled = served && crate::thread_clock::available();
         let client_workers = self.target().client().pool().settings().workers;
         let evidence = Evidence::default();
         let (this, seen) = (self.clone(), evidence.clone());
@@ -135,11 +135,7 @@ impl Endpoint {
                     alone,
                     ratio,
                     estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
-                    polls: if polled {
-                        Holding::of(&run.records)
-                    } else {
-                        None
-                    },
+                    polls: if polled { Holding::of_run(&run) } else { None },
                     service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
                     outside: seen
                         .last()
@@ -151,7 +147,7 @@ impl Endpoint {
                     Some(holding) => holding::used(&allowance, &holding, alone)?,
                     None if this.target().served().is_some() && !polled => {
                         return Err(Error::Unread {
-                            what: crate::server::thread_clock::unclocked("the handler's"),
+                            what: crate::thread_clock::unclocked("the handler's"),
                         });
                     }
                     None if polled => {

@@ -42,16 +42,24 @@ pub(super) fn sentences(
     } else {
         String::new()
     };
+    let outside = if h.outside.is_zero() {
+        String::new()
+    } else {
+        format!(
+            ", {} of it outside the requests' own polls — in a task they spawned, or another task on the worker",
+            millis(h.outside)
+        )
+    };
     let waits = format!(
-        "≈{} of each {} request while holding its worker ({:.1} %, at most {allowed:.0} %{floor})",
-        millis(h.waiting),
+        "≈{} of each {} request while holding its worker ({:.1} %, at most {allowed:.0} %{floor}){outside}",
+        millis(h.all_waiting()),
         millis(alone),
-        pct(h.waiting)
+        pct(h.all_waiting())
     );
     let computes = format!("{} (budget {budget})", millis(h.longest_computing));
     let (waiting_used, computing_used, slept_used) = holding::parts(&allowance, &h, alone);
     let first = if report.verdict.holds() {
-        if h.waiting < Duration::from_micros(5) {
+        if h.all_waiting() < Duration::from_micros(5) {
             format!(
                 "never waits while holding its worker (each {} request); its longest poll computes {computes}",
                 millis(alone)
@@ -86,6 +94,12 @@ pub(super) fn sentences(
             millis(h.most_computing)
         ),
     ];
+    if h.handed_off > 0 {
+        lines.push(format!(
+            "in {} polls tokio handed the worker's core to another thread before the handler blocked (block_in_place): the worker ran other tasks meanwhile, and those polls are not counted as a hold",
+            h.handed_off
+        ));
+    }
     // The requests queued, but not for the worker: behind something that admits few at a
     // time. Told only where the timing from outside has power, and where the fan-out took
     // well over what the load's own cost explains — each request's polls on the server's
@@ -103,7 +117,7 @@ pub(super) fn sentences(
         / alone.as_secs_f64().max(f64::MIN_POSITIVE);
     let queued = powerless.is_none()
         && figures.estimate > allowance.waiting
-        && h.waiting <= allowance.waiting_allowed(alone)
+        && h.all_waiting() <= allowance.waiting_allowed(alone)
         && figures.ratio - 1.0 > 3.0 * own_cost;
     if queued {
         let admits = figures.admits(n);

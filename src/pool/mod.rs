@@ -3,7 +3,10 @@
 //! The experiments are about what happens when a handful of threads is all there is, so a
 //! [`Pool`] is built explicitly (never `#[tokio::main]`'s defaults) on its own named OS
 //! threads. The server and the load generator each get their own, so a server whose
-//! workers are all blocked can never stall the client that measures it.
+//! workers are all blocked can never stall the client that measures it. Every pool clocks
+//! its workers' runs between parks while a claim records ([`timeline`]).
+
+pub(crate) mod timeline;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -15,6 +18,7 @@ use tokio::runtime::{Handle, Runtime};
 
 pub use crate::vocab::{PoolSettings, Scheduler};
 
+use self::timeline::Timeline;
 use crate::error::Result;
 
 /// A multi-thread tokio runtime with `workers` worker threads and at most `max_blocking`
@@ -38,6 +42,7 @@ pub struct Pool {
     runtime: Option<Runtime>,
     settings: PoolSettings,
     name: String,
+    timeline: Arc<Timeline>,
 }
 
 impl Pool {
@@ -45,11 +50,20 @@ impl Pool {
     pub fn new(name: &str, settings: PoolSettings) -> Result<Pool> {
         let counter = Arc::new(AtomicUsize::new(0));
         let prefix = name.to_string();
+        let timeline = Arc::new(Timeline::default());
+        let (started, unparked, parked) = (
+            Arc::clone(&timeline),
+            Arc::clone(&timeline),
+            Arc::clone(&timeline),
+        );
         let mut builder = tokio::runtime::Builder::new_multi_thread();
         builder
             .worker_threads(settings.workers)
             .max_blocking_threads(settings.max_blocking)
             .thread_name_fn(move || format!("{prefix}-{}", counter.fetch_add(1, Ordering::Relaxed)))
+            .on_thread_start(move || started.started())
+            .on_thread_unpark(move || unparked.unparked())
+            .on_thread_park(move || parked.parked())
             .enable_all();
         scheduler(&mut builder, settings.scheduler)?;
         let runtime = builder
@@ -59,6 +73,7 @@ impl Pool {
             runtime: Some(runtime),
             settings,
             name: name.to_string(),
+            timeline,
         })
     }
 
@@ -75,6 +90,11 @@ impl Pool {
     /// The thread-name prefix.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The workers' runs between parks, while a claim records.
+    pub(crate) fn timeline(&self) -> &Arc<Timeline> {
+        &self.timeline
     }
 
     /// A handle for spawning onto this pool.

@@ -109,13 +109,41 @@ impl ThreadReading {
         })
     }
 
-    /// The poll that began at `self` and ends now, on the same thread.
+    /// The poll that began at `self` and ends now, on the same thread (a unit test's
+    /// reading: a served poll reads its end whole, for the timeline). The run queue is
+    /// read a second time only where the poll slept long enough to be split.
+    #[cfg(test)]
     pub(crate) fn poll(&self) -> PollTime {
-        let cpu = thread_cpu().unwrap_or(self.cpu);
-        let wall = self.at.elapsed();
-        let computing = cpu.saturating_sub(self.cpu).min(wall);
+        let now = ThreadReading {
+            at: Instant::now(),
+            cpu: thread_cpu().unwrap_or(self.cpu),
+            queued: None,
+            switches: voluntary_switches(),
+        };
+        self.split(&now, queued)
+    }
+
+    /// The run from `self` to `later`, both read on the same thread.
+    pub(crate) fn until(&self, later: &ThreadReading) -> PollTime {
+        self.split(later, || later.queued)
+    }
+
+    /// When this reading was taken.
+    pub(crate) fn at(&self) -> Instant {
+        self.at
+    }
+
+    /// The run from `self` to `later`, its run-queue time read by `queued_then` only where
+    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`].
+    fn split(
+        &self,
+        later: &ThreadReading,
+        queued_then: impl FnOnce() -> Option<Duration>,
+    ) -> PollTime {
+        let wall = later.at.saturating_duration_since(self.at);
+        let computing = later.cpu.saturating_sub(self.cpu).min(wall);
         let off_cpu = wall - computing;
-        let switched = match (self.switches, voluntary_switches()) {
+        let switched = match (self.switches, later.switches) {
             (Some(then), Some(now)) => Some(now > then),
             _ => None,
         };
@@ -133,7 +161,7 @@ impl ThreadReading {
         }
         // Where the run queue is not known, time off the CPU is all the wait it can have
         // been: counted as waiting, and `splits_off_cpu` tells the claims it is a bound.
-        let preempted = match (self.queued, queued()) {
+        let preempted = match (self.queued, queued_then()) {
             (Some(then), Some(now)) => now.saturating_sub(then).min(off_cpu),
             _ => Duration::ZERO,
         };

@@ -1,0 +1,381 @@
+//! A pool's workers, clocked whole: every stretch a worker thread runs between two parks,
+//! and the part of it that no timed response poll explains.
+//!
+//! What hurts a service is what its workers could not do, whichever task held them: the
+//! handler's own future, a task it spawned (a fire-and-forget audit write), a connection's
+//! driver, a background job. A served router's layer times its responses' own polls
+//! (`server::trace`); everything else a worker runs lies between them. tokio's stable
+//! `on_thread_unpark` and `on_thread_park` hooks fire on the worker's own thread around each
+//! idle gap, so the time from an unpark to the next park is a *stretch* of the worker's run,
+//! and the response polls inside it cut it into *segments*: the worker's run outside any
+//! response poll. A segment is split by the same clocks as a poll
+//! ([`ThreadReading`](crate::thread_clock::ThreadReading): CPU time, run queue, voluntary
+//! switches), and one in which the thread slept in the kernel is kept — a task that waited
+//! while it held the worker.
+//!
+//! Computing outside the response polls is not judged: a stretch of many short polls of
+//! other tasks computes as long as one long poll does, and without tokio's unstable task
+//! hooks the two cannot be told apart here.
+//!
+//! **tokio's hand-off.** `block_in_place` on a worker moves the worker's core to another
+//! thread (a blocking-pool thread running the worker loop) before the closure runs: the
+//! worker is not held, other tasks run on the new thread meanwhile. That thread begins its
+//! run busy, without an unpark, so its first hook is a park: the timeline counts such a
+//! park as a hand-off ([`Timeline::handoffs`]), and a response poll during which the count
+//! moved handed its core off. (The runtime's start reads the same way for each worker: its
+//! first hook is a park too, before any load.) A stretch that spans a hand-off is not read:
+//! which thread held the core during it is not known.
+//!
+//! **Cost**, while a claim records (nothing is read otherwise): one full clock reading at
+//! each unpark, park and response poll boundary — ≈1.6 µs each on this project's machine
+//! (`thread_clock`'s figures) — and an uncontended lock to keep a segment that slept.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use crate::thread_clock::{PollTime, ThreadReading};
+
+/// The most segments kept at once while recording (a bound on memory, never reached by a
+/// load of a correct service: only segments that slept are kept).
+const MAX_KEPT: usize = 8192;
+
+/// One stretch of a worker's run outside any timed response poll, in which its thread
+/// slept in the kernel: when it began, on which worker thread, and what it was made of.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Segment {
+    /// The worker thread, by the number the timeline gave it.
+    pub(crate) thread: u64,
+    /// When the segment began.
+    pub(crate) at: Instant,
+    /// Its time, split.
+    pub(crate) time: PollTime,
+}
+
+impl Segment {
+    /// The part of this segment's waiting inside `[from, to)`, taking the wait as spread
+    /// evenly over the segment.
+    pub(crate) fn waiting_within(&self, from: Instant, to: Instant) -> Duration {
+        let end = self.at + self.time.wall;
+        let overlap = end.min(to).saturating_duration_since(self.at.max(from));
+        if self.time.wall.is_zero() {
+            return if self.at >= from && self.at < to {
+                self.time.waiting
+            } else {
+                Duration::ZERO
+            };
+        }
+        self.time
+            .waiting
+            .mul_f64(overlap.as_secs_f64() / self.time.wall.as_secs_f64())
+    }
+}
+
+/// A pool's workers' runs outside their response polls, while any claim records.
+#[derive(Debug, Default)]
+pub(crate) struct Timeline {
+    recorders: AtomicUsize,
+    handoffs: AtomicU64,
+    threads: AtomicU64,
+    kept: Mutex<Vec<Segment>>,
+}
+
+/// While alive, the pool's workers are clocked at each unpark, park and response poll;
+/// the last one dropped forgets what was kept.
+#[derive(Debug)]
+pub(crate) struct Recording(Arc<Timeline>);
+
+impl Drop for Recording {
+    fn drop(&mut self) {
+        if self.0.recorders.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.0.lock().clear();
+        }
+    }
+}
+
+/// What the calling worker thread is doing, as its hooks saw it.
+enum State {
+    /// No hook has fired on this thread, or it gave its core away: its next park is a
+    /// core arriving by a hand-off.
+    Unseen,
+    /// Parked, or running while nobody recorded.
+    Idle,
+    /// Running a stretch that is being clocked.
+    Running(Open),
+}
+
+/// A stretch being clocked: the timeline it belongs to, the reading at its last boundary
+/// (its unpark, or the end of the last response poll), and the hand-offs counted when it
+/// began.
+struct Open {
+    timeline: Arc<Timeline>,
+    id: u64,
+    boundary: ThreadReading,
+    handoffs: u64,
+}
+
+thread_local! {
+    static STATE: RefCell<State> = const { RefCell::new(State::Unseen) };
+    /// The timeline of the pool this thread belongs to, worker or blocking thread alike:
+    /// a blocking thread may be handed a worker's core, and run response polls.
+    static TIMELINE: RefCell<Option<Arc<Timeline>>> = const { RefCell::new(None) };
+    /// The number this thread is known by in segments, given at its first clocked stretch.
+    static ID: RefCell<Option<u64>> = const { RefCell::new(None) };
+}
+
+impl Timeline {
+    /// Starts recording, until the returned guard is dropped.
+    pub(crate) fn record(self: &Arc<Self>) -> Recording {
+        self.recorders.fetch_add(1, Ordering::AcqRel);
+        Recording(Arc::clone(self))
+    }
+
+    /// Whether any claim records now.
+    pub(crate) fn recording(&self) -> bool {
+        self.recorders.load(Ordering::Acquire) > 0
+    }
+
+    /// The hand-offs counted so far: cores that arrived on a thread without an unpark.
+    pub(crate) fn handoffs(&self) -> u64 {
+        self.handoffs.load(Ordering::Acquire)
+    }
+
+    /// The kept segments that end after `from`, taken out of the timeline.
+    pub(crate) fn take_since(&self, from: Instant) -> Vec<Segment> {
+        let mut kept = self.lock();
+        let (taken, left): (Vec<Segment>, Vec<Segment>) =
+            kept.drain(..).partition(|s| s.at + s.time.wall > from);
+        *kept = left;
+        taken
+    }
+
+    /// `on_thread_start`: the calling thread belongs to this timeline's pool.
+    pub(crate) fn started(self: &Arc<Self>) {
+        TIMELINE.with(|t| *t.borrow_mut() = Some(Arc::clone(self)));
+    }
+
+    /// `on_thread_unpark`: a stretch begins on the calling worker thread.
+    pub(crate) fn unparked(self: &Arc<Self>) {
+        let state = if self.recording() {
+            match ThreadReading::now() {
+                Some(boundary) => State::Running(Open {
+                    timeline: Arc::clone(self),
+                    id: self.thread_id(),
+                    boundary,
+                    handoffs: self.handoffs(),
+                }),
+                None => State::Idle,
+            }
+        } else {
+            State::Idle
+        };
+        STATE.with(|s| *s.borrow_mut() = state);
+    }
+
+    /// `on_thread_park`: the calling worker thread's stretch ends; the part since its last
+    /// boundary is a segment. A park on a thread that never unparked is a core that arrived
+    /// by a hand-off.
+    pub(crate) fn parked(&self) {
+        let was = STATE.with(|s| std::mem::replace(&mut *s.borrow_mut(), State::Idle));
+        match was {
+            State::Unseen => {
+                self.handoffs.fetch_add(1, Ordering::AcqRel);
+            }
+            State::Idle => {}
+            State::Running(open) => {
+                if let Some(now) = ThreadReading::now() {
+                    open.close(&now);
+                }
+            }
+        }
+    }
+
+    fn thread_id(&self) -> u64 {
+        ID.with(|id| {
+            *id.borrow_mut()
+                .get_or_insert_with(|| self.threads.fetch_add(1, Ordering::Relaxed))
+        })
+    }
+
+    fn keep(&self, segment: Segment) {
+        if !self.recording() {
+            return;
+        }
+        let mut kept = self.lock();
+        if kept.len() < MAX_KEPT {
+            kept.push(segment);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Segment>> {
+        self.kept.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}
+
+impl Open {
+    /// Keeps the run from the last boundary to `now` as a segment, if its thread slept in
+    /// it and no hand-off happened since the stretch began.
+    fn close(&self, now: &ThreadReading) {
+        if self.timeline.handoffs() != self.handoffs {
+            return;
+        }
+        let time = self.boundary.until(now);
+        if time.waiting > Duration::ZERO {
+            self.timeline.keep(Segment {
+                thread: self.id,
+                at: self.boundary.at(),
+                time,
+            });
+        }
+    }
+}
+
+/// What a response poll on the calling thread needs of the timeline: the hand-offs counted
+/// when it began, to tell afterwards whether it gave its core away.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PollMark {
+    handoffs: Option<u64>,
+}
+
+/// A response poll begins on the calling thread, clocked by `start`: the worker's run since
+/// the last boundary is a segment.
+pub(crate) fn poll_begins(start: &ThreadReading) -> PollMark {
+    STATE.with(|s| {
+        if let State::Running(open) = &*s.borrow() {
+            open.close(start);
+        }
+    });
+    PollMark {
+        handoffs: TIMELINE.with(|t| t.borrow().as_ref().map(|t| t.handoffs())),
+    }
+}
+
+/// The response poll marked `mark` ends on the calling thread, clocked by `end`: the next
+/// segment begins here. Whether the poll handed its worker's core to another thread
+/// (`block_in_place`) is returned; if it did, this thread no longer runs the worker, and
+/// its next park is read as a core arriving again.
+///
+/// A hand-off is read as the pool's count of them moving during the poll: a poll of
+/// another route that blocks its worker inline while this one hands off reads as handed
+/// off too — where a service uses `block_in_place` at all.
+pub(crate) fn poll_ends(mark: PollMark, end: &ThreadReading) -> bool {
+    let handed_off = match (
+        mark.handoffs,
+        TIMELINE.with(|t| t.borrow().as_ref().map(|t| t.handoffs())),
+    ) {
+        (Some(before), Some(now)) => now != before,
+        _ => false,
+    };
+    STATE.with(|s| {
+        let mut state = s.borrow_mut();
+        if handed_off {
+            *state = State::Unseen;
+        } else if let State::Running(open) = &mut *state {
+            open.boundary = *end;
+        }
+    });
+    handed_off
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn segment(at: Instant, wall_us: u64, waiting_us: u64) -> Segment {
+        Segment {
+            thread: 0,
+            at,
+            time: PollTime {
+                wall: Duration::from_micros(wall_us),
+                computing: Duration::from_micros(wall_us - waiting_us),
+                waiting: Duration::from_micros(waiting_us),
+                preempted: Duration::ZERO,
+                slept: true,
+            },
+        }
+    }
+
+    #[test]
+    fn a_segment_counts_the_part_of_its_wait_inside_a_window() {
+        let t = Instant::now();
+        let s = segment(t, 1000, 500);
+        let us = Duration::from_micros;
+        assert_eq!(s.waiting_within(t, t + us(1000)), us(500));
+        assert_eq!(s.waiting_within(t + us(500), t + us(2000)), us(250));
+        assert_eq!(s.waiting_within(t + us(1000), t + us(2000)), Duration::ZERO);
+    }
+
+    #[test]
+    fn only_a_recording_keeps_and_a_take_empties_what_it_takes() {
+        let timeline = Arc::new(Timeline::default());
+        let t = Instant::now();
+        timeline.keep(segment(t, 100, 50));
+        assert!(timeline.take_since(t).is_empty());
+        let recording = timeline.record();
+        timeline.keep(segment(t, 100, 50));
+        assert_eq!(timeline.take_since(t).len(), 1);
+        assert!(timeline.take_since(t).is_empty());
+        timeline.keep(segment(t, 100, 50));
+        drop(recording);
+        let _again = timeline.record();
+        assert!(timeline.take_since(t).is_empty());
+    }
+
+    /// A thread whose first hook is a park got its core without an unpark: a hand-off
+    /// (`block_in_place`, or the runtime's start); a poll during which one came gave its
+    /// core away, and its thread's next park is read as a core arriving again.
+    #[test]
+    fn a_park_without_an_unpark_is_a_handoff_and_a_poll_across_one_gave_its_core() {
+        let timeline = Arc::new(Timeline::default());
+        let _recording = timeline.record();
+        let other = Arc::clone(&timeline);
+        std::thread::spawn(move || other.parked()).join().unwrap();
+        assert_eq!(timeline.handoffs(), 1);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                timeline.started();
+                timeline.unparked();
+                let Some(start) = ThreadReading::now() else {
+                    return;
+                };
+                let mark = poll_begins(&start);
+                let helper = Arc::clone(&timeline);
+                std::thread::spawn(move || helper.parked()).join().unwrap();
+                let end = ThreadReading::now().unwrap();
+                assert!(poll_ends(mark, &end));
+                timeline.parked();
+                assert_eq!(timeline.handoffs(), 3);
+            });
+        });
+    }
+
+    /// A worker that sleeps outside any response poll — a task its requests spawned —
+    /// leaves a segment with the sleep as waiting; one that only computes leaves none.
+    #[test]
+    fn a_sleep_between_polls_is_kept_and_a_spin_is_not() {
+        if !crate::thread_clock::available() || !crate::thread_clock::splits_off_cpu() {
+            return;
+        }
+        let timeline = Arc::new(Timeline::default());
+        let _recording = timeline.record();
+        let from = Instant::now();
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                timeline.unparked();
+                let began = Instant::now();
+                while began.elapsed() < Duration::from_millis(1) {
+                    std::hint::black_box(began.elapsed());
+                }
+                let start = ThreadReading::now().unwrap();
+                let mark = poll_begins(&start);
+                assert!(!poll_ends(mark, &ThreadReading::now().unwrap()));
+                std::thread::sleep(Duration::from_millis(3));
+                timeline.parked();
+            });
+        });
+        let kept = timeline.take_since(from);
+        assert_eq!(kept.len(), 1, "{kept:?}");
+        assert!(kept[0].time.waiting >= Duration::from_millis(2), "{kept:?}");
+    }
+}

@@ -1,0 +1,158 @@
+//! What the workers could not do, whichever task held them and whenever: a login that
+//! hashes after its lookups, an audit write in a task the handler spawned, and tokio's own
+//! hand-off (`block_in_place`) — each beside its twin, decided the right way round.
+
+use perfshape::{Checked, PoolSettings, Result, Target, Verdict};
+use serde_json::json;
+
+use crate::common::{decided, worker};
+
+fn served() -> Result<Target> {
+    Target::serve(worker::app(), PoolSettings::workers(1)?)
+}
+
+fn login(target: &Target, offload: bool) -> perfshape::Endpoint {
+    target
+        .post(if offload {
+            "/login?offload=1"
+        } else {
+            "/login"
+        })
+        .json(&json!({ "user": "ada" }))
+}
+
+fn order(target: &Target, offload: bool) -> perfshape::Endpoint {
+    target.post(if offload {
+        "/order?offload=1"
+    } else {
+        "/order"
+    })
+}
+
+/// The verdict, where this build reads what the claim needs.
+fn verdict(checked: &Checked) -> Option<Verdict> {
+    decided(checked)
+}
+
+/// The login awaits two lookups, then verifies its hash in one poll: `/health`, sent
+/// across the login's time and not only at its start, meets the hash and waits for it.
+#[test]
+fn health_waits_for_a_hash_verified_after_the_lookups() -> Result {
+    let target = served()?;
+    let checked = target
+        .get("/health")
+        .keeps_answering_during(&login(&target, false))
+        .check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
+        let report = format!("{:#}", checked.report());
+        assert!(report.contains("sent across its time"), "{report}");
+    }
+    Ok(())
+}
+
+#[test]
+fn health_keeps_answering_while_the_hash_is_offloaded() -> Result {
+    let target = served()?;
+    let checked = target
+        .get("/health")
+        .keeps_answering_during(&login(&target, true))
+        .check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Holds, "{}", checked.report());
+    }
+    Ok(())
+}
+
+/// The order answers at once; the audit task it spawned then writes synchronously on the
+/// worker. The response's own polls never wait: the worker does.
+#[test]
+fn an_audit_write_in_a_spawned_task_blocks_the_worker() -> Result {
+    let target = served()?;
+    let checked = order(&target, false).does_not_block_its_worker().check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
+        let headline = checked.report().headline();
+        assert!(
+            headline.contains("outside the requests' own polls"),
+            "{headline}"
+        );
+        let outside = checked.report().observed["worker waiting outside polls ms"];
+        assert!(outside > 1.0, "{}", checked.report());
+    }
+    let answering = target
+        .get("/health")
+        .keeps_answering_during(&order(&target, false))
+        .check()?;
+    if let Some(verdict) = verdict(&answering) {
+        assert_eq!(verdict, Verdict::Broken, "{}", answering.report());
+    }
+    Ok(())
+}
+
+#[test]
+fn an_audit_write_spawned_onto_the_blocking_pool_holds() -> Result {
+    let target = served()?;
+    let checked = order(&target, true).does_not_block_its_worker().check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Holds, "{}", checked.report());
+    }
+    let answering = target
+        .get("/health")
+        .keeps_answering_during(&order(&target, true))
+        .check()?;
+    if let Some(verdict) = verdict(&answering) {
+        assert_eq!(verdict, Verdict::Holds, "{}", answering.report());
+    }
+    Ok(())
+}
+
+/// `block_in_place` hands the worker's core to another thread before the digest: the
+/// worker is not held, and `/health` is answered meanwhile.
+#[test]
+fn a_digest_in_block_in_place_does_not_hold_the_worker() -> Result {
+    let target = served()?;
+    let digest = target
+        .get("/digest")
+        .poll_budget(std::time::Duration::from_millis(4));
+    let checked = digest
+        .clone()
+        .concurrency(4)
+        .does_not_block_its_worker()
+        .check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Holds, "{}", checked.report());
+        let report = format!("{:#}", checked.report());
+        assert!(report.contains("block_in_place"), "{report}");
+    }
+    let answering = target
+        .get("/health")
+        .keeps_answering_during(&digest)
+        .check()?;
+    if let Some(verdict) = verdict(&answering) {
+        assert_eq!(verdict, Verdict::Holds, "{}", answering.report());
+    }
+    Ok(())
+}
+
+#[test]
+fn the_same_digest_inline_holds_the_worker() -> Result {
+    let target = served()?;
+    let digest = target
+        .get("/digest?inline=1")
+        .poll_budget(std::time::Duration::from_millis(4));
+    let checked = digest
+        .clone()
+        .concurrency(4)
+        .does_not_block_its_worker()
+        .check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    let answering = target
+        .get("/health")
+        .keeps_answering_during(&digest)
+        .check()?;
+    if let Some(verdict) = verdict(&answering) {
+        assert_eq!(verdict, Verdict::Broken, "{}", answering.report());
+    }
+    Ok(())
+}
