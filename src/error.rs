@@ -134,6 +134,14 @@ pub enum Error {
         /// What went wrong, with the engine's own words where it gave any.
         what: String,
     },
+    /// The builder a served service was given
+    /// ([`Target::serve_with`](crate::Target::serve_with)) returned an error, panicked or
+    /// did not finish in time: before any load.
+    #[error("building the service on its served pool: {what}")]
+    Build {
+        /// What the builder did: its error, its panic's message, or how long it ran.
+        what: String,
+    },
     /// A service a comparison starts from a command could not be started, or did not
     /// listen: which side, the command as run, and what happened (its last output lines).
     #[error("the {name} command `{command}` {what}")]

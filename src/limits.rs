@@ -33,3 +33,8 @@ pub const MAX_RATE: f64 = 100_000.0;
 pub const MAX_POOLED_CLIENTS: usize = 1024;
 /// The most tiny CPU-bound items one run may compute.
 pub const MAX_ITEMS: u64 = 100_000_000;
+
+/// The longest a served service's builder ([`Target::serve_with`](crate::Target::serve_with))
+/// may run before it is named as hung: connecting a database pool and running migrations
+/// take seconds, not minutes.
+pub const BUILT_WITHIN: Duration = Duration::from_secs(60);

@@ -152,7 +152,7 @@ impl Target {
         // What the requests left their workers to do — a task they spawned — runs after
         // their responses: read it once every worker has parked.
         server.pool().settled_activity(SETTLED_WITHIN);
-        run.worker_waits = timeline.take_since(from);
+        run.worker_waits = timeline.since(from);
         Ok(run)
     }
 

@@ -3,6 +3,7 @@
 //! `ClientBuilder` makes a `Client` — so the client's runtime starts once, with every
 //! setting, and every endpoint of the target shares it.
 
+use std::future::Future;
 use std::net::{TcpStream, ToSocketAddrs};
 use std::time::Duration;
 
@@ -112,6 +113,49 @@ impl TargetBuilder {
         Ok(served(server, Kind::Router, client))
     }
 
+    /// Your service built on the pool that serves it, then served there as
+    /// [`serve`](Self::serve) serves it: `build` is the async function that makes the
+    /// router — connects its database pool, spawns its background jobs, warms its caches —
+    /// and it runs on the served pool, so that every task it spawns runs on the workers the
+    /// claims measure, as in production. (A router built in a `#[tokio::test]`'s body
+    /// leaves what it spawns on the test's runtime, where no claim sees it.)
+    ///
+    /// A builder that returns an error, panics or runs past
+    /// [`BUILT_WITHIN`](crate::limits::BUILT_WITHIN) is named, before any load.
+    pub fn serve_with<F, Fut, S, E>(self, settings: PoolSettings, build: F) -> Result<Target>
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = std::result::Result<S, E>> + Send + 'static,
+        S: crate::server::Service,
+        E: std::fmt::Display,
+    {
+        let client = self.client()?;
+        let pool = Pool::new("server", settings)?;
+        let within = crate::limits::BUILT_WITHIN;
+        let building = pool.handle().spawn(async move {
+            match tokio::time::timeout(within, build()).await {
+                Ok(Ok(service)) => Ok(service),
+                Ok(Err(e)) => Err(format!("the builder returned an error: {e:#}")),
+                Err(_) => Err(format!(
+                    "the builder did not finish within {} s",
+                    within.as_secs()
+                )),
+            }
+        });
+        let service = match pool.block_on(building) {
+            Ok(built) => built.map_err(|what| Error::Build { what })?,
+            Err(joined) => {
+                return Err(Error::Build {
+                    what: match joined.try_into_panic() {
+                        Ok(panic) => format!("the builder panicked: {}", panic_message(&*panic)),
+                        Err(joined) => format!("the builder was cancelled: {joined}"),
+                    },
+                });
+            }
+        };
+        Ok(served(Server::serve(service, pool)?, Kind::Router, client))
+    }
+
     /// A router you started yourself with [`Server::serve`] (on a pool you built, say
     /// because building the router needs its runtime).
     pub fn server(self, server: Server) -> Result<Target> {
@@ -166,6 +210,15 @@ impl TargetBuilder {
 }
 
 /// A target of a server perfshape runs.
+/// A panic's message, where it carried one (`panic!("…")` carries a `&str` or a `String`).
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_string())
+}
+
 fn served(server: Server, kind: Kind, client: LoadClient) -> Target {
     Target::assemble(server.base_url(), kind, client, Some(server))
 }
@@ -211,6 +264,55 @@ impl Target {
     /// load client ([`Target::builder`] configures another).
     pub fn serve<S: crate::server::Service>(service: S, settings: PoolSettings) -> Result<Target> {
         Target::builder().serve(service, settings)
+    }
+
+    /// Your service built on the pool that serves it by the async function `build`, then
+    /// served there: what the service spawns while it is built — a database pool's
+    /// maintenance task, a connection's driver, a cache refresher — runs on the workers the
+    /// claims measure ([`TargetBuilder::serve_with`]).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use axum::{Router, routing::get};
+    /// use perfshape::{PoolSettings, Target};
+    ///
+    /// let target = Target::serve_with(PoolSettings::workers(1)?, || async {
+    ///     // A cache refresher, spawned as the service starts: on the served pool.
+    ///     let (tx, rx) = tokio::sync::watch::channel(0u64);
+    ///     tokio::spawn(async move {
+    ///         for generation in 1.. {
+    ///             tokio::time::sleep(Duration::from_millis(50)).await;
+    ///             if tx.send(generation).is_err() {
+    ///                 break;
+    ///             }
+    ///         }
+    ///     });
+    ///     let router = Router::new().route("/generation", get(move || {
+    ///         let rx = rx.clone();
+    ///         async move { rx.borrow().to_string() }
+    ///     }));
+    ///     Ok::<_, std::convert::Infallible>(router)
+    /// })?;
+    /// target.get("/generation").does_not_block_its_worker().check()?.gate()?;
+    ///
+    /// let err = Target::serve_with(PoolSettings::workers(1)?, || async {
+    ///     Err::<Router, _>("no database at 127.0.0.1:1")
+    /// })
+    /// .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "building the service on its served pool: the builder returned an error: no database at 127.0.0.1:1"
+    /// );
+    /// # Ok::<(), perfshape::Error>(())
+    /// ```
+    pub fn serve_with<F, Fut, S, E>(settings: PoolSettings, build: F) -> Result<Target>
+    where
+        F: FnOnce() -> Fut + Send + 'static,
+        Fut: Future<Output = std::result::Result<S, E>> + Send + 'static,
+        S: crate::server::Service,
+        E: std::fmt::Display,
+    {
+        Target::builder().serve_with(settings, build)
     }
 
     /// A router you started yourself with [`Server::serve`] (on a pool you built, say

@@ -204,6 +204,7 @@ fn advice(
             let slow: Vec<Holding> = rounds.iter().filter_map(|r| r.slow).collect();
             let how = match slow.get(slow.len() / 2) {
                 Some(h) if h.longest_computing > h.all_waiting() => Hold::Computes,
+                Some(h) if h.outside > h.waiting => Hold::WaitsInATask,
                 Some(_) => Hold::Waits,
                 None => {
                     return Some(crate::claim::Advice::new(

@@ -75,15 +75,24 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
 }
 
 /// The three parts of [`used`]: the workers' waiting per request — in the requests' polls
-/// and outside them — ÷ the waiting allowed, the longest
+/// and outside them — ÷ the waiting allowed (or, where more, the share of the round's time
+/// the workers waited outside any response ÷ the share allowed), the longest
 /// poll's CPU ÷ the budget, and the share of requests whose polls slept ÷
 /// [`SLEEPS_AT_MOST`] — what a report reads to say which of them broke a claim.
 pub(crate) fn parts(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64, f64) {
     (
-        holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64(),
+        (holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64())
+            .max(holding.outside_share / allowance.waiting),
         holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64(),
         holding.slept_share() / SLEEPS_AT_MOST,
     )
+}
+
+/// Whether the workers' waiting part of [`parts`] is their share of the time waited outside
+/// any response (a background job's, a spawned task's) rather than the waiting per request.
+pub(crate) fn waits_by_time(allowance: &Allowance, holding: &Holding, alone: Duration) -> bool {
+    holding.outside_share / allowance.waiting
+        > holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64()
 }
 
 /// The share of one poll that held its worker in a way another request waits behind: its
@@ -129,6 +138,10 @@ pub(crate) struct Holding {
     /// another task on the worker, waiting while it held the worker
     /// ([`timeline`](crate::pool::timeline)).
     pub(crate) outside: Duration,
+    /// The share of the round's time the workers waited outside every response's polls,
+    /// over the whole of it: a background job's as much as the requests' own
+    /// ([`WorkerWatch`](super::worker_watch::WorkerWatch)); 0 where not watched.
+    pub(crate) outside_share: f64,
     /// Polls during which tokio handed the worker's core to another thread
     /// (`block_in_place`, [`Split::handed_off`]): not holds.
     pub(crate) handed_off: usize,
@@ -184,6 +197,7 @@ impl Holding {
                 .unwrap_or_default(),
             slept: held.iter().filter(|(_, s)| s.slept > 0).count(),
             outside: Duration::ZERO,
+            outside_share: 0.0,
             handed_off: held.iter().map(|(_, s)| s.handed_off as usize).sum(),
         })
     }

@@ -4,7 +4,8 @@
 //! [`Comparison`](crate::compare::Comparison).
 //!
 //! What they share: how a load's requests held their worker, read from a served router's
-//! polls (`holding.rs`), where a timing from outside has power (`outside.rs`), and what a
+//! polls (`holding.rs`), the served workers' waits outside any response over a claim's whole
+//! life (`worker_watch.rs`), where a timing from outside has power (`outside.rs`), and what a
 //! served router's claim says of a downstream it meets on this machine (`distance.rs`).
 //!
 //! [`Endpoint`]: crate::Endpoint
@@ -19,5 +20,6 @@ mod limit;
 mod mix;
 mod outside;
 mod remedy;
+mod worker_watch;
 
 pub use limit::ConcurrencyLimit;

@@ -1,6 +1,7 @@
 //! What a report on a blocked worker tells the team to do: the likely cause in their terms
-//! and the change that fixes it, for the three ways a handler holds its worker — it waits
-//! (or sleeps in the kernel) inside a poll, or it computes a long stretch in one.
+//! and the change that fixes it, for the ways a route holds its worker — it waits (or sleeps
+//! in the kernel) inside a poll, a task it spawned or another task on the worker does, or it
+//! computes a long stretch in one poll.
 
 use crate::claim::Advice;
 
@@ -11,6 +12,9 @@ pub(crate) enum Hold {
     Waits,
     /// One poll computed past the budget.
     Computes,
+    /// The worker waited outside the route's own polls: in a task its requests spawned, or
+    /// another task on the worker (a background job).
+    WaitsInATask,
 }
 
 /// The advice for a route (`who`: "the handler", "/export") that holds its worker `how`.
@@ -20,13 +24,19 @@ pub(crate) fn for_hold(who: &str, how: Hold) -> Advice {
             format!(
                 "{who} makes a synchronous call on the async worker — a sync database driver (diesel, rusqlite, postgres), std::fs, a std mutex another thread holds, std::thread::sleep — and the worker can run nothing else until it returns"
             ),
-            "run that call in tokio::task::spawn_blocking (or a pool's interact), or use the async API (sqlx, tokio-postgres, tokio::fs, tokio::sync::Mutex)",
+            "run that call in tokio::task::spawn_blocking (or a pool's interact), or use the async API (sqlx, tokio-postgres, tokio::fs, tokio::sync::Mutex); tokio::task::block_in_place keeps it on the task but hands the worker's core to another thread first (multi-thread runtime only)",
+        ),
+        Hold::WaitsInATask => Advice::new(
+            format!(
+                "while {who} ran, the worker slept in the kernel outside its own polls: a task its requests spawned (a fire-and-forget write, an audit log) or a background job on the same workers makes a synchronous call, and the worker can run nothing else until it returns"
+            ),
+            "in that task, run the call in tokio::task::spawn_blocking or use the async API; the report's reading with no load says whether a background job does it whatever the requests",
         ),
         Hold::Computes => Advice::new(
             format!(
                 "{who} computes a long stretch in one poll — hashing, compression, parsing or serialising a large body, a loop over many rows — and gives its worker back only at the end"
             ),
-            "move the stretch into tokio::task::spawn_blocking (or rayon), or split it with tokio::task::yield_now() between pieces of under a millisecond",
+            "move the stretch into tokio::task::spawn_blocking (or rayon), wrap it in tokio::task::block_in_place (multi-thread runtime only), or split it with tokio::task::yield_now() between pieces of under a millisecond",
         ),
     }
 }

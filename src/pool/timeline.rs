@@ -31,14 +31,16 @@
 //! (`thread_clock`'s figures) — and an uncontended lock to keep a segment that slept.
 
 use std::cell::RefCell;
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use crate::thread_clock::{PollTime, ThreadReading};
 
-/// The most segments kept at once while recording (a bound on memory, never reached by a
-/// load of a correct service: only segments that slept are kept).
+/// The most segments kept at once while recording, the oldest dropped first (a bound on
+/// memory, never reached by a load of a correct service: only segments that slept are
+/// kept).
 const MAX_KEPT: usize = 8192;
 
 /// One stretch of a worker's run outside any timed response poll, in which its thread
@@ -78,7 +80,7 @@ pub(crate) struct Timeline {
     recorders: AtomicUsize,
     handoffs: AtomicU64,
     threads: AtomicU64,
-    kept: Mutex<Vec<Segment>>,
+    kept: Mutex<VecDeque<Segment>>,
 }
 
 /// While alive, the pool's workers are clocked at each unpark, park and response poll;
@@ -141,13 +143,18 @@ impl Timeline {
         self.handoffs.load(Ordering::Acquire)
     }
 
-    /// The kept segments that end after `from`, taken out of the timeline.
-    pub(crate) fn take_since(&self, from: Instant) -> Vec<Segment> {
-        let mut kept = self.lock();
-        let (taken, left): (Vec<Segment>, Vec<Segment>) =
-            kept.drain(..).partition(|s| s.at + s.time.wall > from);
-        *kept = left;
-        taken
+    /// The kept segments that end after `from`.
+    pub(crate) fn since(&self, from: Instant) -> Vec<Segment> {
+        self.lock()
+            .iter()
+            .filter(|s| s.at + s.time.wall > from)
+            .copied()
+            .collect()
+    }
+
+    /// The workers' waiting in `[from, to)`, outside any response poll.
+    pub(crate) fn waiting_within(&self, from: Instant, to: Instant) -> Duration {
+        self.lock().iter().map(|s| s.waiting_within(from, to)).sum()
     }
 
     /// `on_thread_start`: the calling thread belongs to this timeline's pool.
@@ -203,12 +210,13 @@ impl Timeline {
             return;
         }
         let mut kept = self.lock();
-        if kept.len() < MAX_KEPT {
-            kept.push(segment);
+        if kept.len() >= MAX_KEPT {
+            kept.pop_front();
         }
+        kept.push_back(segment);
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Segment>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<Segment>> {
         self.kept.lock().unwrap_or_else(|p| p.into_inner())
     }
 }
@@ -307,19 +315,34 @@ mod tests {
     }
 
     #[test]
-    fn only_a_recording_keeps_and_a_take_empties_what_it_takes() {
+    fn only_a_recording_keeps_and_its_end_forgets() {
         let timeline = Arc::new(Timeline::default());
         let t = Instant::now();
+        let us = Duration::from_micros;
         timeline.keep(segment(t, 100, 50));
-        assert!(timeline.take_since(t).is_empty());
+        assert!(timeline.since(t).is_empty());
         let recording = timeline.record();
         timeline.keep(segment(t, 100, 50));
-        assert_eq!(timeline.take_since(t).len(), 1);
-        assert!(timeline.take_since(t).is_empty());
-        timeline.keep(segment(t, 100, 50));
+        timeline.keep(segment(t + us(1000), 100, 40));
+        assert_eq!(timeline.since(t).len(), 2);
+        assert_eq!(timeline.since(t + us(500)).len(), 1);
+        assert_eq!(timeline.waiting_within(t, t + us(2000)), us(90));
         drop(recording);
         let _again = timeline.record();
-        assert!(timeline.take_since(t).is_empty());
+        assert!(timeline.since(t).is_empty());
+    }
+
+    #[test]
+    fn a_full_timeline_drops_its_oldest() {
+        let timeline = Arc::new(Timeline::default());
+        let _recording = timeline.record();
+        let t = Instant::now();
+        for i in 0..=MAX_KEPT as u64 {
+            timeline.keep(segment(t + Duration::from_micros(i * 200), 100, 50));
+        }
+        let kept = timeline.since(t);
+        assert_eq!(kept.len(), MAX_KEPT);
+        assert!(kept[0].at > t, "the oldest went first");
     }
 
     /// A thread whose first hook is a park got its core without an unpark: a hand-off
@@ -374,7 +397,7 @@ mod tests {
                 timeline.parked();
             });
         });
-        let kept = timeline.take_since(from);
+        let kept = timeline.since(from);
         assert_eq!(kept.len(), 1, "{kept:?}");
         assert!(kept[0].time.waiting >= Duration::from_millis(2), "{kept:?}");
     }

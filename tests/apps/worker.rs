@@ -5,6 +5,10 @@
 //! inline), as a team writes either.
 //!
 //! `?offload=1` on `/login` and `/order` is the fix; `/digest?inline=1` is the mistake.
+//!
+//! And a service that starts a background job as it is built ([`with_refresher`]): a
+//! cache refresher that rebuilds the cache every [`REFRESH_EVERY`], reading its source
+//! synchronously on the worker, or through the blocking pool.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -29,6 +33,12 @@ pub const AUDIT_WRITE: Duration = Duration::from_millis(2);
 
 /// CPU time one digest takes, inside `block_in_place` or inline.
 pub const DIGEST: Duration = Duration::from_millis(10);
+
+/// How often the background refresher rebuilds its cache.
+pub const REFRESH_EVERY: Duration = Duration::from_millis(20);
+
+/// How long the refresher's synchronous read of its source takes.
+pub const REFRESH_READ: Duration = Duration::from_millis(3);
 
 /// `?offload=1` for the fix, `?inline=1` for the digest's mistake.
 #[derive(Debug, Default, Deserialize)]
@@ -64,6 +74,37 @@ pub fn app() -> Router {
         .route("/digest", get(digest))
         .route("/health", get(|| async { "ok" }))
         .with_state(store)
+}
+
+/// The app, with a cache refresher spawned as it is built — the way a service's `main`
+/// starts one, on the runtime that will serve it: every [`REFRESH_EVERY`] it reads its
+/// source for [`REFRESH_READ`], synchronously on the worker (`sync_read`), or on the
+/// blocking pool. `GET /cached` answers from the cache.
+pub async fn with_refresher(sync_read: bool) -> Result<Router, std::convert::Infallible> {
+    let cache = Arc::new(RwLock::new(0u64));
+    let refreshed = Arc::clone(&cache);
+    tokio::spawn(async move {
+        let read = || {
+            std::thread::sleep(REFRESH_READ);
+            1
+        };
+        loop {
+            tokio::time::sleep(REFRESH_EVERY).await;
+            let fresh = if sync_read {
+                read()
+            } else {
+                tokio::task::spawn_blocking(read).await.unwrap_or(0)
+            };
+            *refreshed.write().await += fresh;
+        }
+    });
+    Ok(app().route(
+        "/cached",
+        get(move || {
+            let cache = Arc::clone(&cache);
+            async move { cache.read().await.to_string() }
+        }),
+    ))
 }
 
 /// Looks the user up twice (its salt, then its roles), then verifies the password hash:

@@ -156,3 +156,31 @@ fn the_same_digest_inline_holds_the_worker() -> Result {
     }
     Ok(())
 }
+
+/// A cache refresher the service starts as it is built reads its source synchronously on
+/// the worker: every route's requests find the worker held now and then, and the reading
+/// with no load names a background task.
+#[test]
+fn a_refresher_reading_on_the_worker_blocks_every_route() -> Result {
+    let target = Target::serve_with(PoolSettings::workers(1)?, || worker::with_refresher(true))?;
+    let checked = target.get("/cached").does_not_block_its_worker().check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
+        let report = format!("{:#}", checked.report());
+        assert!(
+            report.contains("a background task on the workers blocks them"),
+            "{report}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_refresher_reading_through_the_blocking_pool_holds() -> Result {
+    let target = Target::serve_with(PoolSettings::workers(1)?, || worker::with_refresher(false))?;
+    let checked = target.get("/cached").does_not_block_its_worker().check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Holds, "{}", checked.report());
+    }
+    Ok(())
+}

@@ -79,6 +79,7 @@ impl Figures {
                     .unwrap_or_default(),
                 slept: polls.iter().map(|h| h.slept).sum(),
                 outside: mid_polls(&|h| h.outside),
+                outside_share: median(&polls.iter().map(|h| h.outside_share).collect::<Vec<f64>>()),
                 handed_off: polls.iter().map(|h| h.handed_off).sum(),
             }),
             service_cpu: (!cpus.is_empty()).then(|| middle(cpus)),
@@ -106,6 +107,10 @@ impl Figures {
                 ("computing ms".to_string(), ms(h.computing)),
                 ("waiting ms".to_string(), ms(h.waiting)),
                 ("worker waiting outside polls ms".to_string(), ms(h.outside)),
+                (
+                    "worker waiting outside polls share".to_string(),
+                    h.outside_share,
+                ),
                 ("preempted ms".to_string(), ms(h.preempted)),
                 ("longest poll cpu ms".to_string(), ms(h.longest_computing)),
                 ("most poll cpu ms".to_string(), ms(h.most_computing)),

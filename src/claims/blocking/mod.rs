@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::holding::{self, FAN_OUT_PER_WORKER, Holding, LEAST, millis};
 use super::outside::Outside;
+use super::worker_watch::WorkerWatch;
 use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
@@ -111,6 +112,10 @@ impl Endpoint {
         let (this, seen) = (self.clone(), evidence.clone());
         let (fanned, observed) = (self.clone(), evidence.clone());
         let single = self.clone();
+        // The served workers, watched from the first round to the claim's end: with no load
+        // first, then round by round.
+        let watch = WorkerWatch::default();
+        let watched = watch.clone();
         let what = format!("{n} concurrent {}", self.name());
         let label = format!("allowance used by {what}");
         let (used, rounds) = Measure::paired(
@@ -119,6 +124,10 @@ impl Endpoint {
             move || {
                 let service = fanned.target().service_process();
                 observed.observe(fanned.target(), || {
+                    let server = fanned.target().served();
+                    if let Some(server) = server {
+                        watch.begin(server);
+                    }
                     let before = service.and_then(|s| s.times());
                     let started = std::time::Instant::now();
                     let run = fanned.run(ClientStrategy::FanOut, n)?;
@@ -126,16 +135,24 @@ impl Endpoint {
                         .and_then(|s| s.times())
                         .zip(before)
                         .map(|(after, before)| (after.since(&before), started.elapsed()));
-                    Ok((run, times))
+                    let share = server.and_then(|server| watch.share(server));
+                    Ok((run, (times, share)))
                 })
             },
-            move |alone, (run, service_times)| {
+            move |alone, (run, (service_times, share))| {
                 let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
                 let round = HeldRound {
                     alone,
                     ratio,
                     estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
-                    polls: if polled { Holding::of_run(&run) } else { None },
+                    polls: if polled {
+                        Holding::of_run(&run).map(|h| Holding {
+                            outside_share: share.unwrap_or_default(),
+                            ..h
+                        })
+                    } else {
+                        None
+                    },
                     service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
                     outside: seen
                         .last()
@@ -214,7 +231,13 @@ impl Endpoint {
             move |report: &ClaimReport| advice(report, &rounds.to_vec(), allowance, served)
         })
         .explain(move |report: &ClaimReport| {
-            sentences(report, &rounds.to_vec(), (n, workers, client_workers), allowance)
+            sentences(
+                report,
+                &rounds.to_vec(),
+                (n, workers, client_workers),
+                allowance,
+                watched.idle(),
+            )
         })
         .ready_made()
     }

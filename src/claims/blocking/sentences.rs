@@ -16,6 +16,7 @@ pub(super) fn sentences(
     rounds: &[HeldRound],
     (n, workers, client_workers): (usize, usize, usize),
     allowance: Allowance,
+    idle: Option<Duration>,
 ) -> Vec<String> {
     if rounds.is_empty() {
         return Vec::new();
@@ -50,6 +51,7 @@ pub(super) fn sentences(
             millis(h.outside)
         )
     };
+    let by_time = holding::waits_by_time(&allowance, &h, alone);
     let waits = format!(
         "≈{} of each {} request while holding its worker ({:.1} %, at most {allowed:.0} %{floor}){outside}",
         millis(h.all_waiting()),
@@ -75,6 +77,13 @@ pub(super) fn sentences(
             SLEEPS_AT_MOST * 100.0,
             millis(h.waiting)
         )
+    } else if waiting_used >= computing_used && by_time {
+        format!(
+            "its workers waited outside any response {:.1} % of the time measured (at most {allowed:.0} %): a task its requests spawned, or another task on the worker, slept in the kernel while it held the worker; its requests' own polls wait ≈{} of each {} request",
+            h.outside_share * 100.0,
+            millis(h.waiting),
+            millis(alone)
+        )
     } else if waiting_used >= computing_used {
         format!("waits {waits}")
     } else {
@@ -94,6 +103,23 @@ pub(super) fn sentences(
             millis(h.most_computing)
         ),
     ];
+    if let Some(idle) = idle.filter(|_| !h.outside.is_zero() || h.outside_share > 0.0) {
+        let over = super::super::worker_watch::IDLE_READING;
+        lines.push(if idle.is_zero() {
+            format!(
+                "with no load for {}, the workers never waited outside a response: the {} per request came with the requests — a task they spawned",
+                millis(over),
+                millis(h.outside)
+            )
+        } else {
+            format!(
+                "with no load for {}, the workers waited {} outside any response ({:.1} % of the time): a background task on the workers blocks them whatever the requests",
+                millis(over),
+                millis(idle),
+                100.0 * idle.as_secs_f64() / over.as_secs_f64()
+            )
+        });
+    }
     if h.handed_off > 0 {
         lines.push(format!(
             "in {} polls tokio handed the worker's core to another thread before the handler blocked (block_in_place): the worker ran other tasks meanwhile, and those polls are not counted as a hold",
@@ -158,6 +184,10 @@ pub(super) fn advice(
     let (waiting_used, computing_used, slept_used) = holding::parts(&allowance, &h, alone);
     let how = if computing_used > waiting_used.max(slept_used) {
         Hold::Computes
+    } else if waiting_used >= slept_used
+        && (h.outside > h.waiting || holding::waits_by_time(&allowance, &h, alone))
+    {
+        Hold::WaitsInATask
     } else {
         Hold::Waits
     };
