@@ -153,7 +153,8 @@ impl TargetBuilder {
                 });
             }
         };
-        Ok(served(Server::serve(service, pool)?, Kind::Router, client))
+        let server = Server::serve(service, pool)?.built_on_pool();
+        Ok(served(server, Kind::Router, client))
     }
 
     /// A router you started yourself with [`Server::serve`] (on a pool you built, say

@@ -3,10 +3,11 @@
 //!
 //! A task the requests spawned runs after their responses, and a background job (a cache
 //! refresher, a pool's maintenance) runs whether or not any request is in flight: what they
-//! take from the workers is time, not a request's share. So the watch first reads the
-//! workers with no load from perfshape for [`IDLE_READING`] — a background job that wakes a
-//! few times a second shows there — and then covers every moment of the claim, round after
-//! round: each round's share is the workers' waiting from the end of the last round's window
+//! take from the workers is time, not a request's share. So where the service was built on
+//! its served pool ([`Target::serve_with`](crate::Target::serve_with): what its builder
+//! spawned runs there), the watch first reads the workers with no load from perfshape for
+//! [`IDLE_READING`] — a background job that wakes a few times a second shows there; then,
+//! for every served router, it covers every moment of the claim, round after round: each round's share is the workers' waiting from the end of the last round's window
 //! to the end of its own, over that time. A fan-out of fast requests lasts a few
 //! milliseconds, and a job that wakes every 20 ms meets only some rounds' windows; the idle
 //! reading meets it in every claim.
@@ -32,25 +33,32 @@ struct Watching {
     _recording: Recording,
     /// Where the next round's window begins.
     from: Instant,
-    /// The workers' waiting over [`IDLE_READING`] with no load.
+    /// The workers' waiting over [`IDLE_READING`] with no load; zero where not read.
     idle: Duration,
+    /// Whether the idle reading was taken.
+    read_idle: bool,
 }
 
 impl WorkerWatch {
-    /// Starts watching `server`'s workers, if not yet: reads them with no load for
-    /// [`IDLE_READING`], and the first round's window begins then.
+    /// Starts watching `server`'s workers, if not yet: where the service was built on its
+    /// pool, reads them with no load for [`IDLE_READING`] first (100 ms a claim: not spent
+    /// where no builder could have left a task there); the first round's window begins
+    /// then.
     pub(crate) fn begin(&self, server: &Server) {
         let mut watching = self.lock();
         if watching.is_none() {
             let timeline = server.pool().timeline();
             let recording = timeline.record();
             let from = Instant::now();
-            std::thread::sleep(IDLE_READING);
+            if server.runs_its_own_tasks() {
+                std::thread::sleep(IDLE_READING);
+            }
             let now = Instant::now();
             *watching = Some(Watching {
                 _recording: recording,
                 from: now,
                 idle: timeline.waiting_within(from, now),
+                read_idle: server.runs_its_own_tasks(),
             });
         }
     }
@@ -70,9 +78,10 @@ impl WorkerWatch {
         Some((waited.as_secs_f64() / length.as_secs_f64()).max(idle_share(watching.idle)))
     }
 
-    /// The workers' waiting over [`IDLE_READING`] with no load, once the watch has begun.
+    /// The workers' waiting over [`IDLE_READING`] with no load, once the watch has begun
+    /// and where it was read.
     pub(crate) fn idle(&self) -> Option<Duration> {
-        self.lock().as_ref().map(|w| w.idle)
+        self.lock().as_ref().filter(|w| w.read_idle).map(|w| w.idle)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Watching>> {

@@ -88,6 +88,7 @@ pub struct Server {
     addr: SocketAddr,
     accepted: Arc<AtomicU64>,
     ledger: Arc<Ledger>,
+    built_on_pool: bool,
     // Declared last: dropped after the fields above, and it owns every server thread.
     pool: Pool,
 }
@@ -146,6 +147,7 @@ impl Server {
             addr,
             accepted,
             ledger,
+            built_on_pool: false,
             pool,
         })
     }
@@ -183,6 +185,19 @@ impl Server {
     /// What the server records of each response while a claim reads it.
     pub(crate) fn ledger(&self) -> &Arc<Ledger> {
         &self.ledger
+    }
+
+    /// Marks the service as built on its own pool (`Target::serve_with`): what its builder
+    /// spawned — a background job — runs on the workers the claims measure.
+    pub(crate) fn built_on_pool(mut self) -> Server {
+        self.built_on_pool = true;
+        self
+    }
+
+    /// Whether the service was built on its own pool, so that tasks it spawned as it was
+    /// built may run on the workers whatever the requests.
+    pub(crate) fn runs_its_own_tasks(&self) -> bool {
+        self.built_on_pool
     }
 
     /// The pool the server runs on: its settings, and its workers' activity.
