@@ -401,4 +401,50 @@ mod tests {
         assert_eq!(kept.len(), 1, "{kept:?}");
         assert!(kept[0].time.waiting >= Duration::from_millis(2), "{kept:?}");
     }
+
+    /// What the timeline adds to a served poll while a claim records, measured, not
+    /// asserted (a time is no test's verdict): `cargo test --lib -p perfshape
+    /// timeline_cost -- --ignored --nocapture` prints the time of a poll's readings before
+    /// (a reading at its start, a lighter one at its end) and now (two full readings and the
+    /// segment bookkeeping), and of a park-unpark pair's.
+    #[test]
+    #[ignore = "a measurement: run it by name"]
+    fn timeline_cost() {
+        if !crate::thread_clock::available() {
+            return;
+        }
+        const N: u32 = 200_000;
+        let timeline = Arc::new(Timeline::default());
+        let _recording = timeline.record();
+        timeline.started();
+        timeline.unparked();
+        let began = Instant::now();
+        for _ in 0..N {
+            let start = ThreadReading::now().unwrap();
+            std::hint::black_box(start.poll());
+        }
+        let before = began.elapsed() / N;
+        let began = Instant::now();
+        for _ in 0..N {
+            let start = ThreadReading::now().unwrap();
+            let mark = poll_begins(&start);
+            let end = ThreadReading::now().unwrap();
+            std::hint::black_box(start.until(&end));
+            std::hint::black_box(poll_ends(mark, &end));
+        }
+        let now = began.elapsed() / N;
+        let began = Instant::now();
+        for _ in 0..N {
+            timeline.parked();
+            timeline.unparked();
+        }
+        let stretch = began.elapsed() / N;
+        println!(
+            "a poll's readings: {:.2} µs before, {:.2} µs now (+{:.2} µs); a park and an unpark: {:.2} µs",
+            before.as_secs_f64() * 1e6,
+            now.as_secs_f64() * 1e6,
+            (now.as_secs_f64() - before.as_secs_f64()) * 1e6,
+            stretch.as_secs_f64() * 1e6
+        );
+    }
 }

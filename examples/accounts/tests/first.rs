@@ -18,8 +18,12 @@ async fn opening_an_account_never_blocks_its_worker() -> perfshape::Result {
         .latency(Duration::from_millis(1))
         .start()?;
     let url = format!("postgres://accounts@{}/postgres", proxy.addr());
-    let store = accounts::Store::connect(accounts::Build::Async, &url).expect("connects");
-    let target = Target::serve(accounts::app(store), PoolSettings::workers(1)?)?;
+    // Built on the served pool: the connection's driver task runs where production runs it.
+    let target = Target::serve_with(PoolSettings::workers(1)?, move || async move {
+        let store = accounts::Store::connect(accounts::Build::Async, &url)?;
+        store.page(1).await?;
+        Ok::<_, accounts::StoreError>(accounts::app(store))
+    })?;
     let open = target
         .post("/accounts")
         .json(&json!({ "owner": "ada", "cents": 1250 }))
