@@ -364,4 +364,43 @@ mod tests {
             assert!(!brief.slept, "{brief:?}");
         }
     }
+
+    /// The rule that a poll whose thread made no voluntary switch did not wait, on synthetic
+    /// readings (hypervisor steal, which only a virtual machine under load shows, is what it
+    /// guards against): 3 ms off the CPU without a switch is preempted, never waiting,
+    /// whatever the run queue says; the same with a switch is split by the run queue.
+    #[test]
+    fn time_off_the_cpu_without_a_voluntary_switch_is_never_waiting() {
+        let at = Instant::now();
+        let reading = |micros: u64, cpu_us: u64, queued_us: u64, switches: u64| ThreadReading {
+            at: at + Duration::from_micros(micros),
+            cpu: Duration::from_micros(cpu_us),
+            queued: Some(Duration::from_micros(queued_us)),
+            switches: Some(switches),
+        };
+        // 4 ms of wall, 1 ms of CPU, nothing on the run queue: 3 ms the clocks cannot place.
+        let start = reading(0, 0, 0, 7);
+        let stolen = start.until(&reading(4000, 1000, 0, 7));
+        assert_eq!(stolen.waiting, Duration::ZERO, "{stolen:?}");
+        assert_eq!(stolen.preempted, Duration::from_micros(3000), "{stolen:?}");
+        assert!(!stolen.slept, "{stolen:?}");
+        // The same with a voluntary switch: a sleep, split by the run queue (1 ms of it).
+        let slept = start.until(&reading(4000, 1000, 1000, 8));
+        assert_eq!(slept.waiting, Duration::from_micros(2000), "{slept:?}");
+        assert_eq!(slept.preempted, Duration::from_micros(1000), "{slept:?}");
+        assert!(slept.slept, "{slept:?}");
+        // Where the switches are not read (off Linux), the time off the CPU is all the wait
+        // it can have been: a bound, which the claims know to be one (`splits_off_cpu`).
+        let unread = ThreadReading {
+            switches: None,
+            queued: None,
+            ..start
+        };
+        let bound = unread.until(&ThreadReading {
+            switches: None,
+            queued: None,
+            ..reading(4000, 1000, 0, 0)
+        });
+        assert_eq!(bound.waiting, Duration::from_micros(3000), "{bound:?}");
+    }
 }
