@@ -136,7 +136,8 @@ pub enum Error {
     },
     /// The builder a served service was given
     /// ([`Target::serve_with`](crate::Target::serve_with)) returned an error, panicked or
-    /// did not finish in time: before any load.
+    /// did not finish in time, or a launch function
+    /// ([`Target::launch`](crate::Target::launch)) returned at once: before any load.
     #[error("building the service on its served pool: {what}")]
     Build {
         /// What the builder did: its error, its panic's message, or how long it ran.
@@ -172,6 +173,16 @@ pub enum Error {
         /// The plotting library's message.
         reason: String,
     },
+}
+
+/// A panic's message, where it carried one (`panic!("…")` carries a `&str` or a `String`):
+/// what a builder's or a launch function's panic is named by.
+pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic with no message".to_string())
 }
 
 impl std::fmt::Debug for Error {

@@ -71,6 +71,8 @@ pub(crate) enum Kind {
     Router,
     /// A running service at a URL.
     Url,
+    /// A service perfshape started by its own launch function, on a pool of perfshape's.
+    Launched,
 }
 
 impl Target {
@@ -142,7 +144,7 @@ impl Target {
         n: usize,
         canary: Option<(&Plan, Duration)>,
     ) -> Result<crate::run::Run> {
-        let Some(server) = self.served() else {
+        let Some(server) = self.server.as_deref() else {
             return self.client.run_plan(strategy, plan, n, canary);
         };
         let timeline = server.pool().timeline();
@@ -200,9 +202,21 @@ impl Target {
             .get_or_init(|| ServiceProcess::of_url(&self.base))
     }
 
-    /// The server perfshape runs for this target, if it runs one (not for a URL).
+    /// The server perfshape runs for this target, if it serves a router (not for a URL,
+    /// nor for a service started by its own launch function: see
+    /// [`launched`](Self::launched)).
     pub fn served(&self) -> Option<&Server> {
-        self.server.as_deref()
+        self.server
+            .as_deref()
+            .filter(|_| self.kind != Kind::Launched)
+    }
+
+    /// The server of a service perfshape started by its own launch function
+    /// ([`Target::launch`]): its pool's workers are clocked, its responses' polls are not.
+    pub fn launched(&self) -> Option<&Server> {
+        self.server
+            .as_deref()
+            .filter(|_| self.kind == Kind::Launched)
     }
 
     /// The pool settings of the server, when perfshape serves it.
@@ -229,6 +243,7 @@ impl std::fmt::Display for Target {
         let what = match (self.kind, self.pool_settings()) {
             (Kind::Demo, Some(pool)) => format!("demo service on {pool}"),
             (Kind::Router, Some(pool)) => format!("router on {pool}"),
+            (Kind::Launched, Some(pool)) => format!("launched service on {pool}"),
             _ => "running service".to_string(),
         };
         match &self.name {

@@ -147,7 +147,10 @@ impl TargetBuilder {
             Err(joined) => {
                 return Err(Error::Build {
                     what: match joined.try_into_panic() {
-                        Ok(panic) => format!("the builder panicked: {}", panic_message(&*panic)),
+                        Ok(panic) => format!(
+                            "the builder panicked: {}",
+                            crate::error::panic_message(&*panic)
+                        ),
                         Err(joined) => format!("the builder was cancelled: {joined}"),
                     },
                 });
@@ -155,6 +158,19 @@ impl TargetBuilder {
         };
         let server = Server::serve(service, pool)?.built_on_pool();
         Ok(served(server, Kind::Router, client))
+    }
+
+    /// Your service started the way its `main` starts it, by its own launch function, on
+    /// a new pool with `settings` ([`Target::launch`]).
+    pub fn launch<F, Fut, E>(self, settings: PoolSettings, launch: F) -> Result<Target>
+    where
+        F: FnOnce(tokio::net::TcpListener, crate::server::Shutdown) -> Fut + Send + 'static,
+        Fut: Future<Output = std::result::Result<(), E>> + Send + 'static,
+        E: std::fmt::Display,
+    {
+        let client = self.client()?;
+        let server = Server::launch(launch, Pool::new("server", settings)?)?;
+        Ok(served(server, Kind::Launched, client))
     }
 
     /// A router you started yourself with [`Server::serve`] (on a pool you built, say
@@ -211,15 +227,6 @@ impl TargetBuilder {
 }
 
 /// A target of a server perfshape runs.
-/// A panic's message, where it carried one (`panic!("…")` carries a `&str` or a `String`).
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with no message".to_string())
-}
-
 fn served(server: Server, kind: Kind, client: LoadClient) -> Target {
     Target::assemble(server.base_url(), kind, client, Some(server))
 }
@@ -314,6 +321,46 @@ impl Target {
         E: std::fmt::Display,
     {
         Target::builder().serve_with(settings, build)
+    }
+
+    /// Your service started the way its `main` starts it: `launch` is given a listener
+    /// bound to `127.0.0.1` on a free port and a [`Shutdown`](crate::server::Shutdown) that
+    /// resolves when the target is dropped, and runs on a pool of perfshape's with
+    /// `settings` — for a service whose router is private to its crate. Its responses are
+    /// not timed poll by poll; its workers are clocked whole, and the claims that judge a
+    /// hold decide on that. A launch function that returns at once (an error, a panic, or
+    /// no serving) is named before any load.
+    ///
+    /// ```
+    /// use axum::{Router, routing::get};
+    /// use perfshape::{PoolSettings, Target, server::Shutdown};
+    ///
+    /// // What the service's crate exports, and its `main` calls.
+    /// async fn launch(listener: tokio::net::TcpListener, shutdown: Shutdown) -> std::io::Result<()> {
+    ///     let router = Router::new().route("/health", get(|| async { "ok" }));
+    ///     axum::serve(listener, router).with_graceful_shutdown(shutdown).await
+    /// }
+    ///
+    /// let target = Target::launch(PoolSettings::workers(1)?, launch)?;
+    /// target.get("/health").does_not_block_its_worker().check()?.gate()?;
+    ///
+    /// let err = Target::launch(PoolSettings::workers(1)?, |_, _| async {
+    ///     Err::<(), _>("no configuration at /etc/app.toml")
+    /// })
+    /// .unwrap_err();
+    /// assert_eq!(
+    ///     err.to_string(),
+    ///     "building the service on its served pool: the launch function returned an error: no configuration at /etc/app.toml"
+    /// );
+    /// # Ok::<(), perfshape::Error>(())
+    /// ```
+    pub fn launch<F, Fut, E>(settings: PoolSettings, launch: F) -> Result<Target>
+    where
+        F: FnOnce(tokio::net::TcpListener, crate::server::Shutdown) -> Fut + Send + 'static,
+        Fut: Future<Output = std::result::Result<(), E>> + Send + 'static,
+        E: std::fmt::Display,
+    {
+        Target::builder().launch(settings, launch)
     }
 
     /// A router you started yourself with [`Server::serve`] (on a pool you built, say

@@ -95,6 +95,8 @@ impl Endpoint {
             .concurrency_set()
             .unwrap_or_else(|| slow.workers().map_or(COMPARISON_FAN_OUT, |p| p.workers));
         let polled = slow.target().served().is_some() && crate::thread_clock::available();
+        // A launched service's workers are clocked, its responses' polls are not.
+        let clocked = slow.target().launched().is_some() && crate::thread_clock::available();
         let evidence = Evidence::default();
         let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());
         let mut quickest: Option<Duration> = None;
@@ -107,8 +109,9 @@ impl Endpoint {
             ),
             move || {
                 let alone = cheap.alone()?.0;
-                let round = match busy.target().served() {
-                    Some(_) if !polled => {
+                let server = busy.target().served().or(busy.target().launched());
+                let round = match server {
+                    Some(_) if !polled && !clocked => {
                         return Err(Error::Unread {
                             what: crate::thread_clock::unclocked("the handlers'"),
                         });
@@ -161,6 +164,11 @@ impl Endpoint {
             (
                 "across the slow requests' time, once they have started on the server",
                 "what the slow requests' waiting, their polls past the hold floor and their workers' waiting outside any response, during it explain",
+            )
+        } else if clocked {
+            (
+                "across the slow requests' time, from the first moment",
+                "what the workers' waiting and their stretches past the hold floor during it explain (a launched service's responses are not timed)",
             )
         } else {
             (
@@ -242,6 +250,9 @@ fn served_round(
     let ledger = server.ledger();
     let allowance = busy.allowance();
     let before = ledger.started();
+    // A launched service's requests are not counted as they start: the cheap ones go from
+    // the first moment, and spread over the slow requests' time all the same.
+    let counted = busy.target().served().is_some();
     let spacing = unit_hint.map_or(Duration::ZERO, |unit| unit / PROBES_PER_UNIT);
     let (slow_run, probes) = std::thread::scope(|scope| {
         let slow = scope.spawn(|| {
@@ -255,7 +266,11 @@ fn served_round(
         });
         let deadline = Instant::now() + STARTED_WITHIN;
         let holding = before + n.min(workers) as u64;
-        while ledger.started() < holding && Instant::now() < deadline && !slow.is_finished() {
+        while counted
+            && ledger.started() < holding
+            && Instant::now() < deadline
+            && !slow.is_finished()
+        {
             std::thread::sleep(Duration::from_micros(20));
         }
         let mut probes = Vec::new();
@@ -304,7 +319,11 @@ fn served_round(
     }
     let round = round.expect("a round sends at least one probe");
     Ok(Round {
-        slow: Holding::of_run(&slow_run),
+        slow: if counted {
+            Holding::of_run(&slow_run)
+        } else {
+            Some(Holding::of_timeline(&slow_run, &slow_run))
+        },
         ..round
     })
 }
@@ -376,9 +395,11 @@ fn quickest_of(run: &Run) -> Duration {
 /// The most time one slow request of `run` blocked its worker between `from` and `to`: its
 /// polls that waited, or held it past the hold floor, in the part that falls inside that
 /// window — on the one clock the served router and the load client share in this process —
-/// or, whichever is more, the most one worker waited outside every response's polls in that
-/// window (a task the slow requests spawned, or another task on the worker). A wait the
-/// slow requests' blocking cannot have caused (one after they finished, say) is not theirs.
+/// or, whichever is more, the most one worker held itself outside every response's polls in
+/// that window, by the same measure (a task the slow requests spawned, or another task on
+/// the worker; on a launched service, whose responses are not timed, all of it). A wait
+/// the slow requests' blocking cannot have caused (one after they finished, say) is not
+/// theirs.
 fn blocking_during(run: &Run, from: Instant, to: Instant, allowance: &Allowance) -> Duration {
     let polls = run
         .records
@@ -397,13 +418,15 @@ fn blocking_during(run: &Run, from: Instant, to: Instant, allowance: &Allowance)
         .unwrap_or_default();
     let mut threads: Vec<(u64, Duration)> = Vec::new();
     for segment in &run.worker_waits {
-        let waited = segment.waiting_within(from, to);
+        let held = segment
+            .overlap(from, to)
+            .mul_f64(holding::holding_share(allowance, &segment.time));
         match threads
             .iter_mut()
             .find(|(thread, _)| *thread == segment.thread)
         {
-            Some((_, sum)) => *sum += waited,
-            None => threads.push((segment.thread, waited)),
+            Some((_, sum)) => *sum += held,
+            None => threads.push((segment.thread, held)),
         }
     }
     let outside = threads

@@ -158,6 +158,29 @@ impl Holding {
         self.waiting + self.outside
     }
 
+    /// The figures of a load on a launched service, whose responses are not timed, from its
+    /// workers' timeline alone: their waiting while `load` ran, per request (all of it is
+    /// outside any timed poll), and the longest stretch of CPU a worker ran while `alone`,
+    /// one request, was served — a bound on that request's longest poll (a stretch under
+    /// [`LONG`](crate::pool::timeline::LONG) is not kept, and reads as none).
+    pub(crate) fn of_timeline(load: &Run, alone: &Run) -> Holding {
+        let requests = load.records.len().max(1);
+        let waited: Duration = load.worker_waits.iter().map(|s| s.time.waiting).sum();
+        let longest = alone
+            .worker_waits
+            .iter()
+            .map(|s| s.time.computing)
+            .max()
+            .unwrap_or_default();
+        Holding {
+            requests,
+            outside: waited / requests as u32,
+            longest_computing: longest,
+            most_computing: longest,
+            ..Holding::default()
+        }
+    }
+
     /// The figures over `run`'s records, with its workers' waiting outside their polls.
     pub(crate) fn of_run(run: &Run) -> Option<Holding> {
         let mut holding = Holding::of(&run.records)?;

@@ -43,8 +43,14 @@ use crate::thread_clock::{PollTime, ThreadReading};
 /// kept).
 const MAX_KEPT: usize = 8192;
 
+/// A segment that computed this long is kept even if it never slept: on a service whose
+/// responses are not timed (a launched one) the longest stretch of a worker's CPU serving
+/// one request bounds its longest poll.
+pub(crate) const LONG: Duration = Duration::from_millis(1);
+
 /// One stretch of a worker's run outside any timed response poll, in which its thread
-/// slept in the kernel: when it began, on which worker thread, and what it was made of.
+/// slept in the kernel or computed at least [`LONG`]: when it began, on which worker thread,
+/// and what it was made of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Segment {
     /// The worker thread, by the number the timeline gave it.
@@ -56,11 +62,15 @@ pub(crate) struct Segment {
 }
 
 impl Segment {
+    /// The part of this segment inside `[from, to)`.
+    pub(crate) fn overlap(&self, from: Instant, to: Instant) -> Duration {
+        let end = self.at + self.time.wall;
+        end.min(to).saturating_duration_since(self.at.max(from))
+    }
+
     /// The part of this segment's waiting inside `[from, to)`, taking the wait as spread
     /// evenly over the segment.
     pub(crate) fn waiting_within(&self, from: Instant, to: Instant) -> Duration {
-        let end = self.at + self.time.wall;
-        let overlap = end.min(to).saturating_duration_since(self.at.max(from));
         if self.time.wall.is_zero() {
             return if self.at >= from && self.at < to {
                 self.time.waiting
@@ -70,7 +80,7 @@ impl Segment {
         }
         self.time
             .waiting
-            .mul_f64(overlap.as_secs_f64() / self.time.wall.as_secs_f64())
+            .mul_f64(self.overlap(from, to).as_secs_f64() / self.time.wall.as_secs_f64())
     }
 }
 
@@ -223,13 +233,13 @@ impl Timeline {
 
 impl Open {
     /// Keeps the run from the last boundary to `now` as a segment, if its thread slept in
-    /// it and no hand-off happened since the stretch began.
+    /// it or computed at least [`LONG`], and no hand-off happened since the stretch began.
     fn close(&self, now: &ThreadReading) {
         if self.timeline.handoffs() != self.handoffs {
             return;
         }
         let time = self.boundary.until(now);
-        if time.waiting > Duration::ZERO {
+        if time.waiting > Duration::ZERO || time.computing >= LONG {
             self.timeline.keep(Segment {
                 thread: self.id,
                 at: self.boundary.at(),
@@ -374,7 +384,7 @@ mod tests {
     }
 
     /// A worker that sleeps outside any response poll — a task its requests spawned —
-    /// leaves a segment with the sleep as waiting; one that only computes leaves none.
+    /// leaves a segment with the sleep as waiting; one that computes briefly leaves none.
     #[test]
     fn a_sleep_between_polls_is_kept_and_a_spin_is_not() {
         if !crate::thread_clock::available() || !crate::thread_clock::splits_off_cpu() {
@@ -387,7 +397,7 @@ mod tests {
             scope.spawn(|| {
                 timeline.unparked();
                 let began = Instant::now();
-                while began.elapsed() < Duration::from_millis(1) {
+                while began.elapsed() < Duration::from_micros(300) {
                     std::hint::black_box(began.elapsed());
                 }
                 let start = ThreadReading::now().unwrap();

@@ -3,6 +3,7 @@
 
 mod demo;
 mod faults;
+mod launched;
 pub(crate) mod ledger;
 mod trace;
 
@@ -15,6 +16,7 @@ use axum::serve::ListenerExt;
 
 pub use crate::vocab::wire::{HELD, PEER, RUNTIME, SEQ, SERVED_BY, Split};
 pub use crate::vocab::{Held, RuntimeFigures, WorkReport};
+pub use launched::Shutdown;
 
 use self::ledger::Ledger;
 use crate::error::{Error, Result};
@@ -89,6 +91,8 @@ pub struct Server {
     accepted: Arc<AtomicU64>,
     ledger: Arc<Ledger>,
     built_on_pool: bool,
+    /// A service started by its own launch function: its stop, sent when this is dropped.
+    _launched: Option<launched::Launched>,
     // Declared last: dropped after the fields above, and it owns every server thread.
     pool: Pool,
 }
@@ -148,6 +152,39 @@ impl Server {
             accepted,
             ledger,
             built_on_pool: false,
+            _launched: None,
+            pool,
+        })
+    }
+
+    /// Starts a service by its own launch function on `pool`, which the server owns from
+    /// now on: `launch` is given a listener bound to `127.0.0.1` on a free port and a
+    /// [`Shutdown`] that resolves when the server is dropped, as a service's `main` gives
+    /// them. A launch function that returns at once — an error, a panic, or no serving — is
+    /// named ([`Error::Build`]).
+    ///
+    /// Its responses are not wrapped by perfshape's layer: no response poll is timed one by
+    /// one, and the claims decide on the workers' timeline.
+    pub fn launch<F, Fut, E>(launch: F, pool: Pool) -> Result<Server>
+    where
+        F: FnOnce(tokio::net::TcpListener, Shutdown) -> Fut + Send + 'static,
+        Fut: std::future::Future<Output = std::result::Result<(), E>> + Send + 'static,
+        E: std::fmt::Display,
+    {
+        let listener = {
+            let _entered = pool.handle().enter();
+            listen(SocketAddr::from(([127, 0, 0, 1], 0)))?
+        };
+        let addr = listener
+            .local_addr()
+            .map_err(|e| Error::io("reading the listener's address", e))?;
+        let launched = launched::Launched::start(pool.handle(), listener, launch)?;
+        Ok(Server {
+            addr,
+            accepted: Arc::default(),
+            ledger: Arc::default(),
+            built_on_pool: true,
+            _launched: Some(launched),
             pool,
         })
     }

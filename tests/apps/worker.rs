@@ -107,6 +107,17 @@ pub async fn with_refresher(sync_read: bool) -> Result<Router, std::convert::Inf
     ))
 }
 
+/// The service as its `main` starts it: [`app`] served on `listener` until `shutdown`
+/// resolves — the router private to the crate, as many services keep it.
+pub async fn launch(
+    listener: tokio::net::TcpListener,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(listener, app())
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
 /// Looks the user up twice (its salt, then its roles), then verifies the password hash:
 /// [`VERIFY`] of CPU in the poll after the second lookup, or on the blocking pool.
 async fn login(

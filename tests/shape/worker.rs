@@ -184,3 +184,94 @@ fn a_refresher_reading_through_the_blocking_pool_holds() -> Result {
     }
     Ok(())
 }
+
+/// The same service started by its own launch function, as its `main` starts it: its
+/// responses are not timed, its workers are, and the claims decide on them.
+fn launched() -> Result<Target> {
+    Target::launch(PoolSettings::workers(1)?, worker::launch)
+}
+
+#[test]
+fn a_launched_service_is_judged_by_its_workers() -> Result {
+    let target = launched()?;
+    let checked = order(&target, false).does_not_block_its_worker().check()?;
+    if let Some(verdict) = verdict(&checked) {
+        assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
+        let report = format!("{:#}", checked.report());
+        assert!(report.contains("not timed poll by poll"), "{report}");
+    }
+    let fixed = order(&target, true).does_not_block_its_worker().check()?;
+    if let Some(verdict) = verdict(&fixed) {
+        assert_eq!(verdict, Verdict::Holds, "{}", fixed.report());
+    }
+    let hashing = target
+        .get("/health")
+        .keeps_answering_during(&login(&target, false))
+        .check()?;
+    if let Some(verdict) = verdict(&hashing) {
+        assert_eq!(verdict, Verdict::Broken, "{}", hashing.report());
+    }
+    let offloaded = target
+        .get("/health")
+        .keeps_answering_during(&login(&target, true))
+        .check()?;
+    if let Some(verdict) = verdict(&offloaded) {
+        assert_eq!(verdict, Verdict::Holds, "{}", offloaded.report());
+    }
+    Ok(())
+}
+
+/// On a launched service a long stretch of CPU shows as the workers' longest stretch
+/// serving one request.
+#[test]
+fn a_launched_service_s_long_stretch_of_cpu_breaks() -> Result {
+    let target = launched()?;
+    let inline = target
+        .get("/digest?inline=1")
+        .poll_budget(std::time::Duration::from_millis(4))
+        .concurrency(4)
+        .does_not_block_its_worker()
+        .check()?;
+    if let Some(verdict) = verdict(&inline) {
+        assert_eq!(verdict, Verdict::Broken, "{}", inline.report());
+        let headline = inline.report().headline();
+        assert!(
+            headline.contains("computes 10 ms in one stretch serving one request"),
+            "{headline}"
+        );
+    }
+    Ok(())
+}
+
+/// A launch function that fails at once is named before any load.
+#[test]
+fn a_launch_function_that_fails_at_once_is_named() {
+    let err = Target::launch(PoolSettings::workers(1).unwrap(), |_, _| async {
+        Err::<(), _>(std::io::Error::other("port 5432 refused"))
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "building the service on its served pool: the launch function returned an error: port 5432 refused"
+    );
+    let err = Target::launch(PoolSettings::workers(1).unwrap(), |_, _| async {
+        Ok::<(), std::io::Error>(())
+    })
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .ends_with("the launch function returned before serving a request"),
+        "{err}"
+    );
+    let err = Target::serve_with(PoolSettings::workers(1).unwrap(), || async {
+        if true {
+            panic!("no DATABASE_URL");
+        }
+        Ok::<axum::Router, std::io::Error>(axum::Router::new())
+    })
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "building the service on its served pool: the builder panicked: no DATABASE_URL"
+    );
+}

@@ -106,7 +106,9 @@ impl Endpoint {
         let waves = n.div_ceil(workers) as f64;
         let allowance = self.allowance();
         let served = self.target().served().is_some();
+        let launched = self.target().launched().is_some();
         let polled = served && crate::thread_clock::available();
+        let clocked = launched && crate::thread_clock::available();
         let client_workers = self.target().client().pool().settings().workers;
         let evidence = Evidence::default();
         let (this, seen) = (self.clone(), evidence.clone());
@@ -124,7 +126,7 @@ impl Endpoint {
             move || {
                 let service = fanned.target().service_process();
                 observed.observe(fanned.target(), || {
-                    let server = fanned.target().served();
+                    let server = fanned.target().served().or(fanned.target().launched());
                     if let Some(server) = server {
                         watch.begin(server);
                     }
@@ -135,24 +137,31 @@ impl Endpoint {
                         .and_then(|s| s.times())
                         .zip(before)
                         .map(|(after, before)| (after.since(&before), started.elapsed()));
+                    // A launched service's responses are not timed: its workers' longest
+                    // stretch serving one request bounds its longest poll.
+                    let alone = match fanned.target().launched() {
+                        Some(_) => Some(fanned.run(ClientStrategy::Sequential, 1)?),
+                        None => None,
+                    };
                     let share = server.and_then(|server| watch.share(server));
-                    Ok((run, (times, share)))
+                    Ok((run, (times, share, alone)))
                 })
             },
-            move |alone, (run, (service_times, share))| {
+            move |alone, (run, (service_times, share, alone_run))| {
                 let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
                 let round = HeldRound {
                     alone,
                     ratio,
                     estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
-                    polls: if polled {
-                        Holding::of_run(&run).map(|h| Holding {
-                            outside_share: share.unwrap_or_default(),
-                            ..h
-                        })
-                    } else {
-                        None
-                    },
+                    polls: match (polled, clocked, &alone_run) {
+                        (true, _, _) => Holding::of_run(&run),
+                        (_, true, Some(alone_run)) => Some(Holding::of_timeline(&run, alone_run)),
+                        _ => None,
+                    }
+                    .map(|h| Holding {
+                        outside_share: share.unwrap_or_default(),
+                        ..h
+                    }),
                     service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
                     outside: seen
                         .last()
@@ -162,7 +171,7 @@ impl Endpoint {
                 };
                 let figure = match round.polls {
                     Some(holding) => holding::used(&allowance, &holding, alone)?,
-                    None if this.target().served().is_some() && !polled => {
+                    None if (served && !polled) || (launched && !clocked) => {
                         return Err(Error::Unread {
                             what: crate::thread_clock::unclocked("the handler's"),
                         });
@@ -190,8 +199,10 @@ impl Endpoint {
             .evidence(move || evidence.describe(&what));
         // What the claim decides on wherever it is run, so that the snapshot is the same on
         // every platform: where a clock is missing the claim is inconclusive, saying so.
-        let decided_on = if self.target().served().is_some() {
+        let decided_on = if served {
             "the handler's polls, split by the worker's clocks"
+        } else if launched {
+            "the workers' timeline: their waiting while the requests ran, and their longest stretch of CPU serving one request"
         } else {
             "a timing from outside"
         };
@@ -228,7 +239,9 @@ impl Endpoint {
         })
         .advise({
             let rounds = rounds.clone();
-            move |report: &ClaimReport| advice(report, &rounds.to_vec(), allowance, served)
+            move |report: &ClaimReport| {
+                advice(report, &rounds.to_vec(), allowance, served || launched)
+            }
         })
         .explain(move |report: &ClaimReport| {
             sentences(
@@ -236,7 +249,7 @@ impl Endpoint {
                 &rounds.to_vec(),
                 (n, workers, client_workers),
                 allowance,
-                watched.idle(),
+                (watched.idle(), launched),
             )
         })
         .ready_made()

@@ -16,7 +16,7 @@ pub(super) fn sentences(
     rounds: &[HeldRound],
     (n, workers, client_workers): (usize, usize, usize),
     allowance: Allowance,
-    idle: Option<Duration>,
+    (idle, launched): (Option<Duration>, bool),
 ) -> Vec<String> {
     if rounds.is_empty() {
         return Vec::new();
@@ -43,7 +43,7 @@ pub(super) fn sentences(
     } else {
         String::new()
     };
-    let outside = if h.outside.is_zero() {
+    let outside = if h.outside.is_zero() || launched {
         String::new()
     } else {
         format!(
@@ -60,14 +60,20 @@ pub(super) fn sentences(
     );
     let computes = format!("{} (budget {budget})", millis(h.longest_computing));
     let (waiting_used, computing_used, slept_used) = holding::parts(&allowance, &h, alone);
+    // A launched service's longest poll is bounded by its workers' longest stretch.
+    let longest = if launched {
+        "its longest stretch of CPU serving one request"
+    } else {
+        "its longest poll"
+    };
     let first = if report.verdict.holds() {
         if h.all_waiting() < Duration::from_micros(5) {
             format!(
-                "never waits while holding its worker (each {} request); its longest poll computes {computes}",
+                "never waits while holding its worker (each {} request); {longest} computes {computes}",
                 millis(alone)
             )
         } else {
-            format!("waits {waits}; its longest poll computes {computes}")
+            format!("waits {waits}; {longest} computes {computes}")
         }
     } else if slept_used > 1.0 && waiting_used <= 1.0 && computing_used <= 1.0 {
         // Broken by the sleeps alone: their time here is under what a wait may take.
@@ -88,12 +94,23 @@ pub(super) fn sentences(
         format!("waits {waits}")
     } else {
         format!(
-            "computes {} in one poll without giving its worker back (budget {budget}); it waits {waits}",
-            millis(h.longest_computing)
+            "computes {} in one {} without giving its worker back (budget {budget}); it waits {waits}",
+            millis(h.longest_computing),
+            if launched {
+                "stretch serving one request"
+            } else {
+                "poll"
+            }
         )
     };
-    let mut lines = vec![
-        first,
+    let detail = if launched {
+        format!(
+            "a launched service's responses are not timed poll by poll: its workers waited {} per request while the requests ran, and their longest stretch of CPU serving one request alone was {} (a bound on its longest poll; a stretch under {} is not kept)",
+            millis(h.outside),
+            millis(h.longest_computing),
+            millis(crate::pool::timeline::LONG)
+        )
+    } else {
         format!(
             "its polls held the worker {} of the median request: {} computing, {} preempted by the machine (neither); {} waiting per request on average; the longest poll of any request computed {}",
             millis(h.held),
@@ -101,8 +118,9 @@ pub(super) fn sentences(
             millis(h.preempted),
             millis(h.waiting),
             millis(h.most_computing)
-        ),
-    ];
+        )
+    };
+    let mut lines = vec![first, detail];
     if let Some(idle) = idle.filter(|_| !h.outside.is_zero() || h.outside_share > 0.0) {
         let over = super::super::worker_watch::IDLE_READING;
         lines.push(if idle.is_zero() {
@@ -141,7 +159,9 @@ pub(super) fn sentences(
                 .client_per_request
                 .map_or(0.0, |c| c.as_secs_f64() / client_workers as f64))
         / alone.as_secs_f64().max(f64::MIN_POSITIVE);
-    let queued = powerless.is_none()
+    // A launched service's polls are not timed: what they cost is not known here.
+    let queued = !launched
+        && powerless.is_none()
         && figures.estimate > allowance.waiting
         && h.all_waiting() <= allowance.waiting_allowed(alone)
         && figures.ratio - 1.0 > 3.0 * own_cost;
