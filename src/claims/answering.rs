@@ -81,7 +81,11 @@ impl Endpoint {
     /// queueing. This endpoint alone is measured in each round too.
     ///
     /// On a router perfshape serves, this endpoint is sent once the `slow` requests have
-    /// started on the server (its layer counts them), and their polls say what held the
+    /// started on the server (its layer counts them), then again and again across their
+    /// time (up to 24 a round, spread at 16 to one `slow` request), as a request arriving
+    /// at a random moment would be — a login that awaits its lookups and then hashes is met
+    /// during the hash; the round's figure is the longest wait. Their polls, and the
+    /// workers' stretches outside any response (a task `slow` spawned), say what held the
     /// workers: a wait counts only as far as `slow` held its worker *during* it — waiting in
     /// a poll, or in a poll longer than 1 ms, computing or waiting (6 ms where perfshape was
     /// built without optimisations), or past its [poll budget](Endpoint::poll_budget) — so

@@ -80,7 +80,15 @@ impl Endpoint {
     ///
     /// On a router perfshape serves, each response's polls — its service future's and its
     /// body's — are timed and split by the worker thread's CPU clock and run-queue time
-    /// (preemption by a busy machine is neither), and decide. Off Linux the run queue is
+    /// (preemption by a busy machine is neither), and decide; so does what the workers did
+    /// outside them: a task the requests spawned that waits on the worker counts in the
+    /// waiting per request, and the share of the time the workers waited outside any
+    /// response counts against 5 % (a background job; a service built with
+    /// [`Target::serve_with`](crate::Target::serve_with) is read with no load first, which
+    /// names one). A poll inside which tokio handed the worker's core to another thread
+    /// (`block_in_place`) is not a hold. A service started by its own launch function
+    /// ([`Target::launch`](crate::Target::launch)) is judged by its workers alone: their
+    /// waiting while the requests ran, and their longest stretch of CPU serving one request. Off Linux the run queue is
     /// not read: a poll's time off the CPU is then a bound on its wait, which can hold the
     /// claim but never break it (inconclusive, naming the read), while computing past the
     /// budget breaks it everywhere. N concurrent requests (20 per
