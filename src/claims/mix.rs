@@ -8,6 +8,7 @@ use std::time::Duration;
 use super::holding::{self, Holding, millis};
 use super::holding::{FAN_OUT_PER_WORKER, LEAST, SLEEPS_AT_MOST};
 use super::remedy::{self, Hold};
+use super::worker_watch::WorkerWatch;
 use crate::claim::{Advice, Claim, ClaimReport, Measure, median};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -31,6 +32,10 @@ struct RouteRound {
     waiting_used: Vec<Option<f64>>,
     /// What the server received of each request label (`GET /health`), over the fan-out.
     received: BTreeMap<String, usize>,
+    /// The share of the round's time the workers waited outside every route's polls, ÷ the
+    /// tightest waiting share the routes allow: a task the routes spawned, or a background
+    /// job ([`WorkerWatch`]).
+    outside_used: f64,
 }
 
 impl RouteRound {
@@ -53,6 +58,10 @@ impl Mix {
     /// how many requests of each route the server received (in proportion to the weights,
     /// or the claim refuses the run).
     ///
+    /// The workers' waiting outside every route's polls — a task the routes spawned, a
+    /// background job — counts too: its share of the time measured against the tightest
+    /// waiting share the routes allow.
+    ///
     /// Needs a router perfshape serves (the polls are timed by its layer).
     pub fn none_blocks_its_worker(&self) -> Claim<'static> {
         let workers = self.target.pool_settings().map_or(1, |p| p.workers);
@@ -66,6 +75,8 @@ impl Mix {
         );
         let what = format!("{n} concurrent of the {}", self.name());
         let seen = evidence.clone();
+        // The served workers, watched from the first round to the claim's end.
+        let watch = WorkerWatch::default();
         let (used, rounds) = Measure::paired(
             &label,
             move || {
@@ -79,16 +90,24 @@ impl Mix {
                 fanned.validate()?;
                 let plan = fanned.plan()?;
                 seen.observe(&fanned.target, || {
+                    let server = fanned.target.served();
+                    if let Some(server) = server {
+                        watch.begin(server);
+                    }
                     let run = fanned
                         .target
                         .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
                     run.require_ok()?;
-                    Ok(run)
+                    let share = server.and_then(|server| watch.share(server));
+                    Ok((run, share.unwrap_or_default()))
                 })
             },
-            move |alone, run| {
-                let round = this.round(&run, alone)?;
-                let figure = round.worst().map_or(LEAST, |(_, used)| used);
+            move |alone, (run, share)| {
+                let round = this.round(&run, alone, share)?;
+                let figure = round
+                    .worst()
+                    .map_or(LEAST, |(_, used)| used)
+                    .max(round.outside_used);
                 Ok((figure.max(LEAST), round))
             },
         );
@@ -121,7 +140,7 @@ impl Mix {
         .context("n", n)
         .context(
             "allowance used",
-            "per route, the largest of waiting ÷ its share of the route's request, the longest poll ÷ the poll budget, and the share of its requests whose polls slept in the kernel ÷ 50 %",
+            "per route, the largest of waiting ÷ its share of the route's request, the longest poll ÷ the poll budget, and the share of its requests whose polls slept in the kernel ÷ 50 %; and the share of the time the workers waited outside every route's polls ÷ the tightest waiting share",
         )
         .observed({
             let rounds = rounds.clone();
@@ -143,9 +162,10 @@ impl Mix {
         .ready_made()
     }
 
-    /// One round's figures, route by route, from a fan-out of the mix; refused when the
-    /// server received the routes in other proportions than the weights.
-    fn round(&self, run: &Run, alone: Vec<Duration>) -> Result<RouteRound> {
+    /// One round's figures, route by route, from a fan-out of the mix, with `share`, the
+    /// share of the round's time the workers waited outside every route's polls; refused
+    /// when the server received the routes in other proportions than the weights.
+    fn round(&self, run: &Run, alone: Vec<Duration>, share: f64) -> Result<RouteRound> {
         let cycle = self.cycle();
         let mut records: Vec<Vec<&crate::record::RequestRecord>> =
             vec![Vec::new(); self.routes.len()];
@@ -190,6 +210,11 @@ impl Mix {
                 }
             })
             .unzip();
+        let allowed = self
+            .routes
+            .iter()
+            .map(|(endpoint, _)| endpoint.allowance().waiting)
+            .fold(f64::INFINITY, f64::min);
         Ok(RouteRound {
             alone,
             held,
@@ -197,6 +222,7 @@ impl Mix {
             computing_used,
             waiting_used,
             received,
+            outside_used: share / allowed,
         })
     }
 
@@ -255,12 +281,22 @@ fn advice(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Opti
     }
     let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| mid(rounds, f);
     let worst = worst_route(rounds, names.len());
+    if outside_leads(rounds) {
+        return Some(remedy::for_hold("the mix", Hold::WaitsInATask));
+    }
     let how = if mid(&|x| x.computing_used[worst]) >= mid(&|x| x.used[worst]) {
         Hold::Computes
     } else {
         Hold::Waits
     };
     Some(remedy::for_hold(&names[worst], how))
+}
+
+/// Whether the workers' waiting outside every route's polls used more of its allowance than
+/// any route did, in the median round.
+fn outside_leads(rounds: &[RouteRound]) -> bool {
+    let outside = mid(rounds, &|x| Some(x.outside_used)).unwrap_or_default();
+    outside > 1.0 && outside > mid(rounds, &|x| x.worst().map(|(_, used)| used)).unwrap_or_default()
 }
 
 /// "/export waits ≈2.0 ms of each 20 ms request while holding its worker (10.0 %)", then
@@ -281,7 +317,12 @@ fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]
         secs(longest(worst).unwrap_or_default()),
     );
     let share = 100.0 * w.as_secs_f64() / alone(worst).max(f64::MIN_POSITIVE);
-    lines.push(if report.verdict.holds() {
+    lines.push(if !report.verdict.holds() && outside_leads(rounds) {
+        format!(
+            "outside every route's polls the workers waited past their allowance ({:.1} × it in the median round): a task the routes spawned, or another task on the worker, slept in the kernel while it held the worker",
+            mid(&|x| Some(x.outside_used)).unwrap_or_default()
+        )
+    } else if report.verdict.holds() {
         format!(
             "{} uses most of its allowance: it waits ≈{} of each {} request while holding its worker ({share:.1} %) and computes at most {} in one poll",
             names[worst],

@@ -264,3 +264,22 @@ fn a_launch_function_that_fails_at_once_is_named() {
         "building the service on its served pool: the builder panicked: no DATABASE_URL"
     );
 }
+
+/// In a traffic mix, the audit write a route's task makes on the worker is the workers'
+/// waiting outside every route's polls: the mix breaks, and holds with the write offloaded.
+#[test]
+fn a_mix_counts_what_a_route_s_spawned_task_makes_the_worker_wait() -> Result {
+    let target = served()?;
+    let mix =
+        |offload: bool| target.mix([(order(&target, offload), 1), (target.get("/health"), 1)]);
+    let flawed = mix(false).none_blocks_its_worker().check()?;
+    if expect(&flawed, Verdict::Broken) {
+        let headline = flawed.report().headline();
+        assert!(
+            headline.contains("outside every route's polls"),
+            "{headline}"
+        );
+    }
+    expect(&mix(true).none_blocks_its_worker().check()?, Verdict::Holds);
+    Ok(())
+}
