@@ -283,3 +283,13 @@ fn a_mix_counts_what_a_route_s_spawned_task_makes_the_worker_wait() -> Result {
     expect(&mix(true).none_blocks_its_worker().check()?, Verdict::Holds);
     Ok(())
 }
+
+/// The hash offloaded to the blocking pool, 20 at a time on one worker: the offloaded work
+/// saturates both cores, and the worker only hands it over — it holds.
+#[test]
+fn an_offloaded_hash_that_saturates_the_machine_holds() -> Result {
+    let target = served()?;
+    let checked = login(&target, true).does_not_block_its_worker().check()?;
+    expect(&checked, Verdict::Holds);
+    Ok(())
+}
