@@ -175,14 +175,21 @@ pub enum Error {
     },
 }
 
-/// A panic's message, where it carried one (`panic!("…")` carries a `&str` or a `String`):
-/// what a builder's or a launch function's panic is named by.
-pub(crate) fn panic_message(panic: &(dyn std::any::Any + Send)) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "a panic with no message".to_string())
+/// What became of a task that did not return — "panicked: no DATABASE_URL", "was
+/// cancelled: …" — as a builder's or a launch function's failure is named (a panic carries
+/// its message as a `&str` or a `String`).
+pub(crate) fn join_failure(joined: tokio::task::JoinError) -> String {
+    match joined.try_into_panic() {
+        Ok(panic) => format!(
+            "panicked: {}",
+            panic
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic with no message".to_string())
+        ),
+        Err(joined) => format!("was cancelled: {joined}"),
+    }
 }
 
 impl std::fmt::Debug for Error {

@@ -142,20 +142,11 @@ impl TargetBuilder {
                 )),
             }
         });
-        let service = match pool.block_on(building) {
-            Ok(built) => built.map_err(|what| Error::Build { what })?,
-            Err(joined) => {
-                return Err(Error::Build {
-                    what: match joined.try_into_panic() {
-                        Ok(panic) => format!(
-                            "the builder panicked: {}",
-                            crate::error::panic_message(&*panic)
-                        ),
-                        Err(joined) => format!("the builder was cancelled: {joined}"),
-                    },
-                });
-            }
-        };
+        let service = pool
+            .block_on(building)
+            .map_err(|joined| format!("the builder {}", crate::error::join_failure(joined)))
+            .and_then(|built| built)
+            .map_err(|what| Error::Build { what })?;
         let server = Server::serve(service, pool)?.built_on_pool();
         Ok(served(server, Kind::Router, client))
     }

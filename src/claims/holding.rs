@@ -81,8 +81,10 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
 /// [`SLEEPS_AT_MOST`] — what a report reads to say which of them broke a claim.
 pub(crate) fn parts(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64, f64) {
     (
-        (holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64())
-            .max(holding.outside_share / allowance.waiting),
+        {
+            let (per_request, by_time) = waiting_parts(allowance, holding, alone);
+            per_request.max(by_time)
+        },
         holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64(),
         holding.slept_share() / SLEEPS_AT_MOST,
     )
@@ -91,8 +93,17 @@ pub(crate) fn parts(allowance: &Allowance, holding: &Holding, alone: Duration) -
 /// Whether the workers' waiting part of [`parts`] is their share of the time waited outside
 /// any response (a background job's, a spawned task's) rather than the waiting per request.
 pub(crate) fn waits_by_time(allowance: &Allowance, holding: &Holding, alone: Duration) -> bool {
-    holding.outside_share / allowance.waiting
-        > holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64()
+    let (per_request, by_time) = waiting_parts(allowance, holding, alone);
+    by_time > per_request
+}
+
+/// The two readings of the workers' waiting, each ÷ its allowance: per request (in the
+/// requests' polls and outside them), and as a share of the time measured.
+fn waiting_parts(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64) {
+    (
+        holding.all_waiting().as_secs_f64() / allowance.waiting_allowed(alone).as_secs_f64(),
+        holding.outside_share / allowance.waiting,
+    )
 }
 
 /// The share of one poll that held its worker in a way another request waits behind: its
@@ -165,7 +176,7 @@ impl Holding {
     /// [`LONG`](crate::pool::timeline::LONG) is not kept, and reads as none).
     pub(crate) fn of_timeline(load: &Run, alone: &Run) -> Holding {
         let requests = load.records.len().max(1);
-        let waited: Duration = load.worker_waits.iter().map(|s| s.time.waiting).sum();
+        let waited = waited_outside(load);
         let longest = alone
             .worker_waits
             .iter()
@@ -184,8 +195,7 @@ impl Holding {
     /// The figures over `run`'s records, with its workers' waiting outside their polls.
     pub(crate) fn of_run(run: &Run) -> Option<Holding> {
         let mut holding = Holding::of(&run.records)?;
-        let outside: Duration = run.worker_waits.iter().map(|s| s.time.waiting).sum();
-        holding.outside = outside / holding.requests as u32;
+        holding.outside = waited_outside(run) / holding.requests as u32;
         Some(holding)
     }
 }
@@ -224,6 +234,11 @@ impl Holding {
             handed_off: held.iter().map(|(_, s)| s.handed_off as usize).sum(),
         })
     }
+}
+
+/// The workers' waiting outside every timed poll while `run` ran and until they parked.
+fn waited_outside(run: &Run) -> Duration {
+    run.worker_waits.iter().map(|s| s.time.waiting).sum()
 }
 
 /// The median of `values` (the upper one of an even count), zero when there are none.

@@ -7,10 +7,11 @@
 //! its served pool ([`Target::serve_with`](crate::Target::serve_with): what its builder
 //! spawned runs there), the watch first reads the workers with no load from perfshape for
 //! [`IDLE_READING`] — a background job that wakes a few times a second shows there; then,
-//! for every served router, it covers every moment of the claim, round after round: each round's share is the workers' waiting from the end of the last round's window
-//! to the end of its own, over that time. A fan-out of fast requests lasts a few
-//! milliseconds, and a job that wakes every 20 ms meets only some rounds' windows; the idle
-//! reading meets it in every claim.
+//! for every served router, it covers every moment of the claim, round after round: each
+//! round's share is the workers' waiting from the end of the last round's window to the end
+//! of its own, over that time. A fan-out of fast requests lasts a few milliseconds, and a job
+//! that wakes every 20 ms meets only some rounds' windows; the idle reading meets it in
+//! every claim.
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -33,10 +34,8 @@ struct Watching {
     _recording: Recording,
     /// Where the next round's window begins.
     from: Instant,
-    /// The workers' waiting over [`IDLE_READING`] with no load; zero where not read.
-    idle: Duration,
-    /// Whether the idle reading was taken.
-    read_idle: bool,
+    /// The workers' waiting over [`IDLE_READING`] with no load, where it was read.
+    idle: Option<Duration>,
 }
 
 impl WorkerWatch {
@@ -49,16 +48,15 @@ impl WorkerWatch {
         if watching.is_none() {
             let timeline = server.pool().timeline();
             let recording = timeline.record();
-            let from = Instant::now();
-            if server.runs_its_own_tasks() {
+            let idle = server.runs_its_own_tasks().then(|| {
+                let from = Instant::now();
                 std::thread::sleep(IDLE_READING);
-            }
-            let now = Instant::now();
+                timeline.waiting_within(from, Instant::now())
+            });
             *watching = Some(Watching {
                 _recording: recording,
-                from: now,
-                idle: timeline.waiting_within(from, now),
-                read_idle: server.runs_its_own_tasks(),
+                from: Instant::now(),
+                idle,
             });
         }
     }
@@ -75,13 +73,14 @@ impl WorkerWatch {
             .saturating_duration_since(watching.from)
             .max(Duration::from_micros(1));
         watching.from = now;
-        Some((waited.as_secs_f64() / length.as_secs_f64()).max(idle_share(watching.idle)))
+        let idle = watching.idle.unwrap_or_default();
+        Some((waited.as_secs_f64() / length.as_secs_f64()).max(idle_share(idle)))
     }
 
     /// The workers' waiting over [`IDLE_READING`] with no load, once the watch has begun
     /// and where it was read.
     pub(crate) fn idle(&self) -> Option<Duration> {
-        self.lock().as_ref().filter(|w| w.read_idle).map(|w| w.idle)
+        self.lock().as_ref().and_then(|w| w.idle)
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Option<Watching>> {

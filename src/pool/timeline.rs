@@ -71,16 +71,11 @@ impl Segment {
     /// The part of this segment's waiting inside `[from, to)`, taking the wait as spread
     /// evenly over the segment.
     pub(crate) fn waiting_within(&self, from: Instant, to: Instant) -> Duration {
-        if self.time.wall.is_zero() {
-            return if self.at >= from && self.at < to {
-                self.time.waiting
-            } else {
-                Duration::ZERO
-            };
-        }
+        // A segment's waiting is part of its wall time: one of no time waited none.
+        let wall = self.time.wall.as_secs_f64().max(f64::MIN_POSITIVE);
         self.time
             .waiting
-            .mul_f64(self.overlap(from, to).as_secs_f64() / self.time.wall.as_secs_f64())
+            .mul_f64(self.overlap(from, to).as_secs_f64() / wall)
     }
 }
 

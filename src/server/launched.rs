@@ -17,6 +17,7 @@ use tokio::sync::oneshot;
 use tokio::task::JoinHandle;
 
 use crate::error::{Error, Result};
+use crate::pool::Pool;
 
 /// How long a launch function is given to fail at once (a port refused, a configuration
 /// error) before its service is taken as serving.
@@ -44,10 +45,10 @@ pub(crate) struct Launched {
 }
 
 impl Launched {
-    /// Runs `launch(listener, shutdown)` on `handle`'s runtime, and names what it did if it
-    /// returned within [`FAILS_WITHIN`]: an error, a panic, or a return before serving.
+    /// Runs `launch(listener, shutdown)` on `pool`, and names what it did if it returned
+    /// within [`FAILS_WITHIN`]: an error, a panic, or a return before serving.
     pub(crate) fn start<F, Fut, E>(
-        handle: &tokio::runtime::Handle,
+        pool: &Pool,
         listener: tokio::net::TcpListener,
         launch: F,
     ) -> Result<Launched>
@@ -57,7 +58,7 @@ impl Launched {
         E: std::fmt::Display,
     {
         let (stop, stopped) = oneshot::channel();
-        let task = handle.spawn(async move {
+        let task = pool.handle().spawn(async move {
             launch(listener, Shutdown(stopped))
                 .await
                 .map_err(|e| format!("{e:#}"))
@@ -67,14 +68,15 @@ impl Launched {
             std::thread::sleep(Duration::from_millis(1));
         }
         if task.is_finished() {
-            let returned = finished_result(handle, task);
             return Err(Error::Build {
-                what: match returned {
+                what: match pool.block_on(task) {
                     Ok(Ok(())) => {
                         "the launch function returned before serving a request".to_string()
                     }
                     Ok(Err(e)) => format!("the launch function returned an error: {e}"),
-                    Err(panic) => format!("the launch function panicked: {panic}"),
+                    Err(joined) => {
+                        format!("the launch function {}", crate::error::join_failure(joined))
+                    }
                 },
             });
         }
@@ -83,23 +85,6 @@ impl Launched {
             _task: task,
         })
     }
-}
-
-/// The result of a task that has finished, read without blocking any runtime thread.
-fn finished_result(
-    handle: &tokio::runtime::Handle,
-    task: JoinHandle<std::result::Result<(), String>>,
-) -> std::result::Result<std::result::Result<(), String>, String> {
-    let joined = std::thread::scope(|scope| {
-        scope
-            .spawn(|| handle.block_on(task))
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
-    });
-    joined.map_err(|e| match e.try_into_panic() {
-        Ok(panic) => crate::error::panic_message(&*panic),
-        Err(e) => e.to_string(),
-    })
 }
 
 impl Drop for Launched {

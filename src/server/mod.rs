@@ -178,7 +178,7 @@ impl Server {
         let addr = listener
             .local_addr()
             .map_err(|e| Error::io("reading the listener's address", e))?;
-        let launched = launched::Launched::start(pool.handle(), listener, launch)?;
+        let launched = launched::Launched::start(&pool, listener, launch)?;
         Ok(Server {
             addr,
             accepted: Arc::default(),

@@ -88,11 +88,11 @@ impl Endpoint {
     /// names one). A poll inside which tokio handed the worker's core to another thread
     /// (`block_in_place`) is not a hold. A service started by its own launch function
     /// ([`Target::launch`](crate::Target::launch)) is judged by its workers alone: their
-    /// waiting while the requests ran, and their longest stretch of CPU serving one request. Off Linux the run queue is
-    /// not read: a poll's time off the CPU is then a bound on its wait, which can hold the
-    /// claim but never break it (inconclusive, naming the read), while computing past the
-    /// budget breaks it everywhere. N concurrent requests (20 per
-    /// worker) are sent in each round, so a lock they contend for shows. Their time against
+    /// waiting while the requests ran, and their longest stretch of CPU serving one
+    /// request. Off Linux the run queue is not read: a poll's time off the CPU is then a
+    /// bound on its wait, which can hold the claim but never break it (inconclusive, naming
+    /// the read), while computing past the budget breaks it everywhere. N concurrent
+    /// requests (20 per worker) are sent in each round, so a lock they contend for shows. Their time against
     /// one request alone is the evidence from outside: when it says the requests queued and
     /// the polls say the worker was free, the report says they queued behind something
     /// else (a pool of one connection, say).
