@@ -97,6 +97,25 @@ pub(crate) fn waits_by_time(allowance: &Allowance, holding: &Holding, alone: Dur
     by_time > per_request
 }
 
+/// The share of the time the workers waited outside every response's polls ÷ `allowed`,
+/// the share a load may: what a traffic mix adds to its routes' figures. Where a worker's
+/// time off the CPU is not split into waiting and preemption (off Linux) the share is a
+/// bound, and past 1 no verdict ([`Error::Unread`]), as a poll's waiting is in [`used`].
+pub(crate) fn outside_used(share: f64, allowed: f64) -> Result<f64> {
+    let used = share / allowed;
+    if used > 1.0 && !thread_clock::splits_off_cpu() {
+        return Err(Error::Unread {
+            what: format!(
+                "outside every response's polls the workers were off the CPU {:.1} % of the time, more than the {:.0} % a wait may take, and {}",
+                share * 100.0,
+                allowed * 100.0,
+                thread_clock::unsplit()
+            ),
+        });
+    }
+    Ok(used)
+}
+
 /// The two readings of the workers' waiting, each ÷ its allowance: per request (in the
 /// requests' polls and outside them), and as a share of the time measured.
 fn waiting_parts(allowance: &Allowance, holding: &Holding, alone: Duration) -> (f64, f64) {
@@ -294,6 +313,23 @@ mod tests {
         // Computing past the budget is exact everywhere, whatever the time off the CPU.
         let computed = used(&allowance, &holding(2000, 8000), request).unwrap();
         assert!((computed - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_workers_share_past_its_allowance_breaks_only_where_off_cpu_time_is_split() {
+        // 10 % of the time against 5 %: twice the allowance where it is a wait.
+        match outside_used(0.10, 0.05) {
+            Ok(used) => {
+                assert!(thread_clock::splits_off_cpu());
+                assert!((used - 2.0).abs() < 1e-9);
+            }
+            Err(e) => {
+                assert!(!thread_clock::splits_off_cpu());
+                assert!(matches!(e, Error::Unread { .. }), "{e}");
+            }
+        }
+        // Under it, a bound holds everywhere.
+        assert!((outside_used(0.01, 0.05).unwrap() - 0.2).abs() < 1e-9);
     }
 
     #[test]

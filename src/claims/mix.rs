@@ -215,6 +215,7 @@ impl Mix {
             .iter()
             .map(|(endpoint, _)| endpoint.allowance().waiting)
             .fold(f64::INFINITY, f64::min);
+        let outside_used = holding::outside_used(share, allowed)?;
         Ok(RouteRound {
             alone,
             held,
@@ -222,7 +223,7 @@ impl Mix {
             computing_used,
             waiting_used,
             received,
-            outside_used: share / allowed,
+            outside_used,
         })
     }
 
