@@ -23,7 +23,7 @@ SRC = Path(__file__).resolve().parent.parent / "src"
 # The library's layers, bottom to top, as docs/architecture.md draws them: a module may read
 # its own layer's and those below. A module belongs to the longest prefix listed.
 LAYERS = [
-    ["limits", "build", "kernel", "platform", "cpu_quota", "service_process", "local_downstream", "thread_clock", "vocab::millis"],
+    ["limits", "build", "kernel", "platform", "cpu_quota", "service_process", "local_downstream", "thread_clock", "blocked_call", "vocab::millis"],
     ["outcome"],
     ["error"],
     ["vocab", "cut_short", "fd_limit", "downstream"],

@@ -68,6 +68,7 @@
 
 #[cfg(feature = "insta")]
 mod assert;
+mod blocked_call;
 mod build;
 #[cfg(feature = "experiments")]
 pub mod catalog;

@@ -6,6 +6,7 @@
 //! workers are all blocked can never stall the client that measures it. Every pool clocks
 //! its workers' runs between parks while a claim records ([`timeline`]).
 
+pub(crate) mod sampler;
 pub(crate) mod timeline;
 
 use std::future::Future;

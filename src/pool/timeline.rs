@@ -36,6 +36,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use super::sampler::{Calls, Sampler, Slot};
 use crate::thread_clock::{PollTime, ThreadReading};
 
 /// The most segments kept at once while recording, the oldest dropped first (a bound on
@@ -86,6 +87,8 @@ pub(crate) struct Timeline {
     handoffs: AtomicU64,
     threads: AtomicU64,
     kept: Mutex<VecDeque<Segment>>,
+    /// What the workers are blocked in, sampled while a claim records.
+    sampler: Arc<Sampler>,
 }
 
 /// While alive, the pool's workers are clocked at each unpark, park and response poll;
@@ -129,13 +132,34 @@ thread_local! {
     static TIMELINE: RefCell<Option<Arc<Timeline>>> = const { RefCell::new(None) };
     /// The number this thread is known by in segments, given at its first clocked stretch.
     static ID: RefCell<Option<u64>> = const { RefCell::new(None) };
+    /// Where this thread is, for the sampler: parked, outside any response, in a poll.
+    static SLOT: RefCell<Option<Arc<Slot>>> = const { RefCell::new(None) };
+}
+
+/// Tells the sampler where the calling thread is now.
+fn slot(place: impl FnOnce(&Slot)) {
+    SLOT.with(|s| {
+        if let Some(slot) = &*s.borrow() {
+            place(slot);
+        }
+    });
 }
 
 impl Timeline {
     /// Starts recording, until the returned guard is dropped.
     pub(crate) fn record(self: &Arc<Self>) -> Recording {
-        self.recorders.fetch_add(1, Ordering::AcqRel);
+        if self.recorders.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.sampler.clear();
+            let timeline = Arc::downgrade(self);
+            self.sampler
+                .start(move || timeline.upgrade().is_some_and(|t| t.recording()));
+        }
         Recording(Arc::clone(self))
+    }
+
+    /// What the workers were sampled in since the recording began.
+    pub(crate) fn calls(&self) -> Calls {
+        self.sampler.calls()
     }
 
     /// Whether any claim records now.
@@ -165,6 +189,7 @@ impl Timeline {
     /// `on_thread_start`: the calling thread belongs to this timeline's pool.
     pub(crate) fn started(self: &Arc<Self>) {
         TIMELINE.with(|t| *t.borrow_mut() = Some(Arc::clone(self)));
+        SLOT.with(|s| *s.borrow_mut() = self.sampler.slot());
     }
 
     /// `on_thread_unpark`: a stretch begins on the calling worker thread.
@@ -182,6 +207,10 @@ impl Timeline {
         } else {
             State::Idle
         };
+        match state {
+            State::Running(_) => slot(Slot::outside),
+            _ => slot(Slot::parked),
+        }
         STATE.with(|s| *s.borrow_mut() = state);
     }
 
@@ -189,6 +218,7 @@ impl Timeline {
     /// boundary is a segment. A park on a thread that never unparked is a core that arrived
     /// by a hand-off.
     pub(crate) fn parked(&self) {
+        slot(Slot::parked);
         let was = STATE.with(|s| std::mem::replace(&mut *s.borrow_mut(), State::Idle));
         match was {
             State::Unseen => {
@@ -251,9 +281,18 @@ pub(crate) struct PollMark {
     handoffs: Option<u64>,
 }
 
-/// A response poll begins on the calling thread, clocked by `start`: the worker's run since
-/// the last boundary is a segment.
-pub(crate) fn poll_begins(start: &ThreadReading) -> PollMark {
+/// The number the calling thread's pool gives route `path` in its samples, where the thread
+/// belongs to a pool.
+pub(crate) fn route(path: &str) -> Option<u32> {
+    TIMELINE.with(|t| t.borrow().as_ref().map(|t| t.sampler.route(path)))
+}
+
+/// A response poll of `route` ([`route`]) begins on the calling thread, clocked by `start`:
+/// the worker's run since the last boundary is a segment.
+pub(crate) fn poll_begins(start: &ThreadReading, route: Option<u32>) -> PollMark {
+    if let Some(route) = route {
+        slot(|s| s.in_route(route));
+    }
     STATE.with(|s| {
         if let State::Running(open) = &*s.borrow() {
             open.close(start);
@@ -283,8 +322,10 @@ pub(crate) fn poll_ends(mark: PollMark, end: &ThreadReading) -> bool {
     STATE.with(|s| {
         let mut state = s.borrow_mut();
         if handed_off {
+            slot(Slot::parked);
             *state = State::Unseen;
         } else if let State::Running(open) = &mut *state {
+            slot(Slot::outside);
             open.boundary = *end;
         }
     });
@@ -367,7 +408,7 @@ mod tests {
                 let Some(start) = ThreadReading::now() else {
                     return;
                 };
-                let mark = poll_begins(&start);
+                let mark = poll_begins(&start, None);
                 let helper = Arc::clone(&timeline);
                 std::thread::spawn(move || helper.parked()).join().unwrap();
                 let end = ThreadReading::now().unwrap();
@@ -396,7 +437,7 @@ mod tests {
                     std::hint::black_box(began.elapsed());
                 }
                 let start = ThreadReading::now().unwrap();
-                let mark = poll_begins(&start);
+                let mark = poll_begins(&start, None);
                 assert!(!poll_ends(mark, &ThreadReading::now().unwrap()));
                 std::thread::sleep(Duration::from_millis(3));
                 timeline.parked();
@@ -432,7 +473,7 @@ mod tests {
         let began = Instant::now();
         for _ in 0..N {
             let start = ThreadReading::now().unwrap();
-            let mark = poll_begins(&start);
+            let mark = poll_begins(&start, None);
             let end = ThreadReading::now().unwrap();
             std::hint::black_box(start.until(&end));
             std::hint::black_box(poll_ends(mark, &end));

@@ -51,7 +51,9 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
         request.method().to_string(),
         request.uri().path().to_string(),
     );
-    let (mut response, (held, spans)) = Timed::new(next.run(request), recording).await;
+    // The route's number in the workers' samples, asked once per request while recording.
+    let route = recording.then(|| timeline::route(&path)).flatten();
+    let (mut response, (held, spans)) = Timed::new(next.run(request), recording, route).await;
     let headers = response.headers_mut();
     let mut set = |name: &'static str, value: String| {
         if let Ok(value) = HeaderValue::from_str(&value) {
@@ -79,6 +81,7 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
             }),
             seq,
             ledger,
+            route,
         })
     })
 }
@@ -102,11 +105,11 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
 /// handed off, not as computing or waiting.
 fn timed_poll<T>(
     (held, spans): (&mut Held, &mut Vec<PollSpan>),
-    split: bool,
+    (split, route): (bool, Option<u32>),
     poll: impl FnOnce() -> T,
 ) -> T {
     let clocks = if split { ThreadReading::now() } else { None };
-    let mark = clocks.as_ref().map(timeline::poll_begins);
+    let mark = clocks.as_ref().map(|c| timeline::poll_begins(c, route));
     let started = Instant::now();
     let polled = poll();
     let ended = clocks.zip(mark).zip(ThreadReading::now());
@@ -145,15 +148,18 @@ struct Timed<F> {
     held: Held,
     spans: Vec<PollSpan>,
     split: bool,
+    /// The route's number in the workers' samples.
+    route: Option<u32>,
 }
 
 impl<F: Future> Timed<F> {
-    fn new(inner: F, split: bool) -> Self {
+    fn new(inner: F, split: bool, route: Option<u32>) -> Self {
         Timed {
             inner: Box::pin(inner),
             held: Held::default(),
             spans: Vec::new(),
             split,
+            route,
         }
     }
 }
@@ -163,7 +169,7 @@ impl<F: Future> Future for Timed<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        let polled = timed_poll((&mut this.held, &mut this.spans), this.split, || {
+        let polled = timed_poll((&mut this.held, &mut this.spans), (this.split, this.route), || {
             this.inner.as_mut().poll(cx)
         });
         match polled {
@@ -183,6 +189,7 @@ struct TimedBody {
     served: Option<Served>,
     seq: u64,
     ledger: Arc<Ledger>,
+    route: Option<u32>,
 }
 
 impl http_body::Body for TimedBody {
@@ -195,7 +202,7 @@ impl http_body::Body for TimedBody {
     ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
         let this = &mut *self;
         match &mut this.served {
-            Some(served) => timed_poll((&mut served.held, &mut served.spans), true, || {
+            Some(served) => timed_poll((&mut served.held, &mut served.spans), (true, this.route), || {
                 Pin::new(&mut this.inner).poll_frame(cx)
             }),
             None => Pin::new(&mut this.inner).poll_frame(cx),
