@@ -61,6 +61,10 @@ pub struct Run {
     /// waited while it held the worker ([`timeline`](crate::pool::timeline)).
     #[serde(skip)]
     pub(crate) worker_waits: Vec<crate::pool::timeline::Segment>,
+    /// On a router perfshape serves, what its workers were sampled doing while the run
+    /// lasted, by route ([`sampler`](crate::pool::sampler)): the calls they slept in.
+    #[serde(skip)]
+    pub(crate) calls: crate::pool::sampler::Calls,
 }
 
 impl Run {
@@ -83,6 +87,7 @@ impl Run {
             cut_short: None,
             canary: None,
             worker_waits: Vec::new(),
+            calls: Default::default(),
             origin: None,
         }
     }

@@ -150,11 +150,13 @@ impl Target {
         let timeline = server.pool().timeline();
         let _clocked = timeline.record();
         let from = std::time::Instant::now();
+        let sampled = timeline.calls();
         let mut run = self.run_polls(strategy, plan, n, canary)?;
         // What the requests left their workers to do — a task they spawned — runs after
         // their responses: read it once every worker has parked.
         server.pool().settled_activity(SETTLED_WITHIN);
         run.worker_waits = timeline.since(from);
+        run.calls = timeline.calls().since(&sampled);
         Ok(run)
     }
 

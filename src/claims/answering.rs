@@ -6,7 +6,9 @@ use std::time::{Duration, Instant};
 use super::holding::LEAST;
 use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
+use super::called::{self, Sampled};
 use super::remedy::{self, Hold};
+use crate::pool::sampler::{Calls, Place};
 use crate::claim::{Claim, ClaimReport, Measure, Verdict};
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
 use crate::error::{Error, Result};
@@ -103,6 +105,9 @@ impl Endpoint {
         let clocked = slow.target().launched().is_some() && crate::thread_clock::available();
         let evidence = Evidence::default();
         let (cheap, busy, seen) = (self.clone(), slow.clone(), evidence.clone());
+        // What the slow requests' workers were sampled in, over every round.
+        let sampled = Sampled::default();
+        let sampling = sampled.clone();
         let mut quickest: Option<Duration> = None;
         let (during, rounds) = Measure::noting(
             &format!(
@@ -121,7 +126,14 @@ impl Endpoint {
                         });
                     }
                     Some(server) => {
-                        served_round(&cheap, &busy, server, n, (alone, quickest), &seen)?
+                        served_round(
+                            &cheap,
+                            &busy,
+                            server,
+                            n,
+                            (alone, quickest),
+                            (&seen, &sampling),
+                        )?
                     }
                     None => {
                         let unit = match quickest {
@@ -193,7 +205,20 @@ impl Endpoint {
         .context("wait counted", counted)
         .advise({
             let (rounds, slow_name) = (rounds.clone(), slow_name.clone());
-            move |report: &ClaimReport| advice(report, &rounds.to_vec(), &slow_name, polled)
+            // A launched service's samples are all outside any response's polls.
+            let place = match clocked {
+                true => Place::Outside,
+                false => called::route(slow.path()),
+            };
+            move |report: &ClaimReport| {
+                advice(
+                    report,
+                    &rounds.to_vec(),
+                    &slow_name,
+                    polled,
+                    (&sampled.get(), &place),
+                )
+            }
         })
         .explain(move |report: &ClaimReport| {
             sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
@@ -210,6 +235,7 @@ fn advice(
     rounds: &[Round],
     slow_name: &str,
     polled: bool,
+    (calls, place): (&Calls, &Place),
 ) -> Option<crate::claim::Advice> {
     match report.verdict {
         Verdict::Broken => {
@@ -227,7 +253,11 @@ fn advice(
                     ));
                 }
             };
-            Some(remedy::for_hold(slow_name, how))
+            Some(remedy::for_hold(
+                slow_name,
+                how,
+                called::call(calls, place, how),
+            ))
         }
         _ if polled => super::distance::local_downstream_advice(),
         _ => None,
@@ -247,7 +277,7 @@ fn served_round(
     server: &Server,
     n: usize,
     (alone, unit_hint): (Duration, Option<Duration>),
-    seen: &Evidence,
+    (seen, sampled): (&Evidence, &Sampled),
 ) -> Result<Round> {
     let (slow_plan, cheap_plan) = (busy.plan()?, cheap.plan()?);
     let workers = busy.workers().map_or(1, |p| p.workers);
@@ -298,6 +328,7 @@ fn served_round(
         (slow_run, probes)
     });
     let slow_run = slow_run?;
+    sampled.add(&slow_run.calls);
     let probes = probes.into_iter().collect::<Result<Vec<Run>>>()?;
     let mut round: Option<Round> = None;
     for probe in &probes {

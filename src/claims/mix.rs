@@ -8,7 +8,9 @@ use std::time::Duration;
 use super::holding::{self, Holding, millis};
 use super::holding::{FAN_OUT_PER_WORKER, LEAST, SLEEPS_AT_MOST};
 use super::remedy::{self, Hold};
+use super::called::{self, Sampled};
 use super::worker_watch::WorkerWatch;
+use crate::pool::sampler::{Calls, Place};
 use crate::claim::{Advice, Claim, ClaimReport, Measure, median};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -77,6 +79,14 @@ impl Mix {
         let seen = evidence.clone();
         // The served workers, watched from the first round to the claim's end.
         let watch = WorkerWatch::default();
+        // What the workers were sampled in, over every round, by route.
+        let sampled = Sampled::default();
+        let sampling = sampled.clone();
+        let places: Vec<Place> = self
+            .routes
+            .iter()
+            .map(|(endpoint, _)| called::route(endpoint.path()))
+            .collect();
         let (used, rounds) = Measure::paired(
             &label,
             move || {
@@ -98,6 +108,7 @@ impl Mix {
                         .target
                         .run_plan(ClientStrategy::FanOut, &plan, n, None)?;
                     run.require_ok()?;
+                    sampling.add(&run.calls);
                     let share = server.and_then(|server| watch.share(server));
                     Ok((run, share.unwrap_or_default()))
                 })
@@ -154,7 +165,9 @@ impl Mix {
         })
         .advise({
             let (rounds, names) = (rounds.clone(), names.clone());
-            move |report: &ClaimReport| advice(report, &rounds.to_vec(), &names)
+            move |report: &ClaimReport| {
+                advice(report, &rounds.to_vec(), &names, (&sampled.get(), &places))
+            }
         })
         .explain(move |report: &ClaimReport| {
             route_sentences(report, &rounds.to_vec(), &names)
@@ -276,21 +289,35 @@ fn worst_route(rounds: &[RouteRound], routes: usize) -> usize {
 
 /// Where the mix broke, the likely cause and what to do for the route that used most of
 /// its allowance, by how it held its worker.
-fn advice(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -> Option<Advice> {
+fn advice(
+    report: &ClaimReport,
+    rounds: &[RouteRound],
+    names: &[String],
+    (calls, places): (&Calls, &[Place]),
+) -> Option<Advice> {
     if report.verdict != crate::claim::Verdict::Broken {
         return None;
     }
     let mid = |f: &dyn Fn(&RouteRound) -> Option<f64>| mid(rounds, f);
     let worst = worst_route(rounds, names.len());
     if outside_leads(rounds) {
-        return Some(remedy::for_hold("the mix", Hold::WaitsInATask));
+        let how = Hold::WaitsInATask;
+        return Some(remedy::for_hold(
+            "the mix",
+            how,
+            called::call(calls, &Place::Outside, how),
+        ));
     }
     let how = if mid(&|x| x.computing_used[worst]) >= mid(&|x| x.used[worst]) {
         Hold::Computes
     } else {
         Hold::Waits
     };
-    Some(remedy::for_hold(&names[worst], how))
+    Some(remedy::for_hold(
+        &names[worst],
+        how,
+        called::call(calls, &places[worst], how),
+    ))
 }
 
 /// Whether the workers' waiting outside every route's polls used more of its allowance than

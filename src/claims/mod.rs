@@ -13,6 +13,7 @@
 
 mod answering;
 mod blocking;
+mod called;
 mod distance;
 mod faster;
 mod holding;

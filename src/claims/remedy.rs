@@ -17,18 +17,26 @@ pub(crate) enum Hold {
     WaitsInATask,
 }
 
-/// The advice for a route (`who`: "the handler", "/export") that holds its worker `how`.
-pub(crate) fn for_hold(who: &str, how: Hold) -> Advice {
+/// The advice for a route (`who`: "the handler", "/export") that holds its worker `how`;
+/// `call`, the call the kernel saw the worker sleep in ([`called::call`](super::called::call)),
+/// is named in the cause where it was sampled, in place of the list of likely ones.
+pub(crate) fn for_hold(who: &str, how: Hold, call: Option<String>) -> Advice {
+    let likely = "a sync database driver (diesel, rusqlite, postgres), std::fs, a std mutex another thread holds, std::thread::sleep";
+    let what = match &call {
+        Some(call) => format!("in {call}"),
+        None => likely.to_string(),
+    };
     match how {
         Hold::Waits => Advice::new(
             format!(
-                "{who} makes a synchronous call on the async worker — a sync database driver (diesel, rusqlite, postgres), std::fs, a std mutex another thread holds, std::thread::sleep — and the worker can run nothing else until it returns"
+                "{who} makes a synchronous call on the async worker — {what} — and the worker can run nothing else until it returns"
             ),
             "run that call in tokio::task::spawn_blocking (or a pool's interact), or use the async API (sqlx, tokio-postgres, tokio::fs, tokio::sync::Mutex); tokio::task::block_in_place keeps it on the task but hands the worker's core to another thread first (multi-thread runtime only)",
         ),
         Hold::WaitsInATask => Advice::new(
             format!(
-                "while {who} ran, the worker slept in the kernel outside its own polls: a task its requests spawned (a fire-and-forget write, an audit log) or a background job on the same workers makes a synchronous call, and the worker can run nothing else until it returns"
+                "while {who} ran, the worker slept in the kernel outside its own polls{}: a task its requests spawned (a fire-and-forget write, an audit log) or a background job on the same workers makes a synchronous call, and the worker can run nothing else until it returns",
+                call.as_deref().map(|c| format!(", in {c}")).unwrap_or_default()
             ),
             "in that task, run the call in tokio::task::spawn_blocking or use the async API; the report's reading with no load says whether a background job does it whatever the requests",
         ),

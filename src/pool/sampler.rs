@@ -109,9 +109,21 @@ impl Calls {
         waits.into_iter().next().map(|(seen, n)| (seen, n, all))
     }
 
-    /// Whether anything was sampled at all.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.counts.is_empty()
+    /// The samples taken since `earlier`, a snapshot of the same recording.
+    pub(crate) fn since(&self, earlier: &Calls) -> Calls {
+        let mut counts = self.counts.clone();
+        for (key, n) in counts.iter_mut() {
+            *n = n.saturating_sub(earlier.counts.get(key).copied().unwrap_or(0));
+        }
+        counts.retain(|_, n| *n > 0);
+        Calls { counts }
+    }
+
+    /// These samples and `other`'s, counted together.
+    pub(crate) fn merge(&mut self, other: &Calls) {
+        for (key, n) in &other.counts {
+            *self.counts.entry(key.clone()).or_default() += n;
+        }
     }
 
     #[cfg(test)]

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::holding::{self, FAN_OUT_PER_WORKER, Holding, LEAST, millis};
 use super::outside::Outside;
+use super::called::{self, Sampled};
 use super::worker_watch::WorkerWatch;
 use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::Endpoint;
@@ -126,6 +127,11 @@ impl Endpoint {
         // first, then round by round.
         let watch = WorkerWatch::default();
         let watched = watch.clone();
+        // What the workers were sampled in, over every round's fan-out.
+        let sampled = Sampled::default();
+        let (sampling, named) = (sampled.clone(), sampled.clone());
+        let place = called::route(self.path());
+        let named_at = place.clone();
         let what = format!("{n} concurrent {}", self.name());
         let label = format!("allowance used by {what}");
         let (used, rounds) = Measure::paired(
@@ -141,6 +147,7 @@ impl Endpoint {
                     let before = service.and_then(|s| s.times());
                     let started = std::time::Instant::now();
                     let run = fanned.run(ClientStrategy::FanOut, n)?;
+                    sampling.add(&run.calls);
                     let times = service
                         .and_then(|s| s.times())
                         .zip(before)
@@ -248,7 +255,13 @@ impl Endpoint {
         .advise({
             let rounds = rounds.clone();
             move |report: &ClaimReport| {
-                advice(report, &rounds.to_vec(), allowance, served || launched)
+                advice(
+                    report,
+                    &rounds.to_vec(),
+                    allowance,
+                    served || launched,
+                    (&sampled.get(), &place),
+                )
             }
         })
         .explain(move |report: &ClaimReport| {
@@ -258,6 +271,7 @@ impl Endpoint {
                 (n, workers, client_workers),
                 allowance,
                 (watched.idle(), launched),
+                (&named.get(), &named_at),
             )
         })
         .ready_made()

@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use super::super::holding::{self, SLEEPS_AT_MOST, millis};
+use super::super::called;
 use super::super::remedy::{self, Hold};
+use crate::pool::sampler::{Calls, Place};
 use super::figures::{Figures, HeldRound};
 use crate::claim::{Advice, ClaimReport, Verdict};
 use crate::vocab::Allowance;
@@ -17,6 +19,7 @@ pub(super) fn sentences(
     (n, workers, client_workers): (usize, usize, usize),
     allowance: Allowance,
     (idle, launched): (Option<Duration>, bool),
+    (calls, route): (&Calls, &Place),
 ) -> Vec<String> {
     if rounds.is_empty() {
         return Vec::new();
@@ -66,6 +69,14 @@ pub(super) fn sentences(
     } else {
         "its longest poll"
     };
+    // What the kernel saw the worker in, for the way it held past its allowance (a launched
+    // service's polls are not told apart: all its samples are outside any response).
+    let route = if launched { &Place::Outside } else { route };
+    let seen = |how: Hold| {
+        called::named(Some(calls), route, how)
+            .map(|said| format!("; {said}"))
+            .unwrap_or_default()
+    };
     let first = if report.verdict.holds() {
         if h.all_waiting() < Duration::from_micros(5) {
             format!(
@@ -78,29 +89,37 @@ pub(super) fn sentences(
     } else if slept_used > 1.0 && waiting_used <= 1.0 && computing_used <= 1.0 {
         // Broken by the sleeps alone: their time here is under what a wait may take.
         format!(
-            "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here, where what it calls answers at once; 1 ms away, as a database across a network is, each such call holds the worker a 2 ms round trip",
+            "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here, where what it calls answers at once; 1 ms away, as a database across a network is, each such call holds the worker a 2 ms round trip{}",
             h.slept_share() * 100.0,
             SLEEPS_AT_MOST * 100.0,
-            millis(h.waiting)
+            millis(h.waiting),
+            seen(Hold::Waits)
         )
     } else if waiting_used >= computing_used && by_time {
         format!(
-            "its workers waited outside any response {:.1} % of the time measured (at most {allowed:.0} %): a task its requests spawned, or another task on the worker, slept in the kernel while it held the worker; its requests' own polls wait ≈{} of each {} request",
+            "its workers waited outside any response {:.1} % of the time measured (at most {allowed:.0} %): a task its requests spawned, or another task on the worker, slept in the kernel while it held the worker; its requests' own polls wait ≈{} of each {} request{}",
             h.outside_share * 100.0,
             millis(h.waiting),
-            millis(alone)
+            millis(alone),
+            seen(Hold::WaitsInATask)
         )
     } else if waiting_used >= computing_used {
-        format!("waits {waits}")
+        let how = if h.outside > h.waiting {
+            Hold::WaitsInATask
+        } else {
+            Hold::Waits
+        };
+        format!("waits {waits}{}", seen(how))
     } else {
         format!(
-            "computes {} in one {} without giving its worker back (budget {budget}); it waits {waits}",
+            "computes {} in one {} without giving its worker back (budget {budget}); it waits {waits}{}",
             millis(h.longest_computing),
             if launched {
                 "stretch serving one request"
             } else {
                 "poll"
-            }
+            },
+            seen(Hold::Computes)
         )
     };
     let detail = if launched {
@@ -187,6 +206,7 @@ pub(super) fn advice(
     rounds: &[HeldRound],
     allowance: Allowance,
     served: bool,
+    (calls, route): (&Calls, &Place),
 ) -> Option<Advice> {
     if report.verdict != Verdict::Broken || rounds.is_empty() {
         return served
@@ -211,7 +231,11 @@ pub(super) fn advice(
     } else {
         Hold::Waits
     };
-    Some(remedy::for_hold("the handler", how))
+    Some(remedy::for_hold(
+        "the handler",
+        how,
+        called::call(calls, route, how),
+    ))
 }
 
 /// The sentences of a claim decided from outside (a URL, or clocks that cannot be read).

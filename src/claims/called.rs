@@ -1,0 +1,127 @@
+//! What the kernel saw a held worker blocked in, for a report: the commonest call among the
+//! samples of a route's polls (or of the workers outside any response, where a task the
+//! requests spawned or a background job held them), with its share of the samples.
+
+use std::sync::{Arc, Mutex};
+
+use super::remedy::Hold;
+use crate::blocked_call::Seen;
+use crate::pool::sampler::{Calls, Place};
+
+/// The samples of a claim's rounds, gathered as they run and read by its report.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Sampled(Arc<Mutex<Calls>>);
+
+impl Sampled {
+    /// Counts a run's samples in.
+    pub(crate) fn add(&self, calls: &Calls) {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).merge(calls);
+    }
+
+    /// The samples so far.
+    pub(crate) fn get(&self) -> Calls {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+}
+
+/// The place a route's samples were counted under: its path without the query, as the
+/// served router saw the request.
+pub(crate) fn route(path: &str) -> Place {
+    Place::Route(path.split('?').next().unwrap_or(path).to_string())
+}
+
+/// What the samples say of a hold `how` at `route` (a task's wait: outside any response),
+/// in words: "write() of /tmp/app/audit.log, in 31 of the 40 samples that caught the worker
+/// waiting". `None` where nothing at that place was sampled; where the samples are not read
+/// on this platform, the sentence says so.
+pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<String> {
+    if !crate::blocked_call::available() {
+        return Some(crate::platform::not_read(
+            "what the worker was blocked in",
+            "/proc/self/task/TID/syscall",
+        ));
+    }
+    let calls = calls?;
+    let place = match how {
+        Hold::WaitsInATask => &Place::Outside,
+        Hold::Waits | Hold::Computes => route,
+    };
+    match how {
+        Hold::Waits | Hold::WaitsInATask => {
+            let (seen, n, all) = calls.commonest_wait(place)?;
+            Some(format!(
+                "the kernel saw it blocked in {seen}, in {n} of the {all} samples that caught the worker waiting{}",
+                match place {
+                    Place::Outside => " outside any response",
+                    Place::Route(_) => "",
+                }
+            ))
+        }
+        Hold::Computes => {
+            let samples = calls.at(place);
+            let all: u32 = samples.iter().map(|(_, n)| n).sum();
+            let running = samples
+                .iter()
+                .find(|(seen, _)| *seen == Seen::Running)
+                .map_or(0, |(_, n)| *n);
+            (all > 0).then(|| {
+                format!(
+                    "the kernel saw it running, in no system call, in {running} of {all} samples of its polls: a stretch of computing (where in the code is not sampled; a profiler names it)"
+                )
+            })
+        }
+    }
+}
+
+/// The call alone, for a report's cause line: the commonest one the worker slept in at
+/// its place for a hold `how` that waits; `None` for one that computes, or where nothing
+/// was sampled.
+pub(crate) fn call(calls: &Calls, route: &Place, how: Hold) -> Option<String> {
+    let place = match how {
+        Hold::WaitsInATask => &Place::Outside,
+        Hold::Waits => route,
+        Hold::Computes => return None,
+    };
+    calls
+        .commonest_wait(place)
+        .map(|(seen, _, _)| seen.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::blocked_call::BlockedCall;
+
+    #[test]
+    fn a_wait_is_named_by_its_commonest_call_at_its_place() {
+        if !crate::blocked_call::available() {
+            let said = named(None, &route("/x"), Hold::Waits).unwrap();
+            assert!(said.contains("not read"), "{said}");
+            return;
+        }
+        let mut calls = Calls::default();
+        let file = BlockedCall::File {
+            call: "write",
+            path: "/tmp/audit.log".into(),
+        };
+        calls.add(route("/order"), Seen::Blocked(file), 31);
+        calls.add(route("/order"), Seen::Blocked(BlockedCall::Lock), 9);
+        calls.add(route("/order"), Seen::Running, 12);
+        calls.add(Place::Outside, Seen::Blocked(BlockedCall::Sleep), 5);
+        let said = named(Some(&calls), &route("/order?n=1"), Hold::Waits).unwrap();
+        assert_eq!(
+            said,
+            "the kernel saw it blocked in write() of /tmp/audit.log, in 31 of the 40 samples that caught the worker waiting"
+        );
+        let said = named(Some(&calls), &route("/order"), Hold::WaitsInATask).unwrap();
+        assert!(said.contains("clock_nanosleep(): a sleep, in 5 of the 5"), "{said}");
+        assert_eq!(
+            call(&calls, &route("/order"), Hold::Waits).as_deref(),
+            Some("write() of /tmp/audit.log")
+        );
+        assert_eq!(call(&calls, &route("/order"), Hold::Computes), None);
+        let said = named(Some(&calls), &route("/order"), Hold::Computes).unwrap();
+        assert!(said.contains("running, in no system call, in 12 of 52"), "{said}");
+        assert_eq!(named(Some(&calls), &route("/none"), Hold::Waits), None);
+    }
+}
