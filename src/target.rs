@@ -58,6 +58,9 @@ pub struct Target {
     /// A URL's service, when it runs on this machine in a process of its own: found once,
     /// when a claim first needs its CPU.
     local: Arc<OnceLock<Option<ServiceProcess>>>,
+    /// Whether the processes the service talks to on this machine are where production's
+    /// are too ([`local_downstreams_are_production`](Self::local_downstreams_are_production)).
+    local_is_production: bool,
     // Declared last: the server's pool is dropped after the client stops sending.
     server: Option<Arc<Server>>,
 }
@@ -90,6 +93,7 @@ impl Target {
             name: None,
             client: Arc::new(client),
             local: Arc::default(),
+            local_is_production: false,
             server: server.map(Arc::new),
         }
     }
@@ -101,6 +105,24 @@ impl Target {
     pub fn named(mut self, name: impl Into<String>) -> Target {
         self.name = Some(name.into());
         self
+    }
+
+    /// The same target, for a service whose downstreams on this machine are on the same
+    /// machine in production too — a sidecar, a cache on the host: a claim that would hold
+    /// while the service talks to a local process directly then holds, instead of being
+    /// inconclusive for want of production's distance (what a database a network hop away
+    /// does to a synchronous call on the worker; [`Downstream`](crate::Downstream) puts one
+    /// there).
+    #[must_use]
+    pub fn local_downstreams_are_production(mut self) -> Target {
+        self.local_is_production = true;
+        self
+    }
+
+    /// Whether [`local_downstreams_are_production`](Self::local_downstreams_are_production)
+    /// was said.
+    pub(crate) fn local_is_production(&self) -> bool {
+        self.local_is_production
     }
 
     /// The URL paths are appended to: `http://127.0.0.1:PORT` for a served router.

@@ -7,6 +7,7 @@ use super::holding::LEAST;
 use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
 use super::called::{self, Sampled};
+use super::distance::LocalLook;
 use super::remedy::{self, Hold};
 use crate::pool::sampler::{Calls, Place};
 use crate::claim::{Claim, ClaimReport, Measure, Verdict};
@@ -108,6 +109,7 @@ impl Endpoint {
         // What the slow requests' workers were sampled in, over every round.
         let sampled = Sampled::default();
         let sampling = sampled.clone();
+        let look = LocalLook::default();
         let mut quickest: Option<Duration> = None;
         let (during, rounds) = Measure::noting(
             &format!(
@@ -161,6 +163,13 @@ impl Endpoint {
                             crate::thread_clock::unsplit()
                         ),
                     });
+                }
+                // A hold met while the service talks to a process on this machine directly
+                // says nothing of production's round trips.
+                if server.is_some()
+                    && let Some(why) = look.hides_a_hold(busy.target(), figure, AT_MOST)
+                {
+                    return Err(why);
                 }
                 Ok((figure, round))
             },

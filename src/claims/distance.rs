@@ -1,26 +1,66 @@
 //! What a claim on a served router says when the service meets a downstream on this
 //! machine directly: a database on loopback answers a synchronous call before the worker
 //! is off its CPU long enough to read as a wait, where production's, a network hop away,
-//! holds the worker for a round trip. The test, not the service, is then what is wrong.
+//! holds the worker for a round trip. The test, not the service, is then what is wrong: a
+//! claim that would hold is inconclusive, naming the process and the
+//! [`Downstream`](crate::Downstream) that makes it decisive.
+
+use std::sync::{Arc, OnceLock};
 
 use crate::claim::Advice;
 use crate::downstream::onward_ports;
-use crate::local_downstream::local_downstreams;
+use crate::error::Error;
+use crate::local_downstream::{LocalDownstream, local_downstreams};
+use crate::target::Target;
+
+/// What to do about a downstream met on this machine.
+const DO: &str = "put it at production's distance: perfshape::Downstream::to(addr).latency(Duration::from_millis(1)).start()?, and give the service the proxy's address (or, for a sidecar that is local in production too, Target::local_downstreams_are_production())";
 
 /// "the service talks to 127.0.0.1:5432 (postgres) directly: …" and what to do, or `None`
 /// where it talks to none (or only through a `Downstream` proxy), or where the platform
 /// does not say.
 pub(crate) fn local_downstream_advice() -> Option<Advice> {
     let found = local_downstreams(&onward_ports());
-    if found.is_empty() {
-        return None;
-    }
+    (!found.is_empty()).then(|| Advice::new(cause(&found), DO))
+}
+
+fn cause(found: &[LocalDownstream]) -> String {
     let names: Vec<String> = found.iter().map(ToString::to_string).collect();
-    Some(Advice::new(
-        format!(
-            "the service talks to {} directly: a downstream on this machine answers in microseconds and hides a synchronous call on the worker, which production's, a network hop away, holds for a round trip",
-            names.join(", ")
-        ),
-        "put it at production's distance: perfshape::Downstream::to(addr).latency(Duration::from_millis(1)).start()?, and give the service the proxy's address",
-    ))
+    format!(
+        "the service talks to {} directly: a downstream on this machine answers in microseconds and hides a synchronous call on the worker, which production's, a network hop away, holds for a round trip",
+        names.join(", ")
+    )
+}
+
+/// A claim's look at the processes its served service talks to on this machine, taken once
+/// (at its first round, when a pool's connections are open) and kept.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct LocalLook(Arc<OnceLock<Vec<LocalDownstream>>>);
+
+impl LocalLook {
+    /// Whether the service talks to a process on this machine directly (not through a
+    /// `Downstream`): what a poll that slept in the kernel then most likely called.
+    pub(crate) fn talks_locally(&self) -> bool {
+        !self.found().is_empty()
+    }
+
+    /// Why a figure that would hold says nothing of production here: the service talks to
+    /// a process on this machine directly, and `target` does not take that as production's.
+    /// `None` where it would hold rightly.
+    pub(crate) fn hides_a_hold(&self, target: &Target, figure: f64, band: f64) -> Option<Error> {
+        if figure > band || target.local_is_production() {
+            return None;
+        }
+        let found = self.found();
+        (!found.is_empty()).then(|| Error::CannotTell {
+            what: format!(
+                "{}, so a hold here says nothing of production; {DO}",
+                cause(found)
+            ),
+        })
+    }
+
+    fn found(&self) -> &[LocalDownstream] {
+        self.0.get_or_init(|| local_downstreams(&onward_ports()))
+    }
 }

@@ -86,7 +86,11 @@ pub(crate) fn parts(allowance: &Allowance, holding: &Holding, alone: Duration) -
             per_request.max(by_time)
         },
         holding.longest_computing.as_secs_f64() / allowance.budget().as_secs_f64(),
-        holding.slept_share() / SLEEPS_AT_MOST,
+        if holding.local {
+            holding.slept_share() / SLEEPS_AT_MOST
+        } else {
+            0.0
+        },
     )
 }
 
@@ -175,6 +179,13 @@ pub(crate) struct Holding {
     /// Polls during which tokio handed the worker's core to another thread
     /// (`block_in_place`, [`Split::handed_off`]): not holds.
     pub(crate) handed_off: usize,
+    /// Whether the service talks to a process on this machine directly
+    /// ([`LocalLook`](super::distance::LocalLook)): only then is a poll's sleep in the
+    /// kernel, however short, counted against [`SLEEPS_AT_MOST`] — it is most likely a call
+    /// to that process, answered in microseconds where production's takes a round trip.
+    /// Elsewhere a short sleep is a lock another thread of the process held (the blocking
+    /// pool's, a channel's), and only its time counts, as waiting.
+    pub(crate) local: bool,
 }
 
 impl Holding {
@@ -251,6 +262,7 @@ impl Holding {
             outside: Duration::ZERO,
             outside_share: 0.0,
             handed_off: held.iter().map(|(_, s)| s.handed_off as usize).sum(),
+            local: false,
         })
     }
 }

@@ -9,6 +9,7 @@ use super::holding::{self, Holding, millis};
 use super::holding::{FAN_OUT_PER_WORKER, LEAST, SLEEPS_AT_MOST};
 use super::remedy::{self, Hold};
 use super::called::{self, Sampled};
+use super::distance::LocalLook;
 use super::worker_watch::WorkerWatch;
 use crate::pool::sampler::{Calls, Place};
 use crate::claim::{Advice, Claim, ClaimReport, Measure, median};
@@ -79,6 +80,7 @@ impl Mix {
         let seen = evidence.clone();
         // The served workers, watched from the first round to the claim's end.
         let watch = WorkerWatch::default();
+        let look = LocalLook::default();
         // What the workers were sampled in, over every round, by route.
         let sampled = Sampled::default();
         let sampling = sampled.clone();
@@ -114,11 +116,14 @@ impl Mix {
                 })
             },
             move |alone, (run, share)| {
-                let round = this.round(&run, alone, share)?;
+                let round = this.round(&run, alone, (share, look.talks_locally()))?;
                 let figure = round
                     .worst()
                     .map_or(LEAST, |(_, used)| used)
                     .max(round.outside_used);
+                if let Some(why) = look.hides_a_hold(&this.target, figure, 1.0) {
+                    return Err(why);
+                }
                 Ok((figure.max(LEAST), round))
             },
         );
@@ -178,7 +183,12 @@ impl Mix {
     /// One round's figures, route by route, from a fan-out of the mix, with `share`, the
     /// share of the round's time the workers waited outside every route's polls; refused
     /// when the server received the routes in other proportions than the weights.
-    fn round(&self, run: &Run, alone: Vec<Duration>, share: f64) -> Result<RouteRound> {
+    fn round(
+        &self,
+        run: &Run,
+        alone: Vec<Duration>,
+        (share, local): (f64, bool),
+    ) -> Result<RouteRound> {
         let cycle = self.cycle();
         let mut records: Vec<Vec<&crate::record::RequestRecord>> =
             vec![Vec::new(); self.routes.len()];
@@ -193,7 +203,7 @@ impl Mix {
         self.check_received(&received, run.records.len())?;
         let held: Vec<Option<Holding>> = records
             .iter()
-            .map(|r| Holding::of(r.iter().copied()))
+            .map(|r| Holding::of(r.iter().copied()).map(|h| Holding { local, ..h }))
             .collect();
         if held.iter().any(Option::is_none) {
             return Err(Error::Unread {

@@ -81,6 +81,7 @@ impl Figures {
                 outside: mid_polls(&|h| h.outside),
                 outside_share: median(&polls.iter().map(|h| h.outside_share).collect::<Vec<f64>>()),
                 handed_off: polls.iter().map(|h| h.handed_off).sum(),
+                local: polls.iter().any(|h| h.local),
             }),
             service_cpu: (!cpus.is_empty()).then(|| middle(cpus)),
             outside: Outside {

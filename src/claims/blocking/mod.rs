@@ -15,6 +15,7 @@ use std::time::Duration;
 use super::holding::{self, FAN_OUT_PER_WORKER, Holding, LEAST, millis};
 use super::outside::Outside;
 use super::called::{self, Sampled};
+use super::distance::LocalLook;
 use super::worker_watch::WorkerWatch;
 use crate::claim::{Claim, ClaimReport, Measure};
 use crate::endpoint::Endpoint;
@@ -127,6 +128,7 @@ impl Endpoint {
         // first, then round by round.
         let watch = WorkerWatch::default();
         let watched = watch.clone();
+        let look = LocalLook::default();
         // What the workers were sampled in, over every round's fan-out.
         let sampled = Sampled::default();
         let (sampling, named) = (sampled.clone(), sampled.clone());
@@ -175,6 +177,7 @@ impl Endpoint {
                     }
                     .map(|h| Holding {
                         outside_share: share.unwrap_or_default(),
+                        local: look.talks_locally(),
                         ..h
                     }),
                     service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
@@ -185,7 +188,13 @@ impl Endpoint {
                         .with_service(service_times),
                 };
                 let figure = match round.polls {
-                    Some(holding) => holding::used(&allowance, &holding, alone)?,
+                    Some(holding) => {
+                        let figure = holding::used(&allowance, &holding, alone)?;
+                        if let Some(why) = look.hides_a_hold(this.target(), figure, 1.0) {
+                            return Err(why);
+                        }
+                        figure
+                    }
                     None if (served && !polled) || (launched && !clocked) => {
                         return Err(Error::Unread {
                             what: crate::thread_clock::unclocked("the handler's"),
