@@ -216,6 +216,13 @@ impl<'a> Claim<'a> {
     }
 
     /// Marks a claim as ready-made: its band and sentences are its model's from here on.
+    /// Decides by the rule for a claim about a hold ([`DecisionRule::for_a_hold`]): a
+    /// shape met in some rounds only breaks it.
+    pub(crate) fn about_a_hold(mut self) -> Self {
+        self.rule = DecisionRule::for_a_hold();
+        self
+    }
+
     pub(crate) fn ready_made(mut self) -> Self {
         self.ready_made = true;
         self

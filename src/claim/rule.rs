@@ -19,6 +19,18 @@
 //! is counted in the error rates, and a regression in every third round never holds. The
 //! rates are computed, not assumed: `tests/exact/rule.rs` runs the rule on synthetic round
 //! series by Monte Carlo with a fixed seed (see the README for the figures).
+//!
+//! **A shape that comes and goes** ([`DecisionRule::intermittent`]). For a timing, a round
+//! far outside the band now and then is the machine; for a worker's hold it is the service
+//! — a lock another thread holds half the time, met by the rounds that ran then: a worker
+//! blocked in a third of the rounds is blocked a third of the time in production, and the
+//! quiet rounds must not outvote the ones that met it. A claim about a hold therefore also
+//! runs a sequential probability ratio test (Wald's) on its far rounds: a correct service
+//! has a far round at most one time in twenty ([`QUIET_RATE`]), a shape that comes and goes
+//! at least one in three ([`MET_RATE`]). It is **broken** once the rounds' likelihood ratio
+//! for the second passes 19 : 1, and may **hold** only once it passes 19 : 1 for the first
+//! — nine quiet rounds, more for each far one — so that a third of the rounds meeting the
+//! shape is not missed by three quiet ones.
 
 use std::sync::OnceLock;
 
@@ -47,6 +59,10 @@ pub struct DecisionRule {
     pub min_rounds: usize,
     /// Rounds at the most; a claim unsettled there is inconclusive.
     pub max_rounds: usize,
+    /// Whether far rounds met in some rounds only are the shape, not the machine: the
+    /// sequential test of the module documentation decides beside the quantiles (a
+    /// worker's hold; not a timing).
+    pub intermittent: bool,
 }
 
 impl Default for DecisionRule {
@@ -54,8 +70,39 @@ impl Default for DecisionRule {
         DecisionRule {
             min_rounds: 3,
             max_rounds: 15,
+            intermittent: false,
         }
     }
+}
+
+impl DecisionRule {
+    /// The rule for a claim about a hold: a shape met in some rounds only breaks it
+    /// ([`intermittent`](Self::intermittent)), with rounds enough to see one met in a
+    /// third of them (up to 31).
+    pub fn for_a_hold() -> Self {
+        DecisionRule {
+            min_rounds: 3,
+            max_rounds: 31,
+            intermittent: true,
+        }
+    }
+}
+
+/// The share of rounds far outside the band a correct service may have: the sequential
+/// test's null hypothesis.
+const QUIET_RATE: f64 = 0.05;
+/// The share of rounds far outside the band a shape that comes and goes has at least: the
+/// sequential test's alternative.
+const MET_RATE: f64 = 1.0 / 3.0;
+/// The likelihood ratio at which the sequential test decides either way: 19 : 1, Wald's
+/// bound for 5 % errors on each side.
+const SEQUENTIAL_ODDS: f64 = 19.0;
+
+/// The log-likelihood ratio of `far` far rounds and `quiet` others for [`MET_RATE`]
+/// against [`QUIET_RATE`].
+fn sequential_evidence(far: usize, quiet: usize) -> f64 {
+    far as f64 * (MET_RATE / QUIET_RATE).ln()
+        + quiet as f64 * ((1.0 - MET_RATE) / (1.0 - QUIET_RATE)).ln()
 }
 
 /// The lower quantile whose confidence bound must lie inside the band for a claim to hold:
@@ -109,10 +156,13 @@ impl DecisionRule {
             .map(|(i, _)| i + 1)
             .collect();
         let (j, _) = orders(n);
+        let evidence = sequential_evidence(contrary.len(), n - contrary.len());
+        let bound = SEQUENTIAL_ODDS.ln();
         if j > 0
             && band.contains(sorted[j - 1])
             && band.contains(sorted[n - j])
             && contrary.len() <= n / CONTRARY_PER
+            && (!self.intermittent || evidence <= -bound)
         {
             return Decision {
                 verdict: Some(Verdict::Holds),
@@ -133,16 +183,36 @@ impl DecisionRule {
                 ),
             };
         }
-        let reason = if contrary.len() <= n / CONTRARY_PER {
+        let listed = || {
+            contrary
+                .iter()
+                .map(|r| r.to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if self.intermittent && evidence >= bound {
+            return Decision {
+                verdict: Some(Verdict::Broken),
+                reason: format!(
+                    "round {} of {n} miss the band {band} by more than {FAR} spreads of the rounds: a shape met in some rounds only, {} of {n} — {:.0} times likelier if it comes in one round in three than if it is a correct service's rare far round (one in twenty)",
+                    listed(),
+                    contrary.len(),
+                    evidence.exp()
+                ),
+            };
+        }
+        let reason = if self.intermittent && contrary.len() <= n / CONTRARY_PER {
+            format!(
+                "the rounds do not settle it yet: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds); {} of them far outside, and a shape met in one round in three is ruled out only by {} quiet rounds",
+                contrary.len(),
+                (bound / ((1.0 - QUIET_RATE) / (1.0 - MET_RATE)).ln()).ceil()
+            )
+        } else if contrary.len() <= n / CONTRARY_PER {
             format!(
                 "the rounds do not settle it: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds)"
             )
         } else {
-            let rounds = contrary
-                .iter()
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join(", ");
+            let rounds = listed();
             format!(
                 "the rounds disagree: round {rounds} of {n} miss the band {band} by more than {FAR} spreads of the rounds, more than one in {CONTRARY_PER}, where the median {m:.3} is inside (a shape that comes and goes)"
             )
@@ -305,6 +375,7 @@ mod tests {
         let rule = DecisionRule {
             min_rounds: 3,
             max_rounds: 8,
+            intermittent: false,
         };
         let looks: Vec<usize> = (1..=8).filter(|&n| rule.looks_at(n)).collect();
         assert_eq!(looks, [3, 5, 7, 8]);

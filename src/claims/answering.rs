@@ -3,17 +3,17 @@
 
 use std::time::{Duration, Instant};
 
+use super::called::{self, Sampled};
+use super::distance::LocalLook;
 use super::holding::LEAST;
 use super::holding::{self, Holding, middle, millis};
 use super::outside::Outside;
-use super::called::{self, Sampled};
-use super::distance::LocalLook;
 use super::remedy::{self, Hold};
-use crate::pool::sampler::{Calls, Place};
 use crate::claim::{Claim, ClaimReport, Measure, Verdict};
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
+use crate::pool::sampler::{Calls, Place};
 use crate::run::Run;
 use crate::server::Server;
 use crate::vocab::Allowance;
@@ -111,6 +111,7 @@ impl Endpoint {
         let sampling = sampled.clone();
         let look = LocalLook::default();
         let mut quickest: Option<Duration> = None;
+        let mut sampling_guard = None;
         let (during, rounds) = Measure::noting(
             &format!(
                 "{} wait during {n} × {} that its hold explains ÷ one {}",
@@ -128,6 +129,9 @@ impl Endpoint {
                         });
                     }
                     Some(server) => {
+                        // What the workers are blocked in, sampled from the first round to
+                        // the claim's end.
+                        sampling_guard.get_or_insert_with(|| server.pool().timeline().sample());
                         served_round(
                             &cheap,
                             &busy,

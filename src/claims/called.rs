@@ -15,7 +15,10 @@ pub(crate) struct Sampled(Arc<Mutex<Calls>>);
 impl Sampled {
     /// Counts a run's samples in.
     pub(crate) fn add(&self, calls: &Calls) {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).merge(calls);
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .merge(calls);
     }
 
     /// The samples so far.
@@ -114,14 +117,20 @@ mod tests {
             "the kernel saw it blocked in write() of /tmp/audit.log, in 31 of the 40 samples that caught the worker waiting"
         );
         let said = named(Some(&calls), &route("/order"), Hold::WaitsInATask).unwrap();
-        assert!(said.contains("clock_nanosleep(): a sleep, in 5 of the 5"), "{said}");
+        assert!(
+            said.contains("clock_nanosleep(): a sleep, in 5 of the 5"),
+            "{said}"
+        );
         assert_eq!(
             call(&calls, &route("/order"), Hold::Waits).as_deref(),
             Some("write() of /tmp/audit.log")
         );
         assert_eq!(call(&calls, &route("/order"), Hold::Computes), None);
         let said = named(Some(&calls), &route("/order"), Hold::Computes).unwrap();
-        assert!(said.contains("running, in no system call, in 12 of 52"), "{said}");
+        assert!(
+            said.contains("running, in no system call, in 12 of 52"),
+            "{said}"
+        );
         assert_eq!(named(Some(&calls), &route("/none"), Hold::Waits), None);
     }
 }

@@ -360,14 +360,36 @@ mod tests {
         let allowance = four_ms_budget();
         let request = Duration::from_millis(1);
         // 20 µs of waiting a request (under the 50 µs floor), 60 µs polls: inside both.
+        // The sleeps count where the service talks to a process on this machine.
         let slept = |n: usize| Holding {
             requests: 20,
             slept: n,
+            local: true,
             ..holding(20, 60)
         };
         assert!(used(&allowance, &slept(2), request).unwrap() < 1.0);
         assert!((used(&allowance, &slept(20), request).unwrap() - 2.0).abs() < 1e-9);
         assert!(used(&allowance, &slept(11), request).unwrap() > 1.0);
+    }
+
+    /// Where the service talks to no process on this machine, a short sleep is a lock
+    /// another thread of the process held (the blocking pool's, a channel's): only its time
+    /// counts, as waiting — a correct offload under saturation sleeps so in most requests.
+    #[test]
+    fn short_sleeps_count_only_beside_a_local_process() {
+        let allowance = four_ms_budget();
+        let request = Duration::from_millis(1);
+        let all_slept = Holding {
+            requests: 20,
+            slept: 20,
+            ..holding(20, 60)
+        };
+        assert!(used(&allowance, &all_slept, request).unwrap() < 1.0);
+        let local = Holding {
+            local: true,
+            ..all_slept
+        };
+        assert!(used(&allowance, &local, request).unwrap() > 1.0);
     }
 
     #[test]

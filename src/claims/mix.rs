@@ -5,17 +5,17 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use super::called::{self, Sampled};
+use super::distance::LocalLook;
 use super::holding::{self, Holding, millis};
 use super::holding::{FAN_OUT_PER_WORKER, LEAST, SLEEPS_AT_MOST};
 use super::remedy::{self, Hold};
-use super::called::{self, Sampled};
-use super::distance::LocalLook;
 use super::worker_watch::WorkerWatch;
-use crate::pool::sampler::{Calls, Place};
 use crate::claim::{Advice, Claim, ClaimReport, Measure, median};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
 use crate::mix::Mix;
+use crate::pool::sampler::{Calls, Place};
 use crate::run::Run;
 use crate::vocab::ClientStrategy;
 
@@ -145,10 +145,12 @@ impl Mix {
                 }
             })
             .evidence(move || evidence.describe(&what));
+        // A mix is judged on the routes' polls: a round far outside is the service's.
         Claim::figure(
             &format!("no route of the {} blocks its worker", self.name()),
             used,
         )
+        .about_a_hold()
         .at_most(1.0)
         .ideal(0.0)
         .refusing(self.refused())

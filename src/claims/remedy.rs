@@ -36,7 +36,9 @@ pub(crate) fn for_hold(who: &str, how: Hold, call: Option<String>) -> Advice {
         Hold::WaitsInATask => Advice::new(
             format!(
                 "while {who} ran, the worker slept in the kernel outside its own polls{}: a task its requests spawned (a fire-and-forget write, an audit log) or a background job on the same workers makes a synchronous call, and the worker can run nothing else until it returns",
-                call.as_deref().map(|c| format!(", in {c}")).unwrap_or_default()
+                call.as_deref()
+                    .map(|c| format!(", in {c}"))
+                    .unwrap_or_default()
             ),
             "in that task, run the call in tokio::task::spawn_blocking or use the async API; the report's reading with no load says whether a background job does it whatever the requests",
         ),

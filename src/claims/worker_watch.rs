@@ -16,7 +16,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::pool::timeline::Recording;
+use crate::pool::timeline::{Recording, Sampling};
 use crate::server::Server;
 
 /// How long the workers are read with no load as a claim's watch begins: long enough to
@@ -32,6 +32,8 @@ pub(crate) struct WorkerWatch {
 #[derive(Debug)]
 struct Watching {
     _recording: Recording,
+    /// What the workers are blocked in is sampled for as long.
+    _sampling: Sampling,
     /// Where the next round's window begins.
     from: Instant,
     /// The workers' waiting over [`IDLE_READING`] with no load, where it was read.
@@ -48,6 +50,7 @@ impl WorkerWatch {
         if watching.is_none() {
             let timeline = server.pool().timeline();
             let recording = timeline.record();
+            let sampling = timeline.sample();
             let idle = server.runs_its_own_tasks().then(|| {
                 let from = Instant::now();
                 std::thread::sleep(IDLE_READING);
@@ -55,6 +58,7 @@ impl WorkerWatch {
             });
             *watching = Some(Watching {
                 _recording: recording,
+                _sampling: sampling,
                 from: Instant::now(),
                 idle,
             });

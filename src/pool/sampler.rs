@@ -192,10 +192,7 @@ impl Sampler {
 
     /// Starts the sampling thread, unless one runs: it samples every [`TICK`] while
     /// `recording` says so, and ends when it no longer does.
-    pub(crate) fn start(
-        self: &Arc<Self>,
-        recording: impl Fn() -> bool + Send + 'static,
-    ) {
+    pub(crate) fn start(self: &Arc<Self>, recording: impl Fn() -> bool + Send + 'static) {
         if !blocked_call::available() || self.sampling.swap(true, Ordering::AcqRel) {
             return;
         }

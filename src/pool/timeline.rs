@@ -87,8 +87,9 @@ pub(crate) struct Timeline {
     handoffs: AtomicU64,
     threads: AtomicU64,
     kept: Mutex<VecDeque<Segment>>,
-    /// What the workers are blocked in, sampled while a claim records.
+    /// What the workers are blocked in, sampled while a claim that judges a hold runs.
     sampler: Arc<Sampler>,
+    samplers: AtomicUsize,
 }
 
 /// While alive, the pool's workers are clocked at each unpark, park and response poll;
@@ -101,6 +102,16 @@ impl Drop for Recording {
         if self.0.recorders.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.0.lock().clear();
         }
+    }
+}
+
+/// While alive, the pool's workers are sampled ([`Timeline::sample`]).
+#[derive(Debug)]
+pub(crate) struct Sampling(Arc<Timeline>);
+
+impl Drop for Sampling {
+    fn drop(&mut self) {
+        self.0.samplers.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -148,16 +159,28 @@ fn slot(place: impl FnOnce(&Slot)) {
 impl Timeline {
     /// Starts recording, until the returned guard is dropped.
     pub(crate) fn record(self: &Arc<Self>) -> Recording {
-        if self.recorders.fetch_add(1, Ordering::AcqRel) == 0 {
-            self.sampler.clear();
-            let timeline = Arc::downgrade(self);
-            self.sampler
-                .start(move || timeline.upgrade().is_some_and(|t| t.recording()));
-        }
+        self.recorders.fetch_add(1, Ordering::AcqRel);
         Recording(Arc::clone(self))
     }
 
-    /// What the workers were sampled in since the recording began.
+    /// Samples what the workers are blocked in while they record, until the returned guard
+    /// is dropped: for a claim that judges a hold, whose report names the call. Not for
+    /// every load — the sampling thread wakes a thousand times a second, which a claim that
+    /// compares two timings should not share its cores with.
+    pub(crate) fn sample(self: &Arc<Self>) -> Sampling {
+        if self.samplers.fetch_add(1, Ordering::AcqRel) == 0 {
+            self.sampler.clear();
+            let timeline = Arc::downgrade(self);
+            self.sampler.start(move || {
+                timeline
+                    .upgrade()
+                    .is_some_and(|t| t.samplers.load(Ordering::Acquire) > 0)
+            });
+        }
+        Sampling(Arc::clone(self))
+    }
+
+    /// What the workers were sampled in since the sampling began.
     pub(crate) fn calls(&self) -> Calls {
         self.sampler.calls()
     }

@@ -169,9 +169,11 @@ impl<F: Future> Future for Timed<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
-        let polled = timed_poll((&mut this.held, &mut this.spans), (this.split, this.route), || {
-            this.inner.as_mut().poll(cx)
-        });
+        let polled = timed_poll(
+            (&mut this.held, &mut this.spans),
+            (this.split, this.route),
+            || this.inner.as_mut().poll(cx),
+        );
         match polled {
             Poll::Ready(output) => {
                 Poll::Ready((output, (this.held, std::mem::take(&mut this.spans))))
@@ -202,9 +204,11 @@ impl http_body::Body for TimedBody {
     ) -> Poll<Option<Result<http_body::Frame<Self::Data>, Self::Error>>> {
         let this = &mut *self;
         match &mut this.served {
-            Some(served) => timed_poll((&mut served.held, &mut served.spans), (true, this.route), || {
-                Pin::new(&mut this.inner).poll_frame(cx)
-            }),
+            Some(served) => timed_poll(
+                (&mut served.held, &mut served.spans),
+                (true, this.route),
+                || Pin::new(&mut this.inner).poll_frame(cx),
+            ),
             None => Pin::new(&mut this.inner).poll_frame(cx),
         }
     }

@@ -11,6 +11,7 @@
 //! claim of the entry before it fails. The same claims on deliberately wrong setups — the
 //! negative controls that prove each claim can fail — are in `tests/controls/`.
 
+mod calls;
 #[path = "../common/mod.rs"]
 mod common;
 mod compare;

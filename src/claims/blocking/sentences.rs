@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use super::super::holding::{self, SLEEPS_AT_MOST, millis};
 use super::super::called;
+use super::super::holding::{self, SLEEPS_AT_MOST, millis};
 use super::super::remedy::{self, Hold};
-use crate::pool::sampler::{Calls, Place};
 use super::figures::{Figures, HeldRound};
 use crate::claim::{Advice, ClaimReport, Verdict};
+use crate::pool::sampler::{Calls, Place};
 use crate::vocab::Allowance;
 
 /// What the claim found, for people: what the handler does with its worker, then what the
@@ -24,7 +24,8 @@ pub(super) fn sentences(
     if rounds.is_empty() {
         return Vec::new();
     }
-    let figures = Figures::of(rounds);
+    let (judged, met) = judged(report, rounds, allowance);
+    let figures = Figures::of(&judged);
     let alone = figures.alone;
     let pct = |d: Duration| 100.0 * d.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
     let allowed = allowance.waiting * 100.0;
@@ -122,6 +123,10 @@ pub(super) fn sentences(
             seen(Hold::Computes)
         )
     };
+    let first = match met {
+        Some(met) => format!("{met}: {first}"),
+        None => first,
+    };
     let detail = if launched {
         format!(
             "a launched service's responses are not timed poll by poll: its workers waited {} per request while the requests ran, and their longest stretch of CPU serving one request alone was {} (a bound on its longest poll; a stretch under {} is not kept)",
@@ -213,7 +218,8 @@ pub(super) fn advice(
             .then(super::super::distance::local_downstream_advice)
             .flatten();
     }
-    let figures = Figures::of(rounds);
+    let (judged, _) = judged(report, rounds, allowance);
+    let figures = Figures::of(&judged);
     let Some(h) = figures.polls else {
         return Some(Advice::new(
             "the handler holds its worker for much of each request; from outside, a wait and a long computation read alike",
@@ -277,4 +283,30 @@ fn outside_sentences(
     }
     lines.push(from_outside);
     lines
+}
+
+/// The rounds a report describes: all of them, or — where the claim broke on a shape met in
+/// some rounds only, its median round inside — the rounds that met it, with the words that
+/// say so ("in 5 of its 15 rounds").
+fn judged(
+    report: &ClaimReport,
+    rounds: &[HeldRound],
+    allowance: Allowance,
+) -> (Vec<HeldRound>, Option<String>) {
+    let past = |r: &&HeldRound| {
+        r.polls
+            .and_then(|h| holding::used(&allowance, &h, r.alone).ok())
+            .is_some_and(|used| used > 1.0)
+    };
+    let met: Vec<HeldRound> = rounds.iter().filter(past).copied().collect();
+    if report.verdict == Verdict::Broken && report.median <= 1.0 && !met.is_empty() {
+        let said = format!(
+            "in {} of its {} rounds (a shape that comes and goes; the figures below are theirs)",
+            met.len(),
+            rounds.len()
+        );
+        (met, Some(said))
+    } else {
+        (rounds.to_vec(), None)
+    }
 }

@@ -1,0 +1,80 @@
+//! The call that held the worker, named where the kernel says it (Linux): a note synced to
+//! a file with `std::fs` names the file, and a cache read behind a std mutex that another
+//! thread holds across its rebuild names the lock — each beside its twin, which holds
+//! (`tokio::fs`; the rebuild done outside the lock). The cache's readers meet the lock in
+//! some rounds and not in others: blocking that comes and goes is blocking.
+
+use perfshape::{Checked, PoolSettings, Result, Target, Verdict};
+
+use crate::common::{decided, journal};
+
+/// The journal service on one worker, writing into a folder of its own.
+fn served(brief: bool) -> Result<(Target, tempfile::TempDir)> {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let target = Target::serve(
+        journal::app(dir.path().join("journal.log"), brief),
+        PoolSettings::workers(1)?,
+    )?;
+    Ok((target, dir))
+}
+
+/// `checked` came out `expected` where this build reads what the claim needs; its whole
+/// report where it did.
+fn expect(checked: &Checked, expected: Verdict) -> Option<String> {
+    let verdict = decided(checked)?;
+    let report = format!("{:#}", checked.report());
+    assert_eq!(verdict, expected, "{report}");
+    Some(report)
+}
+
+#[test]
+fn a_note_synced_with_std_fs_blocks_and_its_report_names_the_file() -> Result {
+    let (target, dir) = served(false)?;
+    let checked = target.post("/note").does_not_block_its_worker().check()?;
+    if let Some(report) = expect(&checked, Verdict::Broken) {
+        let file = dir.path().join("journal.log");
+        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        assert!(
+            cause.contains(&format!("of {}", file.display())),
+            "the cause names the file: {report}"
+        );
+        assert!(
+            checked
+                .report()
+                .headline()
+                .contains("the kernel saw it blocked in"),
+            "{report}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_note_written_with_tokio_fs_holds() -> Result {
+    let (target, _dir) = served(false)?;
+    let checked = target
+        .post("/note?async=1")
+        .does_not_block_its_worker()
+        .check()?;
+    expect(&checked, Verdict::Holds);
+    Ok(())
+}
+
+#[test]
+fn a_cache_read_behind_a_lock_held_across_the_rebuild_blocks() -> Result {
+    let (target, _dir) = served(false)?;
+    let checked = target.get("/cached").does_not_block_its_worker().check()?;
+    if let Some(report) = expect(&checked, Verdict::Broken) {
+        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        assert!(cause.contains("in futex(): a lock"), "{report}");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_cache_swapped_in_briefly_holds() -> Result {
+    let (target, _dir) = served(true)?;
+    let checked = target.get("/cached").does_not_block_its_worker().check()?;
+    expect(&checked, Verdict::Holds);
+    Ok(())
+}
