@@ -22,6 +22,7 @@
 //! and kept ([`Reader`]).
 
 use std::collections::HashMap;
+use std::net::SocketAddr;
 
 /// A thread, by the kernel's id for it (Linux's `gettid`).
 pub(crate) type Tid = i32;
@@ -71,6 +72,8 @@ pub(crate) enum BlockedCall {
         call: &'static str,
         /// The other end, in words.
         peer: String,
+        /// The other end's address, where the socket is a TCP connection.
+        remote: Option<SocketAddr>,
     },
     /// A call on a file or another descriptor: the call, and the file's path (or what the
     /// descriptor is: "a pipe").
@@ -93,7 +96,7 @@ pub(crate) enum BlockedCall {
 impl std::fmt::Display for BlockedCall {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            BlockedCall::Socket { call, peer } => write!(f, "{call}() on {peer}"),
+            BlockedCall::Socket { call, peer, .. } => write!(f, "{call}() on {peer}"),
             BlockedCall::File { call, path } => write!(f, "{call}() of {path}"),
             BlockedCall::Lock => write!(f, "futex(): a lock or a channel another thread holds"),
             BlockedCall::Sleep => write!(f, "clock_nanosleep(): a sleep"),
@@ -115,7 +118,7 @@ impl std::fmt::Display for Seen {
 /// Reads what threads are blocked in, keeping what it learnt of each socket's other end.
 #[derive(Debug, Default)]
 pub(crate) struct Reader {
-    peers: HashMap<u64, String>,
+    peers: HashMap<u64, (String, Option<SocketAddr>)>,
 }
 
 impl Reader {
@@ -139,18 +142,29 @@ impl Reader {
             calls::Kind::Lock => BlockedCall::Lock,
             calls::Kind::Sleep => BlockedCall::Sleep,
             calls::Kind::Plain => BlockedCall::Other(call.to_string()),
-            calls::Kind::Fd => match fd_target(first) {
-                Some(Target::Socket(inode)) => BlockedCall::Socket {
-                    call,
-                    peer: self
-                        .peers
-                        .entry(inode)
-                        .or_insert_with(|| socket_peer(inode))
-                        .clone(),
-                },
-                Some(Target::Path(path)) => BlockedCall::File { call, path },
+            calls::Kind::Fd => self.on_fd(call, first),
+            // A wait on descriptors names the first of them, read from the thread's own
+            // array (this process's memory, read as another process's would be: a read
+            // that races the call's return fails or reads a stale number, never faults).
+            calls::Kind::Poll => match first_polled(first) {
+                Some(fd) => self.on_fd(call, fd),
                 None => BlockedCall::Other(call.to_string()),
             },
+        }
+    }
+
+    fn on_fd(&mut self, call: &'static str, fd: u64) -> BlockedCall {
+        match fd_target(fd) {
+            Some(Target::Socket(inode)) => {
+                let (peer, remote) = self
+                    .peers
+                    .entry(inode)
+                    .or_insert_with(|| socket_peer(inode))
+                    .clone();
+                BlockedCall::Socket { call, peer, remote }
+            }
+            Some(Target::Path(path)) => BlockedCall::File { call, path },
+            None => BlockedCall::Other(call.to_string()),
         }
     }
 }
@@ -199,6 +213,30 @@ fn read_syscall(_tid: Tid) -> Option<String> {
     None
 }
 
+/// The descriptor of the first `pollfd` at `address` in this process's memory.
+#[cfg(linux_reads)]
+fn first_polled(address: u64) -> Option<u64> {
+    let mut fd: libc::c_int = -1;
+    let local = libc::iovec {
+        iov_base: (&raw mut fd).cast(),
+        iov_len: std::mem::size_of::<libc::c_int>(),
+    };
+    let remote = libc::iovec {
+        iov_base: address as *mut libc::c_void,
+        iov_len: std::mem::size_of::<libc::c_int>(),
+    };
+    // SAFETY: process_vm_readv copies into `fd` only (one iovec of its size); the remote
+    // address is checked by the kernel, which fails the call (EFAULT) where it is not
+    // mapped instead of faulting.
+    let read = unsafe { libc::process_vm_readv(libc::getpid(), &local, 1, &remote, 1, 0) };
+    (read == std::mem::size_of::<libc::c_int>() as isize && fd >= 0).then_some(fd as u64)
+}
+
+#[cfg(not(linux_reads))]
+fn first_polled(_address: u64) -> Option<u64> {
+    None
+}
+
 #[cfg(linux_reads)]
 fn fd_target(fd: u64) -> Option<Target> {
     let link = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
@@ -222,21 +260,21 @@ fn fd_target(_fd: u64) -> Option<Target> {
 /// (postgres)", "a connection to 10.0.0.7:443", or "a socket" where it is no TCP
 /// connection `/proc/net` lists.
 #[cfg(linux_reads)]
-fn socket_peer(inode: u64) -> String {
+fn socket_peer(inode: u64) -> (String, Option<SocketAddr>) {
     let mut entries = procfs::net::tcp().unwrap_or_default();
     entries.extend(procfs::net::tcp6().unwrap_or_default());
     let Some(entry) = entries.iter().find(|e| e.inode == inode) else {
-        return "a socket (not a TCP connection)".into();
+        return ("a socket (not a TCP connection)".into(), None);
     };
     let remote = entry.remote_address;
     if entry.state == procfs::net::TcpState::Listen {
-        return format!("its listener on {}", entry.local_address);
+        return (format!("its listener on {}", entry.local_address), None);
     }
     if !remote.ip().is_loopback() {
-        return format!("a connection to {remote}");
+        return (format!("a connection to {remote}"), Some(remote));
     }
     let process = crate::service_process::ServiceProcess::listening_on(remote.port());
-    match process {
+    let said = match process {
         Some(p) if p.is_this_process() => {
             format!("a connection to {remote}, a listener of this process")
         }
@@ -245,12 +283,13 @@ fn socket_peer(inode: u64) -> String {
             None => format!("a connection to {remote} (another process)"),
         },
         None => format!("a connection to {remote}"),
-    }
+    };
+    (said, Some(remote))
 }
 
 #[cfg(not(linux_reads))]
-fn socket_peer(_inode: u64) -> String {
-    "a socket".into()
+fn socket_peer(_inode: u64) -> (String, Option<SocketAddr>) {
+    ("a socket".into(), None)
 }
 
 /// The system calls named here, by number on this architecture.
@@ -266,6 +305,8 @@ mod calls {
         Sleep,
         /// Named alone.
         Plain,
+        /// A wait on an array of `pollfd`s: its first descriptor is named.
+        Poll,
     }
 
     /// The call with number `nr`, where this architecture's table names it.
@@ -296,7 +337,7 @@ mod calls {
             (libc::SYS_futex, "futex", Lock),
             (libc::SYS_nanosleep, "nanosleep", Sleep),
             (libc::SYS_clock_nanosleep, "clock_nanosleep", Sleep),
-            (libc::SYS_ppoll, "ppoll", Plain),
+            (libc::SYS_ppoll, "ppoll", Poll),
             (libc::SYS_pselect6, "pselect6", Plain),
             (libc::SYS_epoll_pwait, "epoll_pwait", Plain),
             (libc::SYS_openat, "openat", Plain),
@@ -308,7 +349,7 @@ mod calls {
             (libc::SYS_sync, "sync", Plain),
             (libc::SYS_io_uring_enter, "io_uring_enter", Plain),
             #[cfg(target_arch = "x86_64")]
-            (libc::SYS_poll, "poll", Plain),
+            (libc::SYS_poll, "poll", Poll),
             #[cfg(target_arch = "x86_64")]
             (libc::SYS_select, "select", Plain),
             #[cfg(target_arch = "x86_64")]
@@ -379,5 +420,46 @@ mod tests {
         use std::io::Write;
         (&writer).write_all(&[1]).unwrap();
         blocked.join().unwrap();
+    }
+
+    /// A thread asleep in poll() (what libpq waits in) is named by the first descriptor it
+    /// polls.
+    #[test]
+    fn a_thread_asleep_in_poll_is_named_by_its_descriptor() {
+        if !available() {
+            return;
+        }
+        use std::os::fd::AsRawFd;
+        use std::os::unix::net::UnixStream;
+        let (reader, writer) = UnixStream::pair().unwrap();
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        let fd = reader.as_raw_fd();
+        let blocked = std::thread::spawn(move || {
+            tid_tx.send(current().unwrap()).unwrap();
+            let mut polled = libc::pollfd {
+                fd,
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd, waited on for at most 5 s.
+            unsafe { libc::poll(&mut polled, 1, 5000) };
+        });
+        let tid = tid_rx.recv().unwrap();
+        let mut seen_by = Reader::default();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let mut seen = seen_by.read(tid);
+        while !matches!(seen, Some(Seen::Blocked(_))) && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            seen = seen_by.read(tid);
+        }
+        let said = seen.expect("read").to_string();
+        assert!(
+            said.starts_with("poll() on a socket") || said.starts_with("ppoll() on a socket"),
+            "{said}"
+        );
+        use std::io::Write;
+        (&writer).write_all(&[1]).unwrap();
+        blocked.join().unwrap();
+        drop(reader);
     }
 }

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use super::remedy::Hold;
-use crate::blocked_call::Seen;
+use crate::blocked_call::{BlockedCall, Seen};
 use crate::pool::sampler::{Calls, Place};
 
 /// The samples of a claim's rounds, gathered as they run and read by its report.
@@ -53,7 +53,8 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
         Hold::Waits | Hold::WaitsInATask => {
             let (seen, n, all) = calls.commonest_wait(place)?;
             Some(format!(
-                "the kernel saw it blocked in {seen}, in {n} of the {all} samples that caught the worker waiting{}",
+                "the kernel saw it blocked in {}, in {n} of the {all} samples that caught the worker waiting{}",
+                words(&seen),
                 match place {
                     Place::Outside => " outside any response",
                     Place::Route(_) => "",
@@ -85,9 +86,22 @@ pub(crate) fn call(calls: &Calls, route: &Place, how: Hold) -> Option<String> {
         Hold::Waits => route,
         Hold::Computes => return None,
     };
-    calls
-        .commonest_wait(place)
-        .map(|(seen, _, _)| seen.to_string())
+    calls.commonest_wait(place).map(|(seen, _, _)| words(&seen))
+}
+
+/// What was seen, in words: a connection to a running [`Downstream`](crate::Downstream)
+/// proxy is named as the proxy, with where it forwards to.
+fn words(seen: &Seen) -> String {
+    if let Seen::Blocked(BlockedCall::Socket {
+        call,
+        remote: Some(remote),
+        ..
+    }) = seen
+        && let Some(proxy) = crate::downstream::proxy_at(*remote)
+    {
+        return format!("{call}() on its connection to {proxy}");
+    }
+    seen.to_string()
 }
 
 #[cfg(test)]

@@ -76,6 +76,25 @@ pub(crate) fn onward_ports() -> Vec<u16> {
         .clone()
 }
 
+/// Every running proxy's address, with where it forwards to and the latency it adds: what
+/// a report names a connection to the proxy by.
+static RUNNING: Mutex<Vec<(SocketAddr, SocketAddr, Duration)>> = Mutex::new(Vec::new());
+
+/// "perfshape's Downstream to 127.0.0.1:5432, 1 ms each way" for a running proxy's address.
+pub(crate) fn proxy_at(addr: SocketAddr) -> Option<String> {
+    RUNNING
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .find(|(at, _, _)| *at == addr)
+        .map(|(_, to, latency)| {
+            format!(
+                "perfshape's Downstream to {to}, {} ms each way",
+                latency.as_secs_f64() * 1e3
+            )
+        })
+}
+
 /// How long stopping waits for the open connections' threads to end.
 const CLOSE_WITHIN: Duration = Duration::from_secs(1);
 
@@ -156,6 +175,10 @@ impl Downstream {
                 .spawn(move || accept(&listener, &shared))
                 .map_err(|e| Error::io("starting the downstream proxy's thread", e))?
         };
+        RUNNING
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push((addr, to, self.latency));
         Ok(Proxy {
             addr,
             shared,
@@ -202,6 +225,10 @@ impl Proxy {
 
     fn close(&mut self) -> Carried {
         if let Some(accepting) = self.accepting.take() {
+            RUNNING
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|(at, _, _)| *at != self.addr);
             self.shared.stopping.store(true, Ordering::SeqCst);
             // Wakes the accept loop, which sees `stopping` and returns.
             drop(TcpStream::connect_timeout(&self.addr, CONNECT_TIMEOUT));

@@ -30,11 +30,7 @@ fn heavy(rng: &mut TestRng) -> f64 {
 }
 
 /// Verdict counts over `trials` series whose round `i` is `value(i, rng)`.
-fn tally(
-    trials: usize,
-    seed: u8,
-    value: impl FnMut(usize, &mut TestRng) -> f64,
-) -> (Tally, f64) {
+fn tally(trials: usize, seed: u8, value: impl FnMut(usize, &mut TestRng) -> f64) -> (Tally, f64) {
     tally_by(DecisionRule::default(), trials, seed, value)
 }
 
@@ -387,9 +383,7 @@ fn met_or_quiet(rng: &mut TestRng, met: f64) -> f64 {
 #[test]
 fn a_shape_met_in_a_third_of_a_holds_rounds_breaks_it() {
     let rule = DecisionRule::for_a_hold();
-    let run = |seed, met| {
-        tally_by(rule, 20_000, seed, |_, rng| 1.0 / met_or_quiet(rng, met))
-    };
+    let run = |seed, met| tally_by(rule, 20_000, seed, |_, rng| 1.0 / met_or_quiet(rng, met));
     let (third, rounds) = run(51, 1.0 / 3.0);
     eprintln!("met in a third of the rounds: {third:?}, {rounds:.2} rounds on average");
     assert!(third.rate(third.broken) >= 0.9, "{third:?}");

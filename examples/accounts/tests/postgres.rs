@@ -47,11 +47,17 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
     let served = served(Build::OnWorker, Some(DISTANCE));
     let checked = list(&served.target).does_not_block_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    assert!(
-        checked.report().headline().contains("waits ≈"),
-        "{}",
-        checked.report()
-    );
+    let headline = checked.report().headline();
+    assert!(headline.contains("waits ≈"), "{}", checked.report());
+    // The kernel names the call where it is read (Linux): libpq's wait on its connection,
+    // to the proxy.
+    if !headline.contains("is not read") {
+        assert!(
+            headline.contains("on its connection to perfshape's Downstream to"),
+            "{}",
+            checked.report()
+        );
+    }
     let checked = served
         .target
         .get("/health")
@@ -63,40 +69,48 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
 
 /// On loopback the bug hides: PostgreSQL answers in tens of microseconds, and the kernel
 /// often runs it in the worker's place instead of letting the worker sleep. The claim is
-/// never a clean hold there: broken where the polls slept; otherwise held, or inconclusive
-/// where some rounds' polls slept and others' did not, with the report naming the local
-/// database the service talks to directly. Of 23 runs here: 9 broken, 14 held; in a
-/// fresh clone's CI one inconclusive (rounds 0.4–4.8 against ≤ 1).
+/// never a hold there: broken where the polls slept in most requests, else inconclusive,
+/// naming the local database the service talks to directly and the `Downstream` line.
 #[test]
-fn diesel_on_the_worker_on_loopback_is_never_a_clean_hold() -> Result {
+fn diesel_on_the_worker_on_loopback_is_never_a_hold() -> Result {
     let served = served(Build::OnWorker, None);
     let checked = list(&served.target).does_not_block_its_worker().check()?;
     let said = format!("{:#}", checked.report());
     match checked.verdict() {
         Verdict::Broken => {}
-        Verdict::Holds | Verdict::Inconclusive => {
+        Verdict::Inconclusive => {
             assert!(said.contains("(postgres) directly"), "{said}");
             assert!(said.contains("Downstream::to("), "{said}");
         }
+        Verdict::Holds => panic!("{said}"),
     }
     Ok(())
 }
 
-/// The fixes hold on loopback too, and the report says the test meets its database
-/// directly; through the proxy it does not.
+/// On loopback a hold says nothing of production: the async build's claim is inconclusive
+/// there, naming the local database and the `Downstream` line that makes it decisive; said
+/// to be production's (a sidecar), the same database lets it hold; through the proxy it
+/// holds, and nothing local is named.
 #[test]
-fn the_report_names_a_database_met_directly_and_not_one_through_the_proxy() -> Result {
-    for distance in [None, Some(DISTANCE)] {
-        let served = served(Build::Async, distance);
-        let checked = list(&served.target).does_not_block_its_worker().check()?;
-        let said = format!("{:#}", checked.report());
-        assert_eq!(checked.verdict(), Verdict::Holds, "{said}");
-        assert_eq!(
-            said.contains("(postgres) directly"),
-            distance.is_none(),
-            "{said}"
-        );
-    }
+fn a_database_met_directly_leaves_a_hold_inconclusive_and_names_it() -> Result {
+    let direct = served(Build::Async, None);
+    let checked = list(&direct.target).does_not_block_its_worker().check()?;
+    let said = format!("{:#}", checked.report());
+    assert_eq!(checked.verdict(), Verdict::Inconclusive, "{said}");
+    assert!(said.contains("(postgres) directly"), "{said}");
+    let advice = checked.report().advice.as_ref().expect("a do line");
+    assert!(advice.action.contains("Downstream::to("), "{said}");
+    let sidecar = direct.target.clone().local_downstreams_are_production();
+    let checked = list(&sidecar).does_not_block_its_worker().check()?;
+    assert_eq!(checked.verdict(), Verdict::Holds, "{:#}", checked.report());
+    // The look is the process's: the direct service's connections must be closed first.
+    drop(sidecar);
+    drop(direct);
+    let proxied = served(Build::Async, Some(DISTANCE));
+    let checked = list(&proxied.target).does_not_block_its_worker().check()?;
+    let said = format!("{:#}", checked.report());
+    assert_eq!(checked.verdict(), Verdict::Holds, "{said}");
+    assert!(!said.contains("(postgres) directly"), "{said}");
     Ok(())
 }
 
