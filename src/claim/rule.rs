@@ -381,6 +381,36 @@ mod tests {
         assert_eq!(looks, [3, 5, 7, 8]);
     }
 
+    /// The rule for a hold: nine quiet rounds before a hold, and far rounds met in some
+    /// rounds only break it — where the default rule is left undecided by them.
+    #[test]
+    fn a_hold_needs_nine_quiet_rounds_and_far_rounds_that_come_and_go_break_it() {
+        let band = Band::at_most(1.0);
+        let hold = DecisionRule::for_a_hold();
+        let quiet = [
+            0.010, 0.012, 0.011, 0.009, 0.010, 0.013, 0.011, 0.010, 0.012,
+        ];
+        assert_eq!(hold.decide(&quiet[..7], &band).verdict, None);
+        let d = hold.decide(&quiet, &band);
+        assert_eq!(d.verdict, Some(Verdict::Holds), "{}", d.reason);
+        assert_eq!(
+            DecisionRule::default().decide(&quiet[..3], &band).verdict,
+            Some(Verdict::Holds)
+        );
+        // Three far rounds of seven: the median is inside, and the shape comes and goes.
+        let met = [0.010, 4.0, 0.012, 3.5, 0.011, 0.013, 5.0];
+        let d = hold.decide(&met, &band);
+        assert_eq!(d.verdict, Some(Verdict::Broken), "{}", d.reason);
+        assert!(d.reason.contains("3 of 7"), "{}", d.reason);
+        assert_eq!(DecisionRule::default().decide(&met, &band).verdict, None);
+        // Two of five are not yet enough either way.
+        assert_eq!(hold.decide(&met[..5], &band).verdict, None);
+        // One far round in nine is a correct service's rare one: not broken, not yet held.
+        let mut rare = quiet.to_vec();
+        rare[4] = 4.0;
+        assert_eq!(hold.decide(&rare, &band).verdict, None);
+    }
+
     #[test]
     fn a_far_round_outside_blocks_a_hold_until_six_rounds_outvote_it() {
         let band = Band::at_least(1.0);

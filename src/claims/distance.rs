@@ -64,3 +64,41 @@ impl LocalLook {
         self.0.get_or_init(|| local_downstreams(&onward_ports()))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found() -> LocalLook {
+        let look = LocalLook::default();
+        let _ = look.0.set(vec![LocalDownstream {
+            addr: "127.0.0.1:5432".parse().unwrap(),
+            process: Some("postgres".into()),
+        }]);
+        look
+    }
+
+    /// A figure that would hold, beside a local process, is no verdict: it names the
+    /// process and the Downstream line; said to be production's, or past the band, or with
+    /// nothing local, it stands.
+    #[test]
+    fn a_hold_beside_a_local_process_is_no_verdict_unless_it_is_production() {
+        let settings = crate::pool::PoolSettings::workers(1).unwrap();
+        let target = Target::serve(axum::Router::new(), settings).unwrap();
+        let why = found().hides_a_hold(&target, 0.2, 1.0).expect("no verdict");
+        assert!(matches!(why, Error::CannotTell { .. }), "{why}");
+        let said = why.to_string();
+        assert!(
+            said.contains("127.0.0.1:5432 (postgres) directly"),
+            "{said}"
+        );
+        assert!(said.contains("Downstream::to("), "{said}");
+        assert!(found().hides_a_hold(&target, 1.5, 1.0).is_none());
+        let sidecar = target.clone().local_downstreams_are_production();
+        assert!(found().hides_a_hold(&sidecar, 0.2, 1.0).is_none());
+        let none = LocalLook::default();
+        let _ = none.0.set(Vec::new());
+        assert!(none.hides_a_hold(&target, 0.2, 1.0).is_none());
+        assert!(found().talks_locally() && !none.talks_locally());
+    }
+}

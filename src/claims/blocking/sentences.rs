@@ -213,10 +213,16 @@ pub(super) fn advice(
     served: bool,
     (calls, route): (&Calls, &Place),
 ) -> Option<Advice> {
-    if report.verdict != Verdict::Broken || rounds.is_empty() {
-        return served
+    let local = || {
+        served
             .then(super::super::distance::local_downstream_advice)
-            .flatten();
+            .flatten()
+    };
+    if report.verdict == Verdict::Inconclusive && !rounds.is_empty() {
+        return local().or_else(|| undecided(report, rounds, allowance, (calls, route)));
+    }
+    if report.verdict != Verdict::Broken || rounds.is_empty() {
+        return local();
     }
     let (judged, _) = judged(report, rounds, allowance);
     let figures = Figures::of(&judged);
@@ -241,6 +247,78 @@ pub(super) fn advice(
         "the handler",
         how,
         called::call(calls, route, how),
+    ))
+}
+
+/// Why the rounds of a served claim did not settle it, and what would: which of the three
+/// parts — waiting, computing, sleeps — took the rounds past the allowance that were, and
+/// the call the kernel saw; or, where none was, that too few rounds were measured to rule
+/// out a shape met in one round in three.
+fn undecided(
+    report: &ClaimReport,
+    rounds: &[HeldRound],
+    allowance: Allowance,
+    (calls, route): (&Calls, &Place),
+) -> Option<Advice> {
+    let parts: Vec<(f64, f64, f64)> = rounds
+        .iter()
+        .filter_map(|r| Some(holding::parts(&allowance, &r.polls?, r.alone)))
+        .collect();
+    if parts.is_empty() {
+        return None;
+    }
+    let past: Vec<&(f64, f64, f64)> = parts
+        .iter()
+        .filter(|(w, c, s)| w.max(*c).max(*s) > 1.0)
+        .collect();
+    let longer = format!(
+        "give it more time — .budget(Duration::from_secs(60)) and .rounds(3, 50) on the claim (it measured {:.1} s) — or run it on a quieter machine",
+        report.elapsed.as_secs_f64()
+    );
+    if past.is_empty() {
+        return Some(Advice::new(
+            format!(
+                "none of its {} rounds passed its allowance, but they were too few, or too far apart from each other, to settle it",
+                parts.len()
+            ),
+            longer,
+        ));
+    }
+    let count = |f: &dyn Fn(&&(f64, f64, f64)) -> bool| past.iter().filter(|p| f(p)).count();
+    let (waiting, computing, sleeps) = (
+        count(&|p| p.0 > 1.0),
+        count(&|p| p.1 > 1.0),
+        count(&|p| p.2 > 1.0),
+    );
+    let mut by = Vec::new();
+    for (n, what) in [
+        (waiting, "waiting"),
+        (computing, "computing"),
+        (sleeps, "sleeps"),
+    ] {
+        if n > 0 {
+            by.push(format!("{what} in {n}"));
+        }
+    }
+    let how = if computing > waiting.max(sleeps) {
+        Hold::Computes
+    } else {
+        Hold::Waits
+    };
+    let seen = called::call(calls, route, how)
+        .map(|call| format!("; the kernel saw the worker waiting in {call}"))
+        .unwrap_or_default();
+    Some(Advice::new(
+        format!(
+            "{} of its {} rounds passed its allowance — by {} — and the others did not{seen}: a shape that comes and goes, or a machine that took those rounds",
+            past.len(),
+            parts.len(),
+            by.join(", ")
+        ),
+        format!(
+            "{longer}; if the handler does it, {}",
+            remedy::for_hold("the handler", how, None).action
+        ),
     ))
 }
 
