@@ -25,12 +25,14 @@
 //! — a lock another thread holds half the time, met by the rounds that ran then: a worker
 //! blocked in a third of the rounds is blocked a third of the time in production, and the
 //! quiet rounds must not outvote the ones that met it. A claim about a hold therefore also
-//! runs a sequential probability ratio test (Wald's) on its far rounds: a correct service
-//! has a far round at most one time in twenty ([`QUIET_RATE`]), a shape that comes and goes
-//! at least one in three ([`MET_RATE`]). It is **broken** once the rounds' likelihood ratio
-//! for the second passes 19 : 1, and may **hold** only once it passes 19 : 1 for the first
-//! — nine quiet rounds, more for each far one — so that a third of the rounds meeting the
-//! shape is not missed by three quiet ones.
+//! runs a sequential probability ratio test (Wald's) on the rounds that met it — more than
+//! 10 % outside the band ([`MET_MARGIN`]; not spreads of the rounds, which the rounds that
+//! met it widen until none is far): a correct service has such a round at most one time in
+//! twenty ([`QUIET_RATE`]), a shape that comes and goes at least one in three
+//! ([`MET_RATE`]). It is **broken** once the rounds' likelihood ratio for the second passes
+//! 19 : 1, and may **hold** only once it passes 19 : 1 for the first — nine quiet rounds,
+//! more for each one that met it — so that a third of the rounds meeting the shape is not
+//! missed by three quiet ones.
 
 use std::sync::OnceLock;
 
@@ -94,6 +96,9 @@ const QUIET_RATE: f64 = 0.05;
 /// The share of rounds far outside the band a shape that comes and goes has at least: the
 /// sequential test's alternative.
 const MET_RATE: f64 = 1.0 / 3.0;
+/// How far outside the band a round must be to count as one that met a shape that comes
+/// and goes: by more than 10 %.
+const MET_MARGIN: f64 = 1.1;
 /// The likelihood ratio at which the sequential test decides either way: 19 : 1, Wald's
 /// bound for 5 % errors on each side.
 const SEQUENTIAL_ODDS: f64 = 19.0;
@@ -156,7 +161,16 @@ impl DecisionRule {
             .map(|(i, _)| i + 1)
             .collect();
         let (j, _) = orders(n);
-        let evidence = sequential_evidence(contrary.len(), n - contrary.len());
+        // The rounds that met a shape that comes and goes: outside the band by more than
+        // [`MET_MARGIN`] — not by spreads of the rounds, which the met rounds themselves
+        // widen until none is far.
+        let met: Vec<usize> = values
+            .iter()
+            .enumerate()
+            .filter(|&(_, &v)| log_miss(band, v) > MET_MARGIN.ln())
+            .map(|(i, _)| i + 1)
+            .collect();
+        let evidence = sequential_evidence(met.len(), n - met.len());
         let bound = SEQUENTIAL_ODDS.ln();
         if j > 0
             && band.contains(sorted[j - 1])
@@ -183,8 +197,8 @@ impl DecisionRule {
                 ),
             };
         }
-        let listed = || {
-            contrary
+        let listed = |rounds: &[usize]| {
+            rounds
                 .iter()
                 .map(|r| r.to_string())
                 .collect::<Vec<_>>()
@@ -194,17 +208,19 @@ impl DecisionRule {
             return Decision {
                 verdict: Some(Verdict::Broken),
                 reason: format!(
-                    "round {} of {n} miss the band {band} by more than {FAR} spreads of the rounds: a shape met in some rounds only, {} of {n} — {:.0} times likelier if it comes in one round in three than if it is a correct service's rare far round (one in twenty)",
-                    listed(),
-                    contrary.len(),
+                    "round {} of {n} miss the band {band} by more than {:.0} %: a shape met in some rounds only, {} of {n} — {:.0} times likelier if it comes in one round in three than if it is a correct service's rare far round (one in twenty)",
+                    listed(&met),
+                    (MET_MARGIN - 1.0) * 100.0,
+                    met.len(),
                     evidence.exp()
                 ),
             };
         }
         let reason = if self.intermittent && contrary.len() <= n / CONTRARY_PER {
             format!(
-                "the rounds do not settle it yet: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds); {} of them far outside, and a shape met in one round in three is ruled out only by {} quiet rounds",
-                contrary.len(),
+                "the rounds do not settle it yet: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds); {} of them more than {:.0} % outside, and a shape met in one round in three is ruled out only by {} quiet rounds",
+                met.len(),
+                (MET_MARGIN - 1.0) * 100.0,
                 (bound / ((1.0 - QUIET_RATE) / (1.0 - MET_RATE)).ln()).ceil()
             )
         } else if contrary.len() <= n / CONTRARY_PER {
@@ -212,7 +228,7 @@ impl DecisionRule {
                 "the rounds do not settle it: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds)"
             )
         } else {
-            let rounds = listed();
+            let rounds = listed(&contrary);
             format!(
                 "the rounds disagree: round {rounds} of {n} miss the band {band} by more than {FAR} spreads of the rounds, more than one in {CONTRARY_PER}, where the median {m:.3} is inside (a shape that comes and goes)"
             )

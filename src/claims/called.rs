@@ -104,6 +104,28 @@ fn words(seen: &Seen) -> String {
     seen.to_string()
 }
 
+/// How many samples were taken at `route` and outside any response, and of what: the
+/// detail behind a named call, or why none was named.
+pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
+    let of = |place: &Place| {
+        let samples = calls.at(place);
+        let all: u32 = samples.iter().map(|(_, n)| n).sum();
+        let running: u32 = samples
+            .iter()
+            .filter(|(seen, _)| *seen == Seen::Running)
+            .map(|(_, n)| n)
+            .sum();
+        (all, running)
+    };
+    let ((in_polls, running), (outside, running_outside)) = (of(route), of(&Place::Outside));
+    format!(
+        "the workers were sampled every {} ms while they were not parked: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",
+        crate::pool::sampler::TICK.as_millis(),
+        in_polls - running,
+        outside - running_outside
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -302,4 +302,65 @@ mod tests {
         assert!(n >= 5, "{calls:?}");
         assert!(calls.at(&Place::Outside).is_empty(), "{calls:?}");
     }
+
+    /// What the sampler costs, measured, not asserted (a time is no test's verdict): `cargo
+    /// test --release --lib -p perfshape sampler_cost -- --ignored --nocapture` prints one
+    /// kernel read of a blocked thread, and the process's CPU per second of sampling with
+    /// one worker asleep in a poll (read every tick) and with it parked (woken, not read).
+    #[test]
+    #[ignore = "a measurement: run it by name"]
+    fn sampler_cost() {
+        if !blocked_call::available() {
+            return;
+        }
+        fn process_cpu() -> Duration {
+            let mut t = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: a valid timespec to fill.
+            unsafe { libc::clock_gettime(libc::CLOCK_PROCESS_CPUTIME_ID, &mut t) };
+            Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+        }
+        for parked in [false, true] {
+            let sampler = Arc::new(Sampler::default());
+            let route = sampler.route("/slow");
+            let (slot_tx, slot_rx) = std::sync::mpsc::channel();
+            let worker = {
+                let sampler = Arc::clone(&sampler);
+                std::thread::spawn(move || {
+                    let slot = sampler.slot().unwrap();
+                    if parked {
+                        slot.parked();
+                    } else {
+                        slot.in_route(route);
+                    }
+                    slot_tx.send(slot.tid).unwrap();
+                    std::thread::sleep(Duration::from_millis(1300));
+                })
+            };
+            let tid = slot_rx.recv().unwrap();
+            let mut reader = Reader::default();
+            let reads = 2000;
+            let began = std::time::Instant::now();
+            for _ in 0..reads {
+                std::hint::black_box(reader.read(tid));
+            }
+            let per_read = began.elapsed() / reads;
+            let recording = Arc::new(AtomicBool::new(true));
+            let flag = Arc::clone(&recording);
+            let (cpu, wall) = (process_cpu(), std::time::Instant::now());
+            sampler.start(move || flag.load(Ordering::Acquire));
+            std::thread::sleep(Duration::from_secs(1));
+            recording.store(false, Ordering::Release);
+            let used = process_cpu().saturating_sub(cpu);
+            eprintln!(
+                "worker {}: one read {per_read:?}; sampling took {used:?} of CPU in {:?} ({:.2} % of a core)",
+                if parked { "parked" } else { "asleep in a poll" },
+                wall.elapsed(),
+                100.0 * used.as_secs_f64() / wall.elapsed().as_secs_f64()
+            );
+            worker.join().unwrap();
+        }
+    }
 }

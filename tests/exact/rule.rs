@@ -401,6 +401,21 @@ fn a_shape_met_in_a_third_of_a_holds_rounds_breaks_it() {
     let (twentieth, rounds) = run(55, 0.05);
     eprintln!("a far round one time in twenty: {twentieth:?}, {rounds:.2} rounds on average");
     assert!(twentieth.fails() <= 0.06, "{twentieth:?}");
+    // As a lock met in some rounds reads on this machine: quiet rounds anywhere from 0.001
+    // to 0.3 of the allowance, met ones 1.8 to 5 — a spread of the rounds so wide that no
+    // round is 3 of them past the band (the default rule's far rounds), yet the shape is
+    // there.
+    let (wide, rounds) = tally_by(rule, 20_000, 56, |_, rng| {
+        let used = if uniform(rng) < 1.0 / 3.0 {
+            1.8 + 3.2 * uniform(rng)
+        } else {
+            (0.001f64.ln() + uniform(rng) * (0.3f64 / 0.001).ln()).exp()
+        };
+        1.0 / used
+    });
+    eprintln!("met in a third of the rounds, quiet ones spread wide: {wide:?}, {rounds:.2} rounds");
+    assert!(wide.rate(wide.broken) >= 0.9, "{wide:?}");
+    assert!(wide.rate(wide.holds) <= 0.05, "{wide:?}");
 }
 
 /// The served blocking claim decides by the rule for a hold: the allowance's edges of
