@@ -51,7 +51,16 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
     };
     match how {
         Hold::Waits | Hold::WaitsInATask => {
-            let (seen, n, all) = calls.commonest_wait(place)?;
+            let Some((seen, n, all)) = calls.commonest_wait(place) else {
+                // Sampled, but never asleep: the waits are short against the tick.
+                let sampled: u32 = calls.at(place).iter().map(|(_, n)| n).sum();
+                return (sampled > 0).then(|| {
+                    format!(
+                        "the samples (every {} ms) caught the worker asleep in none of their {sampled}: its waits are short, and more concurrent requests (.concurrency(n)) give the sampler more of them to meet",
+                        crate::pool::sampler::TICK.as_secs_f64() * 1e3
+                    )
+                });
+            };
             Some(format!(
                 "the kernel saw it blocked in {}, in {n} of the {all} samples that caught the worker waiting{}",
                 words(&seen),
@@ -119,8 +128,8 @@ pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
     };
     let ((in_polls, running), (outside, running_outside)) = (of(route), of(&Place::Outside));
     format!(
-        "the workers were sampled every {} ms while they were not parked: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",
-        crate::pool::sampler::TICK.as_millis(),
+        "the workers were sampled every {} ms while any ran: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",
+        crate::pool::sampler::TICK.as_secs_f64() * 1e3,
         in_polls - running,
         outside - running_outside
     )

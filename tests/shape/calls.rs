@@ -30,7 +30,13 @@ fn expect(checked: &Checked, expected: Verdict) -> Option<String> {
 #[test]
 fn a_note_synced_with_std_fs_blocks_and_its_report_names_the_file() -> Result {
     let (target, dir) = served(false)?;
-    let checked = target.post("/note").does_not_block_its_worker().check()?;
+    // Each note waits ≈0.1 ms for its sync: 40 at a time give the sampler (every 0.5 ms)
+    // dozens of waits to meet where 20 gave it as few as two.
+    let checked = target
+        .post("/note")
+        .concurrency(40)
+        .does_not_block_its_worker()
+        .check()?;
     if let Some(report) = expect(&checked, Verdict::Broken) {
         let file = dir.path().join("journal.log");
         let cause = &checked.report().advice.as_ref().expect("a cause").cause;
