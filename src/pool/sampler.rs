@@ -339,6 +339,7 @@ mod tests {
     /// test --release --lib -p perfshape sampler_cost -- --ignored --nocapture` prints one
     /// kernel read of a blocked thread, and the process's CPU per second of sampling with
     /// one worker asleep in a poll (read every tick) and with it parked (woken, not read).
+    #[cfg(linux_reads)]
     #[test]
     #[ignore = "a measurement: run it by name"]
     fn sampler_cost() {
