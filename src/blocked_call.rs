@@ -391,22 +391,18 @@ mod tests {
         assert_eq!(parse(""), None);
     }
 
-    /// A thread asleep in a read of a socket is seen there, named with its call and what it
-    /// reads.
+    /// What `wait` — run on a thread of its own, on one end of a socket pair — is seen
+    /// asleep in, in words, once it is (within 5 s); the other end then wakes it.
     #[cfg(linux_reads)]
-    #[test]
-    fn a_thread_asleep_in_a_read_is_named_with_its_socket() {
-        if !available() {
-            return;
-        }
-        use std::io::Read;
-        use std::os::unix::net::UnixStream;
-        let (mut reader, writer) = UnixStream::pair().unwrap();
+    fn seen_asleep_in(
+        wait: impl FnOnce(std::os::unix::net::UnixStream) + Send + 'static,
+    ) -> String {
+        use std::io::Write;
+        let (waiting, waking) = std::os::unix::net::UnixStream::pair().unwrap();
         let (tid_tx, tid_rx) = std::sync::mpsc::channel();
         let blocked = std::thread::spawn(move || {
             tid_tx.send(current().unwrap()).unwrap();
-            let mut byte = [0u8; 1];
-            reader.read_exact(&mut byte).unwrap();
+            wait(waiting);
         });
         let tid = tid_rx.recv().unwrap();
         let mut reader = Reader::default();
@@ -416,15 +412,28 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(1));
             seen = reader.read(tid);
         }
-        let said = seen.expect("read").to_string();
+        (&waking).write_all(&[1]).unwrap();
+        blocked.join().unwrap();
+        seen.expect("read").to_string()
+    }
+
+    /// A thread asleep in a read of a socket is named with its call and the socket.
+    #[cfg(linux_reads)]
+    #[test]
+    fn a_thread_asleep_in_a_read_is_named_with_its_socket() {
+        if !available() {
+            return;
+        }
+        let said = seen_asleep_in(|mut socket| {
+            use std::io::Read;
+            let mut byte = [0u8; 1];
+            socket.read_exact(&mut byte).unwrap();
+        });
         assert!(
             said.starts_with("read() on ") || said.starts_with("recvfrom() on "),
             "{said}"
         );
         assert!(said.contains("socket"), "{said}");
-        use std::io::Write;
-        (&writer).write_all(&[1]).unwrap();
-        blocked.join().unwrap();
     }
 
     /// A thread asleep in poll() (what libpq waits in) is named by the first descriptor it
@@ -435,37 +444,19 @@ mod tests {
         if !available() {
             return;
         }
-        use std::os::fd::AsRawFd;
-        use std::os::unix::net::UnixStream;
-        let (reader, writer) = UnixStream::pair().unwrap();
-        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
-        let fd = reader.as_raw_fd();
-        let blocked = std::thread::spawn(move || {
-            tid_tx.send(current().unwrap()).unwrap();
+        let said = seen_asleep_in(|socket| {
+            use std::os::fd::AsRawFd;
             let mut polled = libc::pollfd {
-                fd,
+                fd: socket.as_raw_fd(),
                 events: libc::POLLIN,
                 revents: 0,
             };
             // SAFETY: one valid pollfd, waited on for at most 5 s.
             unsafe { libc::poll(&mut polled, 1, 5000) };
         });
-        let tid = tid_rx.recv().unwrap();
-        let mut seen_by = Reader::default();
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
-        let mut seen = seen_by.read(tid);
-        while !matches!(seen, Some(Seen::Blocked(_))) && std::time::Instant::now() < deadline {
-            std::thread::sleep(std::time::Duration::from_millis(1));
-            seen = seen_by.read(tid);
-        }
-        let said = seen.expect("read").to_string();
         assert!(
             said.starts_with("poll() on a socket") || said.starts_with("ppoll() on a socket"),
             "{said}"
         );
-        use std::io::Write;
-        (&writer).write_all(&[1]).unwrap();
-        blocked.join().unwrap();
-        drop(reader);
     }
 }
