@@ -86,6 +86,14 @@ impl Claim<'_> {
         {
             report.advice = Some(host);
         }
+        // An inconclusive claim always says why and what would settle it: where nothing
+        // more specific was said, what its rounds did.
+        if report.verdict == Verdict::Inconclusive
+            && report.advice.is_none()
+            && !report.rounds.is_empty()
+        {
+            report.advice = Some(unsettled(&report));
+        }
         report.evidence = self
             .relation
             .sides()
@@ -111,4 +119,23 @@ pub(super) fn publish(
         eprintln!("perfshape: {report}");
     }
     report
+}
+
+/// Why the rounds of an inconclusive claim did not settle it, and what would: how many fell
+/// on each side of the band, and more rounds, more time or a quieter machine.
+fn unsettled(report: &ClaimReport) -> super::Advice {
+    let n = report.rounds.len();
+    let inside = report.rounds.iter().filter(|r| r.inside).count();
+    super::Advice::new(
+        format!(
+            "{} of its {n} rounds fell outside the band {} and {inside} inside (median {:.3}): the machine's noise, or a shape that comes and goes, kept them from settling it",
+            n - inside,
+            report.band,
+            report.median
+        ),
+        format!(
+            "give it more rounds and time — .rounds(3, 50) and .budget(Duration::from_secs(60)) on the claim (it measured {:.1} s) — or run it on a quieter machine",
+            report.elapsed.as_secs_f64()
+        ),
+    )
 }

@@ -150,6 +150,21 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
         checked.report().reason
     );
     assert!(checked.gate().is_err(), "inconclusive fails in strict mode");
+    // It says why, and what would settle it.
+    let advice = checked
+        .report()
+        .advice
+        .as_ref()
+        .expect("a cause and a do line");
+    assert_eq!(
+        advice.cause,
+        "3 of its 6 rounds fell outside the band ≥ 3 and 3 inside (median 3.000): the machine's noise, or a shape that comes and goes, kept them from settling it"
+    );
+    assert!(
+        advice.action.contains(".rounds(3, 50)"),
+        "{}",
+        advice.action
+    );
     Ok(())
 }
 
