@@ -110,6 +110,7 @@ impl Endpoint {
         let sampled = Sampled::default();
         let sampling = sampled.clone();
         let look = LocalLook::default();
+        let looked = look.clone();
         let mut quickest: Option<Duration> = None;
         let mut sampling_guard = None;
         let (during, rounds) = Measure::noting(
@@ -223,12 +224,14 @@ impl Endpoint {
                 true => Place::Outside,
                 false => called::route(slow.path()),
             };
+            let target = slow.target().clone();
             move |report: &ClaimReport| {
+                let local = polled.then(|| looked.advice(&target)).flatten();
                 advice(
                     report,
                     &rounds.to_vec(),
                     &slow_name,
-                    polled,
+                    local,
                     (&sampled.get(), &place),
                 )
             }
@@ -241,13 +244,13 @@ impl Endpoint {
 }
 
 /// What to do: where the slow requests held every worker, the change that frees one (by
-/// how their polls held it, where they were timed); where the claim holds on a database
-/// met on this machine, putting it at production's distance.
+/// how their polls held it, where they were timed); where the claim did not break, `local`
+/// — a database met on this machine, and putting it at production's distance.
 fn advice(
     report: &ClaimReport,
     rounds: &[Round],
     slow_name: &str,
-    polled: bool,
+    local: Option<crate::claim::Advice>,
     (calls, place): (&Calls, &Place),
 ) -> Option<crate::claim::Advice> {
     match report.verdict {
@@ -272,8 +275,7 @@ fn advice(
                 called::call(calls, place, how),
             ))
         }
-        _ if polled => super::distance::local_downstream_advice(),
-        _ => None,
+        _ => local,
     }
 }
 

@@ -16,14 +16,6 @@ use crate::target::Target;
 /// What to do about a downstream met on this machine.
 const DO: &str = "put it at production's distance: perfshape::Downstream::to(addr).latency(Duration::from_millis(1)).start()?, and give the service the proxy's address (or, for a sidecar that is local in production too, Target::local_downstreams_are_production())";
 
-/// "the service talks to 127.0.0.1:5432 (postgres) directly: …" and what to do, or `None`
-/// where it talks to none (or only through a `Downstream` proxy), or where the platform
-/// does not say.
-pub(crate) fn local_downstream_advice() -> Option<Advice> {
-    let found = local_downstreams(&onward_ports());
-    (!found.is_empty()).then(|| Advice::new(cause(&found), DO))
-}
-
 fn cause(found: &[LocalDownstream]) -> String {
     let names: Vec<String> = found.iter().map(ToString::to_string).collect();
     format!(
@@ -58,6 +50,15 @@ impl LocalLook {
                 cause(found)
             ),
         })
+    }
+
+    /// "the service talks to 127.0.0.1:5432 (postgres) directly: …" and what to do, from
+    /// the same look the claim decided on; `None` where it talks to none (or only through a
+    /// `Downstream` proxy), where the platform does not say, or where `target` takes its
+    /// local processes as production's.
+    pub(crate) fn advice(&self, target: &Target) -> Option<Advice> {
+        let found = self.found();
+        (!found.is_empty() && !target.local_is_production()).then(|| Advice::new(cause(found), DO))
     }
 
     fn found(&self) -> &[LocalDownstream] {
@@ -100,5 +101,9 @@ mod tests {
         let _ = none.0.set(Vec::new());
         assert!(none.hides_a_hold(&target, 0.2, 1.0).is_none());
         assert!(found().talks_locally() && !none.talks_locally());
+        // The advice follows the same look and the same setting.
+        assert!(found().advice(&target).is_some());
+        assert!(found().advice(&sidecar).is_none());
+        assert!(none.advice(&target).is_none());
     }
 }

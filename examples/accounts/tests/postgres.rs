@@ -109,6 +109,8 @@ fn a_database_met_directly_leaves_a_hold_inconclusive_and_names_it() -> Result {
     let sidecar = direct.target.clone().local_downstreams_are_production();
     let checked = list(&sidecar).does_not_block_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Holds, "{:#}", checked.report());
+    // Said to be production's, the database is not a cause to put elsewhere either.
+    assert!(checked.report().advice.is_none(), "{:#}", checked.report());
     // The look is the process's: the direct service's connections must be closed first.
     drop(sidecar);
     drop(direct);

@@ -129,6 +129,7 @@ impl Endpoint {
         let watch = WorkerWatch::default();
         let watched = watch.clone();
         let look = LocalLook::default();
+        let looked = look.clone();
         // What the workers were sampled in, over every round's fan-out.
         let sampled = Sampled::default();
         let (sampling, named) = (sampled.clone(), sampled.clone());
@@ -268,12 +269,16 @@ impl Endpoint {
         })
         .advise({
             let rounds = rounds.clone();
+            let (look, target) = (looked, self.target().clone());
             move |report: &ClaimReport| {
+                let local = (served || launched)
+                    .then(|| look.advice(&target))
+                    .flatten();
                 advice(
                     report,
                     &rounds.to_vec(),
                     allowance,
-                    served || launched,
+                    local,
                     (&sampled.get(), &place),
                 )
             }

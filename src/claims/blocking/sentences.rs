@@ -208,24 +208,20 @@ pub(super) fn sentences(
 }
 
 /// The likely cause and what to do: by how the handler held its worker where the claim
-/// broke; where it did not, on a served router, what a database met on this machine hides.
+/// broke; where it did not, `local` — on a served router, what a database met on this
+/// machine hides.
 pub(super) fn advice(
     report: &ClaimReport,
     rounds: &[HeldRound],
     allowance: Allowance,
-    served: bool,
+    local: Option<Advice>,
     (calls, route): (&Calls, &Place),
 ) -> Option<Advice> {
-    let local = || {
-        served
-            .then(super::super::distance::local_downstream_advice)
-            .flatten()
-    };
     if report.verdict == Verdict::Inconclusive && !rounds.is_empty() {
-        return local().or_else(|| undecided(report, rounds, allowance, (calls, route)));
+        return local.or_else(|| undecided(report, rounds, allowance, (calls, route)));
     }
     if report.verdict != Verdict::Broken || rounds.is_empty() {
-        return local();
+        return local;
     }
     let (judged, _) = judged(report, rounds, allowance);
     let figures = Figures::of(&judged);
