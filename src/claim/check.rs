@@ -28,7 +28,7 @@ impl Claim<'_> {
             "max rounds",
             self.rule.max_rounds,
             self.rule.min_rounds,
-            50,
+            super::MAX_ROUNDS,
             "",
         )?;
         crate::error::check_range("warmup", self.warmup, 0, 10, "")?;

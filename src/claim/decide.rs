@@ -60,6 +60,8 @@ impl Claim<'_> {
             cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
             gate,
             unread: self.unread.take(),
+            budget: self.budget,
+            out_of_time: self.out_of_time.take(),
             elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
             limit,
             explanation: Vec::new(),
@@ -122,7 +124,7 @@ pub(super) fn publish(
 }
 
 /// Why the rounds of an inconclusive claim did not settle it, and what would: how many fell
-/// on each side of the band, and more rounds, more time or a quieter machine.
+/// on each side of the band, and a longer budget or a quieter machine.
 fn unsettled(report: &ClaimReport) -> super::Advice {
     let n = report.rounds.len();
     let inside = report.rounds.iter().filter(|r| r.inside).count();
@@ -133,9 +135,6 @@ fn unsettled(report: &ClaimReport) -> super::Advice {
             report.band,
             report.median
         ),
-        format!(
-            "give it more rounds and time — .rounds(3, 50) and .budget(Duration::from_secs(60)) on the claim (it measured {:.1} s) — or run it on a quieter machine",
-            report.elapsed.as_secs_f64()
-        ),
+        crate::outcome::what_settles(report),
     )
 }

@@ -29,14 +29,14 @@ pub use crate::outcome::Margin;
 pub use crate::outcome::Unit;
 #[cfg(feature = "experiments")]
 pub(crate) use crate::outcome::short;
-pub use crate::outcome::{ClaimReport, REPORT_ENV, Round, ShapeSummary, artifact_dir};
+pub use crate::outcome::{ClaimReport, OutOfTime, REPORT_ENV, Round, ShapeSummary, artifact_dir};
 pub use crate::outcome::{GATE_ENV, GateMode};
 pub use crate::outcome::{Verdict, median, noise_floor};
 pub use checked::Checked;
 pub(crate) use gate::shape_lock;
 pub use measure::Measure;
 pub use notes::Notes;
-pub use rule::{Decision, DecisionRule, median_interval};
+pub use rule::{Decision, DecisionRule, MAX_ROUNDS, median_interval};
 
 use crate::error::{Error, Refused};
 use relation::Relation;
@@ -88,6 +88,8 @@ pub struct Claim<'a> {
     unread: Option<String>,
     /// The rounds the host took from the machine (hypervisor steal) while they ran.
     stolen: stolen::StolenRounds,
+    /// Where the rounds stopped unsettled, at the budget or the most rounds.
+    out_of_time: Option<crate::outcome::OutOfTime>,
     /// A ready-made claim's: its band and sentences come from its model, and a setter that
     /// would replace them is refused ([`Claim::band_set_by_test`] replaces the band by name).
     ready_made: bool,
@@ -135,6 +137,7 @@ impl<'a> Claim<'a> {
             refused: None,
             unread: None,
             stolen: stolen::StolenRounds::default(),
+            out_of_time: None,
             ready_made: false,
         }
     }
@@ -236,8 +239,9 @@ impl<'a> Claim<'a> {
         self
     }
 
-    /// Rounds: at least `min` (3..=50), at most `max` (min..=50). Default 3 and 15, the
-    /// numbers the [`DecisionRule`]'s error rates are computed for.
+    /// Rounds: at least `min` (3..=50), at most `max` (min..=[`MAX_ROUNDS`]). Default 3 and
+    /// [`MAX_ROUNDS`], which the [`DecisionRule`]'s error rates are computed for; the time
+    /// budget ([`budget`](Self::budget)) usually ends the rounds first.
     pub fn rounds(mut self, min: usize, max: usize) -> Self {
         self.rule.min_rounds = min;
         self.rule.max_rounds = max;
@@ -252,8 +256,10 @@ impl<'a> Claim<'a> {
         self
     }
 
-    /// The time after which no further round is started (default 20 s); a claim cut short
-    /// by it is inconclusive, never held or broken on fewer rounds than the rule needs.
+    /// The time after which no further round is started (default 20 s): rounds go on while
+    /// they do not settle the claim and this allows. A claim cut short by it is
+    /// inconclusive, never held or broken on fewer rounds than the rule needs, and its
+    /// report says the budget ran out and how busy the machine was.
     /// Rounds measured again because the host took the machine during them (hypervisor
     /// steal) are not counted in it: they may add up to 20 s more, and then the report says
     /// the host took the machine.

@@ -6,11 +6,13 @@ use std::time::{Duration, Instant};
 
 use super::{Band, Claim, Decision, Measure, Round, Unit, Verdict, noise_floor};
 use crate::error::{Error, Result};
-use crate::usage::StealReading;
+use crate::outcome::OutOfTime;
+use crate::usage::{CpuReading, StealReading};
 
 impl Claim<'_> {
-    /// Warms up, then measures rounds into `rounds` until the rule settles the claim, the
-    /// rounds run out or the budget does (the time of rounds measured again left out).
+    /// Warms up, then measures rounds into `rounds` until the rule settles the claim or its
+    /// time budget runs out (the time of rounds measured again left out) — or, on rounds
+    /// quick enough, the most rounds the rule takes.
     pub(super) fn measure_rounds(
         &mut self,
         band: &Band,
@@ -25,6 +27,8 @@ impl Claim<'_> {
         }
         // A replayed side's figures were measured elsewhere (an engine's statistics).
         let replayed = self.relation.measures().iter().any(|m| m.replays());
+        // How busy the machine is while the rounds run: an unsettled claim says it.
+        let machine = CpuReading::now();
         loop {
             let mut order: Vec<usize> = (0..count).collect();
             if rounds.len() % 2 == 1 {
@@ -69,13 +73,43 @@ impl Claim<'_> {
             }
             // The rounds measured again are the host's time, not the claim's.
             let spent = started.elapsed().saturating_sub(self.stolen.spent());
-            if rounds.len() >= self.rule.max_rounds || spent >= self.budget {
+            let budget_spent = spent >= self.budget;
+            if rounds.len() >= self.rule.max_rounds || budget_spent {
+                let now = CpuReading::now();
+                let busy = |f: fn(&CpuReading, &CpuReading) -> Option<f64>| {
+                    machine.zip(now).and_then(|(then, now)| f(&now, &then))
+                };
+                self.out_of_time = Some(OutOfTime {
+                    budget: self.budget,
+                    budget_spent,
+                    machine_busy: busy(CpuReading::busy_since),
+                    own: busy(CpuReading::own_since),
+                });
+                let stop = if budget_spent {
+                    format!(
+                        "its {} budget ran out after {} rounds",
+                        seconds(self.budget),
+                        rounds.len()
+                    )
+                } else {
+                    format!("after {} rounds, the most its rule takes", rounds.len())
+                };
                 return Ok(Decision {
                     verdict: Some(Verdict::Inconclusive),
-                    reason: format!("{} after {} rounds", decision.reason, rounds.len()),
+                    reason: format!("{}: {stop}", decision.reason),
                 });
             }
         }
+    }
+}
+
+/// "20 s", "2.5 s".
+fn seconds(d: Duration) -> String {
+    let s = d.as_secs_f64();
+    if s.fract() == 0.0 {
+        format!("{s:.0} s")
+    } else {
+        format!("{s:.1} s")
     }
 }
 

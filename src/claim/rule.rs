@@ -3,6 +3,8 @@
 //! Order statistics, so that no shape is assumed for the machine's noise:
 //!
 //! - **Holds** when the middle third of the rounds lies inside the band at 70 % confidence
+//!   (90 % past fifteen rounds, so that the looks a time budget allows do not add up to
+//!   more holds of a shape met at random in some rounds)
 //!   — the `j`-th lowest and `j`-th highest round, where `j` is the largest count with
 //!   P(Binomial(n, ⅓) ≥ j) ≥ 0.7, are both inside — *and* at most one round in six misses
 //!   the band by more than 3 robust spreads of the rounds (1.4826 × their median absolute
@@ -12,8 +14,11 @@
 //! - **Broken** when the median's distribution-free confidence interval at ≥ 75 %,
 //!   `[x(k), x(n+1−k)]`, lies wholly outside the band.
 //! - Otherwise more rounds. The rule looks at the minimum number of rounds (3) and every
-//!   second round after it, up to the maximum (15); a claim still unsettled there (or at
-//!   its time budget) is **Inconclusive**.
+//!   second round after it, while the claim's time budget lasts
+//!   ([`Claim::budget`](crate::Claim::budget), 20 s by default) and up to [`MAX_ROUNDS`]; a
+//!   claim still unsettled there is **Inconclusive**, and says which of the two stopped it
+//!   and how busy the machine was. A fixed count of rounds gave up on a busy machine after
+//!   a second; a budget keeps measuring while the interval straddles the band.
 //!
 //! Holds and Broken are symmetric (each needs its interval wholly on its side), every look
 //! is counted in the error rates, and a regression in every third round never holds. The
@@ -59,7 +64,8 @@ use crate::outcome::{Verdict, median};
 pub struct DecisionRule {
     /// Rounds before the first look (at least 3).
     pub min_rounds: usize,
-    /// Rounds at the most; a claim unsettled there is inconclusive.
+    /// Rounds at the most (default [`MAX_ROUNDS`]); a claim unsettled there, or at its
+    /// time budget, is inconclusive.
     pub max_rounds: usize,
     /// Whether far rounds met in some rounds only are the shape, not the machine: the
     /// sequential test of the module documentation decides beside the quantiles (a
@@ -71,20 +77,24 @@ impl Default for DecisionRule {
     fn default() -> Self {
         DecisionRule {
             min_rounds: 3,
-            max_rounds: 15,
+            max_rounds: MAX_ROUNDS,
             intermittent: false,
         }
     }
 }
 
+/// The most rounds a claim takes by default: a claim's time budget ends its rounds first
+/// unless they are quicker than a fifth of a second; this bounds the looks the error rates
+/// are computed over (`tests/exact/rule.rs`) where they are.
+pub const MAX_ROUNDS: usize = 99;
+
 impl DecisionRule {
     /// The rule for a claim about a hold: a shape met in some rounds only breaks it
-    /// ([`intermittent`](Self::intermittent)), with rounds enough to see one met in a
-    /// third of them (up to 31).
+    /// ([`intermittent`](Self::intermittent)), up to [`MAX_ROUNDS`] as the default.
     pub fn for_a_hold() -> Self {
         DecisionRule {
             min_rounds: 3,
-            max_rounds: 31,
+            max_rounds: MAX_ROUNDS,
             intermittent: true,
         }
     }
@@ -113,8 +123,24 @@ fn sequential_evidence(far: usize, quiet: usize) -> f64 {
 /// The lower quantile whose confidence bound must lie inside the band for a claim to hold:
 /// a third, so that a shape present in a third of the rounds cannot hold.
 const HOLD_QUANTILE: f64 = 1.0 / 3.0;
-/// The confidence of that bound.
+/// The confidence of that bound, up to [`LATE_LOOKS_AFTER`] rounds.
 const HOLD_CONFIDENCE: f64 = 0.7;
+/// Past this many rounds a hold's bound needs [`LATE_HOLD_CONFIDENCE`]: a budget allows
+/// dozens of looks, and each look at 70 % is another chance for a shape met in a third of
+/// the rounds at random to look absent (at 70 % to 99 rounds it held 55 % of the time,
+/// against 41 % at the fifteen rounds the rule used to stop at; at 90 % 44 %).
+const LATE_LOOKS_AFTER: usize = 15;
+/// The confidence of a hold's bound past [`LATE_LOOKS_AFTER`] rounds.
+const LATE_HOLD_CONFIDENCE: f64 = 0.9;
+
+/// The confidence a hold's bound needs at `n` rounds.
+fn hold_confidence(n: usize) -> f64 {
+    if n > LATE_LOOKS_AFTER {
+        LATE_HOLD_CONFIDENCE
+    } else {
+        HOLD_CONFIDENCE
+    }
+}
 /// The confidence of the median's interval that must lie outside the band to break.
 const BROKEN_CONFIDENCE: f64 = 0.75;
 /// How many robust spreads outside the band make a round contrary to a hold.
@@ -317,7 +343,7 @@ fn choose(n: usize, k: usize) -> f64 {
 }
 
 /// The rule's order statistics for `n` rounds: `j` for the hold ([`order_for_quantile`] at
-/// [`HOLD_QUANTILE`], [`HOLD_CONFIDENCE`]) and `k` for the median's interval
+/// [`HOLD_QUANTILE`], [`hold_confidence`]) and `k` for the median's interval
 /// ([`order_for_median`] at [`BROKEN_CONFIDENCE`]). They depend on `n` alone and cost
 /// O(n³) each, so those up to [`ORDERS_KEPT`] rounds are computed once: the suite's Monte
 /// Carlo decides a few hundred thousand series (it spent most of its time here).
@@ -325,7 +351,7 @@ fn orders(n: usize) -> (usize, usize) {
     static KEPT: OnceLock<Vec<(usize, usize)>> = OnceLock::new();
     let compute = |n| {
         (
-            order_for_quantile(n, HOLD_QUANTILE, HOLD_CONFIDENCE),
+            order_for_quantile(n, HOLD_QUANTILE, hold_confidence(n)),
             order_for_median(n, BROKEN_CONFIDENCE),
         )
     };
@@ -338,8 +364,8 @@ fn orders(n: usize) -> (usize, usize) {
     }
 }
 
-/// The most rounds whose order statistics are kept ([`orders`]): past any rule's maximum.
-const ORDERS_KEPT: usize = 64;
+/// The most rounds whose order statistics are kept ([`orders`]): every default rule's.
+const ORDERS_KEPT: usize = MAX_ROUNDS;
 
 /// The largest `j` such that the `j`-th lowest of `n` rounds lies below the `q`-quantile
 /// with probability ≥ `confidence` (0 when even the lowest does not).

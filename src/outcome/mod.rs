@@ -9,6 +9,7 @@ mod band;
 mod expected;
 mod gate_mode;
 mod margin;
+mod out_of_time;
 mod report;
 mod unit;
 mod verdict;
@@ -18,6 +19,8 @@ pub use band::Band;
 pub use expected::Expected;
 pub use gate_mode::{GATE_ENV, GateMode};
 pub use margin::Margin;
+pub use out_of_time::OutOfTime;
+pub(crate) use out_of_time::what_settles;
 #[cfg(feature = "experiments")]
 pub(crate) use report::short;
 pub use report::{ClaimReport, REPORT_ENV, Round, ShapeSummary, artifact_dir};

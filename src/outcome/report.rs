@@ -71,6 +71,11 @@ pub struct ClaimReport {
     /// snapshots nor fails it, as a test ignored on a platform is not failed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub unread: Option<String>,
+    /// The time budget the rounds were given ([`Claim::budget`](crate::Claim::budget)).
+    pub budget: Duration,
+    /// Where the rounds stopped unsettled: the budget spent or the most rounds taken, and
+    /// how busy the machine was.
+    pub out_of_time: Option<super::OutOfTime>,
     /// Time spent measuring.
     #[serde(with = "crate::vocab::millis")]
     pub elapsed: Duration,
@@ -324,7 +329,7 @@ impl std::fmt::Display for ClaimReport {
         let _ = writeln!(s, "  settings: {context}");
         let _ = writeln!(
             s,
-            "  machine: {} cores{}; {}; measured for {:.2} s; gate {} ({GATE_ENV})",
+            "  machine: {} cores{}; {}; measured for {:.2} s of a {:.0} s budget{}; gate {} ({GATE_ENV})",
             self.cores,
             self.cpu_quota.map_or(String::new(), |cpus| format!(
                 ", a CPU quota of {}",
@@ -332,6 +337,10 @@ impl std::fmt::Display for ClaimReport {
             )),
             crate::build::describe(),
             self.elapsed.as_secs_f64(),
+            self.budget.as_secs_f64(),
+            self.out_of_time
+                .and_then(|out| out.machine())
+                .map_or(String::new(), |busy| format!(", {busy}")),
             self.gate
         );
         if let Some(path) = &self.artifact {

@@ -160,11 +160,84 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
         advice.cause,
         "3 of its 6 rounds fell outside the band ≥ 3 and 3 inside (median 3.000): the machine's noise, or a shape that comes and goes, kept them from settling it"
     );
+    // Six rounds were the most its rule takes: a longer budget would not settle it.
     assert!(
-        advice.action.contains(".rounds(3, 50)"),
+        advice.action.starts_with(
+            "run it on a quieter machine: the most rounds its rule takes (6) did not settle it"
+        ),
         "{}",
         advice.action
     );
+    assert!(
+        checked
+            .report()
+            .reason
+            .ends_with("after 6 rounds, the most its rule takes"),
+        "{}",
+        checked.report().reason
+    );
+    Ok(())
+}
+
+/// Rounds go on while they straddle the band and the time budget lasts; a claim whose
+/// budget runs out first is inconclusive, says so, and names a longer budget and how busy
+/// the machine was.
+#[test]
+fn rounds_that_straddle_the_band_go_on_until_the_budget_runs_out() -> Result {
+    let calls = Mutex::new(Vec::new());
+    let checked = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.4, 0.2], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .warmup(0)
+    .budget(std::time::Duration::ZERO)
+    .artifacts_in(crate::scratch())
+    .check()?;
+    let report = checked.report();
+    assert_eq!(checked.verdict(), Verdict::Inconclusive);
+    // Its first look, at the third round, found the budget spent.
+    assert_eq!(report.rounds.len(), 3);
+    assert!(
+        report
+            .reason
+            .ends_with("its 0 s budget ran out after 3 rounds"),
+        "{}",
+        report.reason
+    );
+    let out = report.out_of_time.expect("where the rounds stopped");
+    assert!(out.budget_spent);
+    let advice = report.advice.as_ref().expect("a cause and a do line");
+    assert!(
+        advice.action.starts_with(
+            "give it a longer budget — .budget(Duration::from_secs(60)) on the claim (it measured "
+        ),
+        "{}",
+        advice.action
+    );
+    // Where the machine's CPU is read, the do line says how busy it was.
+    if perfshape::usage::CpuReading::now().is_some() {
+        assert!(out.machine_busy.is_some(), "{out:?}");
+        assert!(
+            advice
+                .action
+                .contains("% busy while it measured (this process "),
+            "{}",
+            advice.action
+        );
+    }
+    // And with a budget that lasts, the same rounds go on past the old fifteen.
+    let checked = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.4, 0.2], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .warmup(0)
+    .artifacts_in(crate::scratch())
+    .check()?;
+    assert_eq!(checked.report().rounds.len(), perfshape::claim::MAX_ROUNDS);
     Ok(())
 }
 
@@ -269,7 +342,7 @@ fn impossible_round_counts_are_refused() {
     .artifacts_in(crate::scratch())
     .check()
     .unwrap_err();
-    assert_eq!(err.to_string(), "invalid max rounds: 3 (allowed: 5 to 50)");
+    assert_eq!(err.to_string(), "invalid max rounds: 3 (allowed: 5 to 99)");
 }
 
 #[test]

@@ -270,10 +270,7 @@ fn undecided(
         .iter()
         .filter(|(w, c, s)| w.max(*c).max(*s) > 1.0)
         .collect();
-    let longer = format!(
-        "give it more time — .budget(Duration::from_secs(60)) and .rounds(3, 50) on the claim (it measured {:.1} s) — or run it on a quieter machine",
-        report.elapsed.as_secs_f64()
-    );
+    let longer = crate::outcome::what_settles(report);
     if past.is_empty() {
         return Some(Advice::new(
             format!(
