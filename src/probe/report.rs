@@ -140,9 +140,15 @@ impl ProbeReport {
                 plateau.cpu_words()
             ),
             Limit::LoadClient => format!(
-                "{knee}: the load client was the limit at {best:.0} requests/s (its workers {:.0}% busy, the machine {:.0}%): inconclusive",
+                "{knee}: the load client was the limit at {best:.0} requests/s (its workers {:.0}% busy, {}): inconclusive",
                 plateau.client * 100.0,
-                plateau.machine.unwrap_or(0.0) * 100.0
+                // Unread is not idle: a portable build reads no machine CPU.
+                plateau
+                    .machine
+                    .map_or("the machine's CPU not read".to_string(), |m| format!(
+                        "the machine {:.0}%",
+                        m * 100.0
+                    ))
             ),
             Limit::NotAttributed | Limit::None => format!(
                 "{knee}, {best:.0} requests/s (≈{k:.1} by Little's law): not attributed — the machine's CPU use could not be read, so a pool cannot be told from a saturated CPU"
