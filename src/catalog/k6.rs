@@ -8,7 +8,9 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::offered::{CONTROL, against_demo, fixture_pool, seed004, seed004_judged, shapes};
+use super::offered::{
+    CONTROL, against_demo, fixture_pool, seed004, seed004_judged, seed004_with_control, shapes,
+};
 use super::{Entry, Setup, Shapes};
 use crate::claim::artifact_dir;
 use crate::error::{Error, Result};
@@ -34,12 +36,25 @@ const LOOP: Duration = K6_MIN_DURATION;
 
 /// The throughput ordering async > mixed > offload > blocking, k6 keeping each row's 32
 /// users in the system, and each row within [0.75, 1.25] of the model, from one k6 run
-/// (about 17 s). The control, as Locust's: each row's users sent to another row's
-/// endpoint for the ordering, users thinking 400 ms where 2 ms is claimed for Little's law.
+/// (about 17 s). The control, as Locust's: the same run read wrongly — each row's
+/// statistics on another row for the throughput claims, users claimed to think 400 ms
+/// where they thought 2 ms for Little's law.
 pub fn seed004_from_k6(setup: Setup) -> Result<Shapes> {
-    seed004_judged(setup, LOOP, |pool, schedule, label| {
-        against_demo(pool, |host| K6Run::new(host, 1, dir(label))?.run(schedule))
-    })
+    seed004_judged(setup, LOOP, run_k6)
+}
+
+/// [`seed004_from_k6`]'s claims and its control from one k6 run (the engines' test).
+pub fn seed004_from_k6_with_control() -> Result<(Shapes, Shapes)> {
+    seed004_with_control(LOOP, run_k6)
+}
+
+/// One k6 process offering `schedule` to the demo service on `pool`.
+fn run_k6(
+    pool: crate::PoolSettings,
+    schedule: &Schedule,
+    label: &str,
+) -> Result<crate::external::EngineStats> {
+    against_demo(pool, |host| K6Run::new(host, 1, dir(label))?.run(schedule))
 }
 
 /// Little's law per row and each row against the model, from one k6 run split between two
@@ -49,23 +64,45 @@ pub fn seed004_from_k6(setup: Setup) -> Result<Shapes> {
 /// every claim reads ≈ ½ and breaks — the judge must add the runners up.
 pub fn seed004_split_between_two_runners(setup: Setup) -> Result<Shapes> {
     let schedule = Schedule::new(&seed004(LOOP)?, 3)?;
-    let stats = against_demo(fixture_pool()?, |host| {
-        let run = K6Run::new(host, 2, dir(setup.pick("split", "half")))?;
-        match setup {
-            Setup::Claimed => run.run(&schedule),
-            Setup::Control => {
-                run.run_each(&schedule)?
-                    .into_iter()
-                    .next()
-                    .ok_or_else(|| Error::Engine {
-                        engine: "k6",
-                        what: "the first runner wrote no summary".into(),
-                    })
-            }
-        }
-    })?;
+    let each = split_run(&schedule, setup.pick("split", "half"))?;
+    match setup {
+        Setup::Claimed => split_judged(&schedule, crate::external::EngineStats::added_up(each)?),
+        Setup::Control => split_judged(&schedule, first_runner(each)?),
+    }
+}
+
+/// [`seed004_split_between_two_runners`]'s claims and its control from one split run: the
+/// summaries added up, and the first alone (the engines' test).
+pub fn seed004_split_with_control() -> Result<(Shapes, Shapes)> {
+    let schedule = Schedule::new(&seed004(LOOP)?, 3)?;
+    let each = split_run(&schedule, "split")?;
+    let first = first_runner(each.clone())?;
+    Ok((
+        split_judged(&schedule, crate::external::EngineStats::added_up(each)?)?,
+        split_judged(&schedule, first)?,
+    ))
+}
+
+/// Two k6 processes offering `schedule` to the demo service on the fixture's pool, each
+/// runner's summary on its own.
+fn split_run(schedule: &Schedule, label: &str) -> Result<Vec<crate::external::EngineStats>> {
+    against_demo(fixture_pool()?, |host| {
+        K6Run::new(host, 2, dir(label))?.run_each(schedule)
+    })
+}
+
+/// The first runner's summary alone.
+fn first_runner(each: Vec<crate::external::EngineStats>) -> Result<crate::external::EngineStats> {
+    each.into_iter().next().ok_or_else(|| Error::Engine {
+        engine: "k6",
+        what: "the first runner wrote no summary".into(),
+    })
+}
+
+/// Little's law per row and each row against the model, named `split-…`.
+fn split_judged(schedule: &Schedule, stats: crate::external::EngineStats) -> Result<Shapes> {
     let judge = Judge::new().without_ordering().against_model();
-    let mut split = shapes(judge.judge(&schedule, &stats)?);
+    let mut split = shapes(judge.judge(schedule, &stats)?);
     for (name, _) in &mut split {
         *name = format!("split-{name}");
     }

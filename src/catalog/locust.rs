@@ -7,7 +7,7 @@
 
 use std::time::Duration;
 
-use super::offered::{CONTROL, against_demo, seed004_judged};
+use super::offered::{CONTROL, against_demo, seed004_judged, seed004_with_control};
 use super::{Entry, Setup, Shapes};
 use crate::claim::artifact_dir;
 use crate::error::Result;
@@ -29,14 +29,27 @@ const LOOP: Duration = Duration::from_millis(600);
 
 /// The throughput ordering async > mixed > offload > blocking (each beats the next by 10 %),
 /// Locust keeping each row's 32 users in the system, and each row within [0.75, 1.25] of
-/// the model, from one Locust run of a master and 2 workers (about 16 s). The control runs
-/// twice, each run wrong for its own claims: each row's users sent to another row's
-/// endpoint for the ordering, users thinking 400 ms where 2 ms is claimed for Little's law.
+/// the model, from one Locust run of a master and 2 workers (about 16 s). The control is
+/// the same run read wrongly: each row's statistics on another row for the throughput
+/// claims, users claimed to think 400 ms where they thought 2 ms for Little's law.
 pub fn seed004_from_a_distributed_run(setup: Setup) -> Result<Shapes> {
-    seed004_judged(setup, LOOP, |pool, schedule, label| {
-        against_demo(pool, |host| {
-            let dir = artifact_dir().join("locust").join(label);
-            LocustRun::new(host, WORKERS, dir)?.run(schedule)
-        })
+    seed004_judged(setup, LOOP, run_locust)
+}
+
+/// [`seed004_from_a_distributed_run`]'s claims and its control from one Locust run (the
+/// engines' test).
+pub fn seed004_from_a_distributed_run_with_control() -> Result<(Shapes, Shapes)> {
+    seed004_with_control(LOOP, run_locust)
+}
+
+/// A master and [`WORKERS`] workers offering `schedule` to the demo service on `pool`.
+fn run_locust(
+    pool: crate::PoolSettings,
+    schedule: &crate::external::Schedule,
+    label: &str,
+) -> Result<crate::external::EngineStats> {
+    against_demo(pool, |host| {
+        let dir = artifact_dir().join("locust").join(label);
+        LocustRun::new(host, WORKERS, dir)?.run(schedule)
     })
 }

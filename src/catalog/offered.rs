@@ -15,21 +15,15 @@ use crate::server::{Server, app};
 use crate::vocab::ClientStrategy;
 
 /// The control's words, the same for every engine.
-pub(super) const CONTROL: &str = "each row's users sent to another row's endpoint (async to /blocking, blocking to /async, mixed and offload swapped) for the throughput claims; users thinking 400 ms where 2 ms is claimed, on 64 workers and 64 blocking threads, for Little's law";
+pub(super) const CONTROL: &str = "the claims' own run read wrongly: each row's statistics put on another row (async's on blocking, blocking's on async, mixed's and offload's swapped) for the throughput claims; users claimed to think 400 ms where they thought 2 ms, for Little's law";
 
-/// The think time of the Little's law control.
+/// The think time the Little's law control claims.
 const WRONG_THINK: Duration = Duration::from_millis(400);
 
 /// Seed 004's four closed loops of `loop_duration`, 3 interleaved rounds, judged from what
 /// `offer(pool, schedule, label)` returns: the engine's statistics of `schedule` offered to
-/// the demo service on `pool`.
-///
-/// The control needs two runs, each wrong for its own claims. The throughput claims: the
-/// fixture's pool with each row's users sent to another row's endpoint, in reverse, so the
-/// order comes out reversed (a flat order, as a pool where nothing starves gives, would
-/// sit only 10 % under the band's 1.1). Little's law: users thinking 400 ms where 2 ms is
-/// claimed, on a pool where nothing starves (on the fixture's pool a saturated row's
-/// queue hides a wrong think time: its cycle is the queue's).
+/// the demo service on `pool`. A control is the same one run, read wrongly
+/// ([`wrongly_judged`]).
 pub(super) fn seed004_judged(
     setup: Setup,
     loop_duration: Duration,
@@ -37,20 +31,53 @@ pub(super) fn seed004_judged(
 ) -> Result<Shapes> {
     let claimed = seed004(loop_duration)?;
     let judged = Schedule::new(&claimed, 3)?;
-    let fixture_pool = fixture_pool()?;
-    let judge = Judge::new().against_model();
+    let stats = offer(fixture_pool()?, &judged, setup.pick("claimed", "control"))?;
     let decided = match setup {
-        Setup::Claimed => judge.judge(&judged, &offer(fixture_pool, &judged, "claimed")?)?,
-        Setup::Control => {
-            let swapped = offer(fixture_pool, &endpoints_reversed(&judged), "swapped")?;
-            let thinking = Schedule::new(&thinking(&claimed, WRONG_THINK), 3)?;
-            let relaxed = offer(PoolSettings::new(64, 64)?, &thinking, "thinking")?;
-            let mut decided = judge.without_littles_law().judge(&judged, &swapped)?;
-            decided.extend(Judge::new().without_ordering().judge(&judged, &relaxed)?);
-            decided
-        }
+        Setup::Claimed => Judge::new().against_model().judge(&judged, &stats)?,
+        Setup::Control => wrongly_judged(&claimed, &judged, &stats)?,
     };
     Ok(shapes(decided))
+}
+
+/// The claims and their control from one engine run: the run judged as claimed, and read
+/// wrongly ([`wrongly_judged`]). The engines' tests assert both, so that a control costs
+/// no engine run of its own.
+pub(super) fn seed004_with_control(
+    loop_duration: Duration,
+    offer: impl Fn(PoolSettings, &Schedule, &str) -> Result<EngineStats>,
+) -> Result<(Shapes, Shapes)> {
+    let claimed = seed004(loop_duration)?;
+    let judged = Schedule::new(&claimed, 3)?;
+    let stats = offer(fixture_pool()?, &judged, "claimed")?;
+    Ok((
+        shapes(Judge::new().against_model().judge(&judged, &stats)?),
+        shapes(wrongly_judged(&claimed, &judged, &stats)?),
+    ))
+}
+
+/// The control of seed 004's claims, read from the claims' own run, each claim wrongly:
+/// - the throughput claims (the order and each row against the model) on the rows'
+///   statistics reversed, so that each row's figure is another endpoint's — what sending
+///   each row's users to another row's endpoint gave, when that was a run of its own;
+/// - Little's law with the users claimed to think 400 ms where they thought 2 ms: every
+///   row's figure, requests × (latency + think) ÷ (users × the loop), then reads 1.7 to
+///   5 times the users in the system against a band that ends at 1.34.
+///
+/// One run instead of two: the control proves the claims read what the engine measured,
+/// which the same run's statistics put on the wrong rows, or under the wrong think time,
+/// prove as well as a run made wrong.
+fn wrongly_judged(
+    claimed: &Experiment,
+    judged: &Schedule,
+    stats: &EngineStats,
+) -> Result<Vec<crate::external::Judged>> {
+    let thinking = Schedule::new(&thinking(claimed, WRONG_THINK), 3)?;
+    let mut decided = Judge::new()
+        .against_model()
+        .without_littles_law()
+        .judge(judged, &rows_reversed(judged, stats))?;
+    decided.extend(Judge::new().without_ordering().judge(&thinking, stats)?);
+    Ok(decided)
 }
 
 /// The fixture at test scale (32 users a row) with every closed loop `loop_duration` long.
@@ -91,19 +118,21 @@ pub(super) fn against_demo<T>(
     load(&format!("http://{}", server.addr()))
 }
 
-/// `schedule` with the rows' endpoints in reverse order (the first row's users request the
-/// last row's path, and so on), each stage long enough to drain the slowest row's tail.
-fn endpoints_reversed(schedule: &Schedule) -> Schedule {
-    let slowest = schedule
-        .rows
-        .iter()
-        .map(|r| r.tail)
-        .max()
-        .unwrap_or_default();
-    let mut reversed = schedule.clone().with_drain_at_least(slowest.mul_f64(1.5));
-    let paths: Vec<String> = schedule.rows.iter().rev().map(|r| r.path.clone()).collect();
-    for (row, path) in reversed.rows.iter_mut().zip(paths) {
-        row.path = path;
+/// `stats` with each row's stages put on the row the reverse order puts in its place:
+/// the first row's on the last, the second's on the one before, round by round.
+fn rows_reversed(schedule: &Schedule, stats: &EngineStats) -> EngineStats {
+    let mut reversed = stats.clone();
+    let rows = schedule.rows.len();
+    for stage in &schedule.stages {
+        let other = crate::external::Stage {
+            row: rows - 1 - stage.row,
+            ..*stage
+        };
+        if let Some(figures) = stats.stages.get(&schedule.request_name(&other)) {
+            reversed
+                .stages
+                .insert(schedule.request_name(stage), *figures);
+        }
     }
     reversed
 }

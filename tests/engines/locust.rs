@@ -2,12 +2,15 @@
 //! from Locust's own statistics (`src/catalog/locust.rs`). Needs Locust: `.ci/run`
 //! installs it into target/engines-venv; without it the test fails and says how.
 
-use perfshape::catalog::Setup::Claimed;
+use perfshape::catalog::expect_broken;
 use perfshape::catalog::locust;
 use perfshape::{Result, assert_shapes};
 
+/// The claims, and their negative control read from the same Locust run (it must break).
 #[test]
 fn seed004_from_a_distributed_run() -> Result {
-    assert_shapes!(locust::seed004_from_a_distributed_run(Claimed)?);
+    let (claimed, control) = locust::seed004_from_a_distributed_run_with_control()?;
+    expect_broken(&control)?;
+    assert_shapes!(claimed);
     Ok(())
 }

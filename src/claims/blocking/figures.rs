@@ -21,6 +21,9 @@ pub(super) struct HeldRound {
     /// The service's CPU per request over the fan-out, when it runs on this machine in a
     /// process of its own (a URL).
     pub(super) service_cpu: Option<Duration>,
+    /// The service's threads' time on a run queue per request over the fan-out — runnable,
+    /// waiting for a CPU the machine gave to other work — read beside its CPU.
+    pub(super) service_queued: Option<Duration>,
     /// What the fan-out saw of its own limits: the load client's CPU, the machine's.
     pub(super) outside: Outside,
 }
@@ -37,6 +40,7 @@ pub(super) struct Figures {
     pub(super) estimate: f64,
     pub(super) polls: Option<Holding>,
     pub(super) service_cpu: Option<Duration>,
+    pub(super) service_queued: Option<Duration>,
     /// The load client's CPU per request, and the machine over the median round.
     pub(super) outside: Outside,
 }
@@ -59,6 +63,7 @@ impl Figures {
         let polls: Vec<Holding> = rounds.iter().filter_map(|r| r.polls).collect();
         let mid_polls = |f: &dyn Fn(&Holding) -> Duration| middle(polls.iter().map(f));
         let cpus: Vec<Duration> = rounds.iter().filter_map(|r| r.service_cpu).collect();
+        let queued: Vec<Duration> = rounds.iter().filter_map(|r| r.service_queued).collect();
         Figures {
             alone: middle(rounds.iter().map(|r| r.alone)),
             least_alone: rounds.iter().map(|r| r.alone).min().unwrap_or_default(),
@@ -84,6 +89,7 @@ impl Figures {
                 local: polls.iter().any(|h| h.local),
             }),
             service_cpu: (!cpus.is_empty()).then(|| middle(cpus)),
+            service_queued: (!queued.is_empty()).then(|| middle(queued)),
             outside: Outside {
                 client_per_request: Some(middle(
                     rounds.iter().filter_map(|r| r.outside.client_per_request),

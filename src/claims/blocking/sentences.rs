@@ -334,11 +334,22 @@ fn outside_sentences(
         "holds its worker"
     };
     let split = match figures.service_cpu {
-        Some(cpu) => format!(
-            "; of it the service's own CPU explains ≈{} (computing) and ≈{} is waiting",
-            millis(cpu.min(held)),
-            millis(held.saturating_sub(cpu))
-        ),
+        Some(cpu) => {
+            let queued = figures
+                .service_queued
+                .unwrap_or_default()
+                .min(held.saturating_sub(cpu));
+            let on_queue = if queued.is_zero() {
+                String::new()
+            } else {
+                format!(", ≈{} waiting for a CPU (the machine's other work)", millis(queued))
+            };
+            format!(
+                "; of it the service's own CPU explains ≈{} (computing){on_queue} and ≈{} is waiting",
+                millis(cpu.min(held)),
+                millis(held.saturating_sub(cpu).saturating_sub(queued))
+            )
+        }
         None => "; computing and waiting cannot be told apart from here (the service's process cannot be read on this machine)".to_string(),
     };
     let mut lines = vec![format!(
