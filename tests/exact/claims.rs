@@ -127,21 +127,25 @@ fn the_advisory_gate_reports_but_passes() -> Result {
     checked.gate()
 }
 
-#[test]
-fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
-    let calls = Mutex::new(Vec::new());
-    // Ratios alternate 4, 2, 4, 2 … around the bound 3.
-    let checked = Claim::ratio(
+/// Ratios that alternate 4, 2, 4, 2 … around the bound 3, with no warm-up.
+fn alternating(calls: &Mutex<Vec<String>>) -> Claim<'_> {
+    Claim::ratio(
         "a ÷ b",
-        series("a", &[0.4, 0.2], &calls),
-        series("b", &[0.1], &calls),
+        series("a", &[0.4, 0.2], calls),
+        series("b", &[0.1], calls),
     )
     .at_least(3.0)
     .warmup(0)
-    .rounds(3, 6)
-    .gate_mode(GateMode::Strict)
-    .artifacts_in(crate::scratch())
-    .check()?;
+}
+
+#[test]
+fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
+    let calls = Mutex::new(Vec::new());
+    let checked = alternating(&calls)
+        .rounds(3, 6)
+        .gate_mode(GateMode::Strict)
+        .artifacts_in(crate::scratch())
+        .check()?;
     assert_eq!(checked.verdict(), Verdict::Inconclusive);
     assert_eq!(checked.report().rounds.len(), 6);
     assert!(
@@ -185,16 +189,10 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
 #[test]
 fn rounds_that_straddle_the_band_go_on_until_the_budget_runs_out() -> Result {
     let calls = Mutex::new(Vec::new());
-    let checked = Claim::ratio(
-        "a ÷ b",
-        series("a", &[0.4, 0.2], &calls),
-        series("b", &[0.1], &calls),
-    )
-    .at_least(3.0)
-    .warmup(0)
-    .budget(std::time::Duration::ZERO)
-    .artifacts_in(crate::scratch())
-    .check()?;
+    let checked = alternating(&calls)
+        .budget(std::time::Duration::ZERO)
+        .artifacts_in(crate::scratch())
+        .check()?;
     let report = checked.report();
     assert_eq!(checked.verdict(), Verdict::Inconclusive);
     // Its first look, at the third round, found the budget spent.
@@ -228,15 +226,7 @@ fn rounds_that_straddle_the_band_go_on_until_the_budget_runs_out() -> Result {
         );
     }
     // And with a budget that lasts, the same rounds go on past the old fifteen.
-    let checked = Claim::ratio(
-        "a ÷ b",
-        series("a", &[0.4, 0.2], &calls),
-        series("b", &[0.1], &calls),
-    )
-    .at_least(3.0)
-    .warmup(0)
-    .artifacts_in(crate::scratch())
-    .check()?;
+    let checked = alternating(&calls).artifacts_in(crate::scratch()).check()?;
     assert_eq!(checked.report().rounds.len(), perfshape::claim::MAX_ROUNDS);
     Ok(())
 }
