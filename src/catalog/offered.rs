@@ -29,9 +29,8 @@ pub(super) fn seed004_judged(
     loop_duration: Duration,
     offer: impl Fn(PoolSettings, &Schedule, &str) -> Result<EngineStats>,
 ) -> Result<Shapes> {
-    let claimed = seed004(loop_duration)?;
-    let judged = Schedule::new(&claimed, 3)?;
-    let stats = offer(fixture_pool()?, &judged, setup.pick("claimed", "control"))?;
+    let (claimed, judged, stats) =
+        seed004_offered(loop_duration, offer, setup.pick("claimed", "control"))?;
     let decided = match setup {
         Setup::Claimed => Judge::new().against_model().judge(&judged, &stats)?,
         Setup::Control => wrongly_judged(&claimed, &judged, &stats)?,
@@ -46,13 +45,25 @@ pub(super) fn seed004_with_control(
     loop_duration: Duration,
     offer: impl Fn(PoolSettings, &Schedule, &str) -> Result<EngineStats>,
 ) -> Result<(Shapes, Shapes)> {
-    let claimed = seed004(loop_duration)?;
-    let judged = Schedule::new(&claimed, 3)?;
-    let stats = offer(fixture_pool()?, &judged, "claimed")?;
+    let (claimed, judged, stats) = seed004_offered(loop_duration, offer, "claimed")?;
     Ok((
         shapes(Judge::new().against_model().judge(&judged, &stats)?),
         shapes(wrongly_judged(&claimed, &judged, &stats)?),
     ))
+}
+
+/// Seed 004 at test scale, its schedule of 3 rounds, and the engine's statistics of that
+/// schedule offered to the demo service on the fixture's pool (`label` names the run's
+/// folder).
+fn seed004_offered(
+    loop_duration: Duration,
+    offer: impl Fn(PoolSettings, &Schedule, &str) -> Result<EngineStats>,
+    label: &str,
+) -> Result<(Experiment, Schedule, EngineStats)> {
+    let claimed = seed004(loop_duration)?;
+    let judged = Schedule::new(&claimed, 3)?;
+    let stats = offer(fixture_pool()?, &judged, label)?;
+    Ok((claimed, judged, stats))
 }
 
 /// The control of seed 004's claims, read from the claims' own run, each claim wrongly:
