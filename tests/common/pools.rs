@@ -19,6 +19,12 @@ pub(crate) const WORK_MS: u64 = 20;
 /// (0.91 CPUs at 64 callers, measured): the figure is then that core's, not the pool's.
 pub(crate) const PYTHON_WORK_MS: u64 = 100;
 
+/// The Python service's sleep where one small pool is claimed rather than a table measured:
+/// a pool of five asks uvicorn for 200 requests a second at 25 ms (a fifth of a core, well
+/// inside its one), and the probe's 50 ms steps take a quarter of their time at 100 ms
+/// (three claims took 42 s).
+pub(crate) const PYTHON_SMALL_POOL_WORK_MS: u64 = 25;
+
 /// A kind of pool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
@@ -80,8 +86,13 @@ pub(crate) struct PoolUnderTest {
 }
 
 impl PoolUnderTest {
-    /// Starts a pool of `k` of `kind`.
+    /// Starts a pool of `k` of `kind`, the Python service's requests `PYTHON_WORK_MS` long.
     pub(crate) fn start(kind: Kind, k: usize) -> Result<PoolUnderTest> {
+        Self::start_with(kind, k, PYTHON_WORK_MS)
+    }
+
+    /// Starts a pool of `k` of `kind`, the Python service's requests `python_ms` long.
+    pub(crate) fn start_with(kind: Kind, k: usize, python_ms: u64) -> Result<PoolUnderTest> {
         let (target, service) = match kind {
             Kind::TowerLimit => (super::layers::limited(k)?, None),
             Kind::BlockingWorkers => (Target::demo(PoolSettings::workers(k)?)?, None),
@@ -97,10 +108,10 @@ impl PoolUnderTest {
         let path = match kind {
             Kind::TowerLimit => "/report".to_string(),
             Kind::BlockingWorkers | Kind::HandoffWorkers => format!("/blocking?ms={WORK_MS}"),
-            Kind::PythonThreads => format!("/sync-def?ms={PYTHON_WORK_MS}"),
+            Kind::PythonThreads => format!("/sync-def?ms={python_ms}"),
         };
         let work = match kind {
-            Kind::PythonThreads => PYTHON_WORK_MS,
+            Kind::PythonThreads => python_ms,
             _ => WORK_MS,
         };
         Ok(PoolUnderTest {

@@ -3,7 +3,7 @@
 
 use perfshape::{Claim, Result, Verdict};
 
-use crate::common::pools::{Kind, PoolUnderTest, fastapi};
+use crate::common::pools::{Kind, PYTHON_SMALL_POOL_WORK_MS, PoolUnderTest, fastapi};
 
 /// The claim a table row makes: `about(k)` up to twice the larger of `k` and 8 callers, its
 /// steps at least two requests long.
@@ -17,7 +17,11 @@ pub(crate) fn about(pool: &PoolUnderTest, size: usize, k: f64) -> Claim<'static>
 
 /// `about(k)` holds and its sentence names the pool; `about(k/2)` and `about(2k)` break.
 fn found(kind: Kind, k: usize) -> Result {
-    let pool = PoolUnderTest::start(kind, k)?;
+    found_in(PoolUnderTest::start(kind, k)?, k)
+}
+
+/// `found` on a pool already started.
+fn found_in(pool: PoolUnderTest, k: usize) -> Result {
     holds_naming_the_knee(&about(&pool, k, k as f64).check()?);
     for wrong in [k as f64 / 2.0, 2.0 * k as f64] {
         let checked = about(&pool, k, wrong).check()?;
@@ -41,7 +45,8 @@ fn twelve_blocking_workers_are_a_pool_of_twelve() -> Result {
 
 #[test]
 fn a_python_pool_of_five_threads_is_a_pool_of_five() -> Result {
-    found(Kind::PythonThreads, 5)
+    let pool = PoolUnderTest::start_with(Kind::PythonThreads, 5, PYTHON_SMALL_POOL_WORK_MS)?;
+    found_in(pool, 5)
 }
 
 /// FastAPI's `def` endpoint on anyio's default limiter, as a new user finds it by URL:
