@@ -334,6 +334,18 @@ impl Target {
         self.request(Request::delete(path))
     }
 
+    /// A gRPC unary call of `method_path` (`/package.Service/Method`) with `message`, the
+    /// request message encoded by the service's prost (`message.encode_to_vec()`): sent
+    /// over HTTP/2, failed when its `grpc-status` is not OK ([`Request::grpc`]).
+    #[cfg(feature = "grpc")]
+    pub fn grpc(
+        &self,
+        method_path: impl Into<String>,
+        message: impl Into<bytes::Bytes>,
+    ) -> Endpoint {
+        self.request(Request::grpc(method_path, message))
+    }
+
     /// Any [`Request`] on this target, sent as it is (or varied per request with
     /// [`Endpoint::vary`]).
     pub fn request(&self, request: Request) -> Endpoint {

@@ -54,6 +54,9 @@ pub enum FailureKind {
     /// The request could not be built (its generator panicked or returned a request that
     /// is not valid): not sent, counted, and named in the run's error.
     Build,
+    /// A gRPC call answered with a status other than OK (its code; the record's error
+    /// has its name and message).
+    Grpc(u16),
 }
 
 impl std::fmt::Display for FailureKind {
@@ -67,6 +70,7 @@ impl std::fmt::Display for FailureKind {
             FailureKind::Deadline => f.write_str("deadline"),
             FailureKind::Dropped => f.write_str("dropped"),
             FailureKind::Build => f.write_str("could not be built"),
+            FailureKind::Grpc(code) => write!(f, "gRPC status {code}"),
         }
     }
 }

@@ -125,13 +125,24 @@ impl Run {
         if !self.records.iter().any(|r| failing(&r)) {
             return Ok(self);
         }
-        let mut statuses: BTreeMap<u16, usize> = BTreeMap::new();
+        let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
         let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
         for record in self.records.iter().filter(failing) {
             match &record.outcome {
                 Outcome::Failed {
                     kind: FailureKind::Status(code),
-                } => *statuses.entry(*code).or_default() += 1,
+                } => *statuses.entry(code.to_string()).or_default() += 1,
+                // A gRPC call's status by its name and message (`UNAVAILABLE (store is
+                // down) in 3 of 20`): the HTTP status of a failed call is 200.
+                Outcome::Failed {
+                    kind: FailureKind::Grpc(code),
+                } => {
+                    let named = record
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| format!("gRPC status {code}"));
+                    *statuses.entry(named).or_default() += 1
+                }
                 Outcome::Failed { kind } => *kinds.entry(kind.to_string()).or_default() += 1,
                 Outcome::Ok { .. } => {}
             }

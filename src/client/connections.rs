@@ -21,7 +21,7 @@ use crate::record::{Connection, FailureKind, Outcome, RequestRecord};
 
 /// Whether `request` can go on a raw connection: plain HTTP (TLS is reqwest's).
 pub(super) fn suits(request: &Prepared) -> bool {
-    request.url.scheme() == "http" && request.url.host_str().is_some()
+    request.url.scheme() == "http" && request.url.host_str().is_some() && !request.grpc
 }
 
 /// The closed loop: `users` users, each on its own connection, sending `request` until

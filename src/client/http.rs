@@ -27,12 +27,25 @@ pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
 
 /// A reqwest client bound by `limits`, keeping at most `idle_per_host` idle connections;
 /// proxies are ignored because every target of a shape measurement is reached directly.
-pub(super) fn build_client(limits: Limits, idle_per_host: usize) -> Result<reqwest::Client> {
+/// With `http2`, it speaks HTTP/2 only, with prior knowledge (cleartext, as gRPC services
+/// are served in tests): one connection carries every request in flight to a host.
+pub(super) fn build_client(
+    limits: Limits,
+    idle_per_host: usize,
+    http2: bool,
+) -> Result<reqwest::Client> {
     tls::ensure_crypto_provider();
-    reqwest::Client::builder()
+    let builder = reqwest::Client::builder()
         .no_proxy()
         .timeout(limits.request_timeout)
-        .pool_max_idle_per_host(idle_per_host)
-        .build()
-        .map_err(Error::Client)
+        .pool_max_idle_per_host(idle_per_host);
+    #[cfg(feature = "grpc")]
+    let builder = if http2 {
+        builder.http2_prior_knowledge()
+    } else {
+        builder
+    };
+    #[cfg(not(feature = "grpc"))]
+    let _ = http2;
+    builder.build().map_err(Error::Client)
 }

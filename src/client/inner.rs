@@ -20,6 +20,10 @@ pub(super) struct Inner {
     pub(super) limits: Limits,
     /// One client (shared, capped), or the pool's clients used in turn.
     pub(super) clients: Vec<reqwest::Client>,
+    /// The same for gRPC calls, speaking HTTP/2: built by the first call.
+    pub(super) http2_clients: std::sync::OnceLock<Vec<reqwest::Client>>,
+    /// What each client keeps idle per host (the lifecycle's).
+    pub(super) idle_per_host: usize,
     pub(super) next_client: AtomicUsize,
     /// Requests handed to an HTTP client so far, over every load: what a server should
     /// have received, for checking that each arrived exactly once.
@@ -57,8 +61,9 @@ impl Inner {
                 None => None,
             };
             self.issued.fetch_add(1, Ordering::Relaxed);
+            let http2 = request.grpc;
             let first = match self.lifecycle {
-                Lifecycle::PerRequest => match build_client(self.limits, usize::MAX) {
+                Lifecycle::PerRequest => match build_client(self.limits, usize::MAX, http2) {
                     Ok(client) => send::send(&client, &request, index, origin, intended).await,
                     Err(_) => {
                         return RequestRecord::failed_at(
@@ -69,8 +74,18 @@ impl Inner {
                     }
                 },
                 _ => {
+                    let clients = match self.clients(http2) {
+                        Ok(clients) => clients,
+                        Err(_) => {
+                            return RequestRecord::failed_at(
+                                index,
+                                origin.elapsed(),
+                                FailureKind::Request,
+                            );
+                        }
+                    };
                     let turn = self.next_client.fetch_add(1, Ordering::Relaxed);
-                    let client = &self.clients[turn % self.clients.len()];
+                    let client = &clients[turn % clients.len()];
                     send::send(client, &request, index, origin, intended).await
                 }
             };
@@ -80,7 +95,7 @@ impl Inner {
             // Once more, on a new connection: a client of its own has no pooled one (the
             // others, idle as long, may have been closed with it). From the first try's
             // start, as the user waited.
-            let Ok(fresh) = build_client(self.limits, 0) else {
+            let Ok(fresh) = build_client(self.limits, 0, http2) else {
                 return first.record;
             };
             let mut second = send::send(&fresh, &request, index, origin, intended)
@@ -94,5 +109,19 @@ impl Inner {
             Ok(record) => record,
             Err(_) => RequestRecord::failed_at(index, origin.elapsed(), FailureKind::Deadline),
         }
+    }
+
+    /// The lifecycle's clients: HTTP/1's, or (for gRPC calls) as many speaking HTTP/2.
+    fn clients(&self, http2: bool) -> crate::error::Result<&[reqwest::Client]> {
+        if !http2 {
+            return Ok(&self.clients);
+        }
+        if let Some(clients) = self.http2_clients.get() {
+            return Ok(clients);
+        }
+        let built = (0..self.clients.len())
+            .map(|_| build_client(self.limits, self.idle_per_host, true))
+            .collect::<crate::error::Result<Vec<_>>>()?;
+        Ok(self.http2_clients.get_or_init(|| built))
     }
 }

@@ -4,6 +4,8 @@ mod connections;
 mod dispatch;
 mod driver;
 mod framing;
+#[cfg(feature = "grpc")]
+mod grpc;
 mod http;
 mod inner;
 mod limits;
@@ -107,13 +109,15 @@ impl LoadClient {
             _ => (1, usize::MAX),
         };
         let clients = (0..count)
-            .map(|_| build_client(limits, idle_per_host))
+            .map(|_| build_client(limits, idle_per_host, false))
             .collect::<Result<Vec<_>>>()?;
         Ok(LoadClient {
             inner: Arc::new(Inner {
                 lifecycle,
                 limits,
                 clients,
+                http2_clients: OnceLock::new(),
+                idle_per_host,
                 next_client: AtomicUsize::new(0),
                 issued: std::sync::atomic::AtomicU64::new(0),
                 cap: lifecycle

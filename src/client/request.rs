@@ -32,6 +32,8 @@ pub struct Request {
     path: String,
     headers: HeaderMap,
     body: Option<bytes::Bytes>,
+    /// A gRPC unary call: sent over HTTP/2, its status read from its trailers.
+    grpc: bool,
     /// The first thing wrong with the template, named when it is used.
     problem: Option<Refused>,
 }
@@ -56,8 +58,54 @@ impl Request {
             path,
             headers: HeaderMap::new(),
             body: None,
+            grpc: false,
             problem,
         }
+    }
+
+    /// A gRPC unary call of `method_path` (`/package.Service/Method`) with `message`, the
+    /// request message already encoded (`message.encode_to_vec()` with prost, whichever
+    /// version the service's own tonic uses). It is sent over HTTP/2 (cleartext, prior
+    /// knowledge) as a `POST` with `content-type: application/grpc`; metadata is
+    /// [`header`](Request::header). It succeeds when the call's `grpc-status` is OK — any
+    /// other status is a failed request, named with its code and message.
+    ///
+    /// ```
+    /// use perfshape::Request;
+    ///
+    /// let call = Request::grpc("/ledger.Ledger/Open", vec![0x0a, 0x03, b'a', b'd', b'a'])
+    ///     .header("x-tenant", "acme");
+    /// assert_eq!(call.to_string(), "gRPC /ledger.Ledger/Open");
+    /// assert_eq!(call.headers()["content-type"], "application/grpc");
+    /// ```
+    #[cfg(feature = "grpc")]
+    pub fn grpc(method_path: impl Into<String>, message: impl Into<bytes::Bytes>) -> Request {
+        let mut request = Request::new(Method::POST, method_path);
+        request.grpc = true;
+        if !super::grpc::is_method_path(&request.path) {
+            request.problem = Some(Refused::new(
+                "gRPC method",
+                format!("{:?}", request.path),
+                "/package.Service/Method (the path tonic routes, e.g. \"/ledger.Ledger/Open\")",
+            ));
+        }
+        let message: bytes::Bytes = message.into();
+        match super::grpc::framed(&message) {
+            Some(frame) => request.body = Some(frame),
+            None => request.fail(
+                "gRPC message",
+                format!("{} bytes", message.len()),
+                "at most 4 GiB",
+            ),
+        }
+        request
+            .header(CONTENT_TYPE, HeaderValue::from_static("application/grpc"))
+            .header("te", HeaderValue::from_static("trailers"))
+    }
+
+    /// Whether this is a gRPC call ([`Request::grpc`]).
+    pub fn is_grpc(&self) -> bool {
+        self.grpc
     }
 
     /// The same request — method, headers, body — to another `path` (and query; it must
@@ -76,6 +124,7 @@ impl Request {
             method,
             headers,
             body,
+            grpc,
             problem,
             ..
         } = self;
@@ -83,10 +132,27 @@ impl Request {
         Request {
             headers,
             body,
+            grpc,
             // The template's own problem first: it was there before the path changed.
             problem: problem.or(moved.problem),
             ..moved
         }
+    }
+
+    /// The same gRPC call — method, metadata — with another message (already encoded):
+    /// what a generator returns for call *i* ([`Endpoint::vary`](crate::Endpoint::vary)).
+    #[cfg(feature = "grpc")]
+    pub fn with_message(mut self, message: impl Into<bytes::Bytes>) -> Request {
+        let message: bytes::Bytes = message.into();
+        match super::grpc::framed(&message) {
+            Some(frame) => self.body = Some(frame),
+            None => self.fail(
+                "gRPC message",
+                format!("{} bytes", message.len()),
+                "at most 4 GiB",
+            ),
+        }
+        self
     }
 
     /// `GET path`.
@@ -222,6 +288,7 @@ impl Request {
             url,
             headers: self.headers.clone(),
             body: self.body.clone(),
+            grpc: self.grpc,
         })
     }
 }
@@ -230,6 +297,9 @@ impl fmt::Display for Request {
     /// `POST /orders`: how reports and errors name the request (never its headers, which
     /// may carry a token).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.grpc {
+            return write!(f, "gRPC {}", self.path);
+        }
         write!(f, "{} {}", self.method, self.path)
     }
 }
@@ -241,6 +311,8 @@ pub(crate) struct Prepared {
     pub(crate) url: reqwest::Url,
     pub(crate) headers: HeaderMap,
     pub(crate) body: Option<bytes::Bytes>,
+    /// A gRPC unary call ([`Request::grpc`]).
+    pub(crate) grpc: bool,
 }
 
 /// The requests of one load on a target: the template's (checked before anything is sent)
@@ -306,6 +378,7 @@ impl Plan {
                 url: url.clone(),
                 headers: HeaderMap::new(),
                 body: None,
+                grpc: false,
             },
             template,
             vary: None,

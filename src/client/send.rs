@@ -38,14 +38,25 @@ pub(crate) async fn send(
         Err(error) => {
             // No response head came: a lost connection may be tried again.
             lost = retry::connection_lost(&error);
-            Err((classify(&error), error))
+            Err((classify(&error), describe(&error)))
         }
         Ok(response) => {
             let status = response.status();
             let headers = Served::of(response.headers());
+            #[cfg(feature = "grpc")]
+            if request.grpc && status.is_success() {
+                return finish(
+                    grpc_outcome(response, headers).await,
+                    start,
+                    origin,
+                    index,
+                    intended_start,
+                    lost,
+                );
+            }
             match response.bytes().await {
-                Err(error) if error.is_timeout() => Err((FailureKind::Timeout, error)),
-                Err(error) => Err((FailureKind::Body, error)),
+                Err(error) if error.is_timeout() => Err((FailureKind::Timeout, describe(&error))),
+                Err(error) => Err((FailureKind::Body, describe(&error))),
                 Ok(body) if !status.is_success() => Ok((
                     Outcome::Failed {
                         kind: FailureKind::Status(status.as_u16()),
@@ -63,6 +74,45 @@ pub(crate) async fn send(
             }
         }
     };
+    finish(response, start, origin, index, intended_start, lost)
+}
+
+/// What came of one try, and what it is made into.
+type Answer = Result<(Outcome, Served, usize), (FailureKind, String)>;
+
+/// A gRPC call's outcome: its status, read from the trailers (or the headers), decides.
+#[cfg(feature = "grpc")]
+async fn grpc_outcome(response: reqwest::Response, headers: Served) -> Answer {
+    let status = response.status().as_u16();
+    match super::grpc::read(response).await {
+        Err(error) if error.is_timeout() => Err((FailureKind::Timeout, describe(&error))),
+        Err(error) => Err((FailureKind::Body, describe(&error))),
+        Ok(answered) => match answered.failed {
+            None => Ok((Outcome::Ok { status }, headers, answered.body_len)),
+            Some(call) => {
+                let mut served = headers;
+                served.error = Some(call.to_string());
+                Ok((
+                    Outcome::Failed {
+                        kind: FailureKind::Grpc(call.code),
+                    },
+                    served,
+                    answered.body_len,
+                ))
+            }
+        },
+    }
+}
+
+/// The record of a try that came to `response`.
+fn finish(
+    response: Answer,
+    start: Duration,
+    origin: Instant,
+    index: usize,
+    intended_start: Duration,
+    lost: bool,
+) -> Try {
     // The request ends when its last byte arrives; reading its headers is not its latency.
     let end = origin.elapsed();
     let mut record = RequestRecord::failed_at(index, start, FailureKind::Request);
@@ -71,7 +121,7 @@ pub(crate) async fn send(
     match response {
         Err((kind, error)) => {
             record.outcome = Outcome::Failed { kind };
-            record.error = Some(describe(&error));
+            record.error = Some(error);
         }
         Ok((outcome, served, body_len)) => {
             record.outcome = outcome;
@@ -81,6 +131,7 @@ pub(crate) async fn send(
             record.peer = served.peer;
             record.held = served.held;
             record.seq = served.seq;
+            record.error = served.error;
         }
     }
     record.connection = Connection::Unknown;
@@ -96,6 +147,8 @@ struct Served {
     peer: Option<std::net::SocketAddr>,
     held: Option<Held>,
     seq: Option<u64>,
+    /// What failed in a response that came (a gRPC call's status and message).
+    error: Option<String>,
 }
 
 impl Served {
@@ -107,6 +160,7 @@ impl Served {
             peer: header(PEER).and_then(parse_peer),
             held: header(HELD).and_then(|v| v.parse().ok()),
             seq: header(SEQ).and_then(|v| v.parse().ok()),
+            error: None,
         }
     }
 }
