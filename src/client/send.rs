@@ -38,7 +38,17 @@ pub(crate) async fn send(
         Err(error) => {
             // No response head came: a lost connection may be tried again.
             lost = retry::connection_lost(&error);
-            Err((classify(&error), describe(&error)))
+            let mut said = describe(&error);
+            if request.grpc && !error.is_connect() && !error.is_timeout() {
+                // The connection was made and then failed: what a server that answers
+                // HTTP/1 only does to HTTP/2's preface (it answers 400 and closes).
+                said.push_str(
+                    " — a gRPC call is sent over HTTP/2 (cleartext, prior knowledge), and a \
+                     server that answers HTTP/1 only closes the connection at its preface: \
+                     is this a gRPC server, and does it speak HTTP/2 without TLS?",
+                );
+            }
+            Err((classify(&error), said))
         }
         Ok(response) => {
             let status = response.status();
