@@ -90,6 +90,10 @@ async fn health_never_blocks_its_worker() -> Result {
         'perfshape = {{ path = "{root}", features = ["https"] }}',
         None,
     ),
+    "+ perfshape with grpc": (
+        'perfshape = {{ path = "{root}", features = ["grpc"] }}',
+        None,
+    ),
     "+ perfshape with experiments": (
         'perfshape = {{ path = "{root}", features = ["experiments"] }}',
         None,
@@ -323,7 +327,10 @@ def main():
         "`default = [\"insta\"]`: what the README's first test uses (`assert_shape!`). "
         "`https` adds rustls with ring for `https://` targets; `experiments` the five "
         "experiments' fixtures, rayon, the reports' plots and tables and the command's needs. "
-        "Neither is needed to gate a service served on loopback."
+        "Neither is needed to gate a service served on loopback. `grpc` adds HTTP/2 to the "
+        "load client and the served router (h2, and hyper's and reqwest's HTTP/2) for gRPC "
+        "calls; no tonic or prost, which a gRPC service compiles already (the row above is "
+        "its cost to a service that has neither)."
     )
 
 

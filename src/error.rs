@@ -76,6 +76,15 @@ pub enum Error {
         /// What was saturated, in the probe's words.
         what: String,
     },
+    /// A round's load found the machine's CPU saturated by other processes' work (its own
+    /// processes used little of it; their threads waited for a CPU): a passing state of a
+    /// shared machine, not the load's. A claim measures the round again while its budget
+    /// lasts, and only then reports it as [`Error::Limited`].
+    #[error("the machine's other work was the limit, not the service: {what}")]
+    MachineBusy {
+        /// The load, and how busy the machine was.
+        what: String,
+    },
     /// What the claim asks cannot be told from what is measurable here — a hold that a
     /// service's own CPU explains, timed from outside, could be one long poll or many short
     /// ones: a claim reports it as inconclusive, saying what would tell.

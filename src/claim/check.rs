@@ -105,7 +105,7 @@ impl Claim<'_> {
                     rounds.len()
                 ),
             },
-            Err(Error::Limited { what }) => Decision {
+            Err(Error::Limited { what } | Error::MachineBusy { what }) => Decision {
                 verdict: Some(Verdict::Inconclusive),
                 reason: format!(
                     "after {} rounds, perfshape or the machine was the limit, not the service: {what}",

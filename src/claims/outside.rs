@@ -59,13 +59,14 @@ impl Outside {
     /// load's own processes had or wanted it — this one (the load client) or the service's
     /// used a quarter of the machine, or their threads waited for a CPU (as
     /// [`Usage::cpu_pressure`] reads a load whose server runs here). A machine kept busy by
-    /// another process's work is not the limit of a load that idles beside it.
-    fn cpu_limited(&self, usage: Usage) -> bool {
-        let Some(machine) = usage.machine else {
-            return false;
-        };
+    /// another process's work is not the limit of a load that idles beside it. `Some(true)`
+    /// when only the waiting says so — the load's processes used little of the CPU and
+    /// waited for one the machine gave to other work, which passes; `Some(false)` when
+    /// the load used it itself, or nothing says whose work it was.
+    fn cpu_limit(&self, usage: Usage) -> Option<bool> {
+        let machine = usage.machine?;
         if machine < SATURATED {
-            return false;
+            return None;
         }
         // The CPUs the load could have: a cgroup's quota where one limits this process.
         let cores = usage.capacity().unwrap_or(1.0).max(f64::MIN_POSITIVE);
@@ -76,17 +77,26 @@ impl Outside {
                 times.queued.as_secs_f64() / length / WAITING,
             )
         });
-        let wants = [
+        let used = [
             usage.process.map(|p| p / OWN_SHARE),
-            usage.waiting.map(|w| w / WAITING),
             service.map(|(share, _)| share),
+        ];
+        let waited = [
+            usage.waiting.map(|w| w / WAITING),
             service.map(|(_, waiting)| waiting),
         ];
-        if wants.iter().all(Option::is_none) {
+        if used.iter().chain(&waited).all(Option::is_none) {
             // Nothing says whose work it was: a saturated machine is the limit.
-            return true;
+            return Some(false);
         }
-        wants.into_iter().flatten().any(|want| want >= 1.0)
+        if used.into_iter().flatten().any(|want| want >= 1.0) {
+            return Some(false);
+        }
+        waited
+            .into_iter()
+            .flatten()
+            .any(|want| want >= 1.0)
+            .then_some(true)
     }
 
     /// Why a figure taken from outside, of requests that take `request` alone, says
@@ -102,8 +112,10 @@ impl Outside {
             // Off Linux the machine's CPU is not read: a fan-out it limited would read as
             // the service's hold, so no figure from outside is a verdict there.
             Some(usage) if usage.machine.is_none() => Some(Powerless::CpuUnread),
-            Some(usage) if self.cpu_limited(usage) => Some(Powerless::Cpu(usage)),
-            _ => None,
+            Some(usage) => self
+                .cpu_limit(usage)
+                .map(|others| Powerless::Cpu { usage, others }),
+            None => None,
         }
     }
 }
@@ -118,8 +130,14 @@ pub(crate) enum Powerless {
         /// The load client's CPU per request.
         client: Duration,
     },
-    /// The machine's CPU was the load's limit.
-    Cpu(Usage),
+    /// The machine's CPU was the load's limit; `others` when other processes' work made it
+    /// so (the load's own processes used little of it), which passes.
+    Cpu {
+        /// The machine's and the load's CPU over the load.
+        usage: Usage,
+        /// Whether other processes' work, not the load's, saturated the machine.
+        others: bool,
+    },
     /// The machine's CPU is not read on this platform, so whether it was the load's limit
     /// cannot be told.
     CpuUnread,
@@ -131,7 +149,8 @@ impl Powerless {
     pub(crate) fn error(self, what: String) -> Error {
         match self {
             Powerless::CpuUnread => Error::Unread { what },
-            Powerless::TooShort { .. } | Powerless::Cpu(_) => Error::Limited { what },
+            Powerless::Cpu { others: true, .. } => Error::MachineBusy { what },
+            Powerless::TooShort { .. } | Powerless::Cpu { .. } => Error::Limited { what },
         }
     }
 }
@@ -146,7 +165,7 @@ impl std::fmt::Display for Powerless {
                 millis(*client),
                 millis(client.mul_f64(SHORTEST))
             ),
-            Powerless::Cpu(usage) => write!(
+            Powerless::Cpu { usage, .. } => write!(
                 f,
                 "the machine's CPU was the limit of the load ({usage}): it measures the CPU, not the service"
             ),
@@ -188,7 +207,38 @@ mod tests {
             queued: Duration::from_millis(90),
         };
         let outside = Outside::of(length, busy, 20, 2).with_service(Some((starved, length)));
-        assert!(outside.powerless(Duration::from_millis(20)).is_some());
+        let why = outside
+            .powerless(Duration::from_millis(20))
+            .expect("the CPU");
+        // It used the machine itself: measuring again would find the same.
+        assert!(
+            matches!(why.error(why.to_string()), Error::Limited { .. }),
+            "{why}"
+        );
+    }
+
+    #[test]
+    fn a_machine_other_work_saturates_while_the_service_waits_is_measured_again() {
+        let busy = Usage {
+            process: Some(0.05),
+            waiting: Some(0.1),
+            ..usage(0.9, 0.05)
+        };
+        let length = Duration::from_millis(16);
+        // The service computed 1 ms of the 16 and its threads waited 14 ms in all for a CPU
+        // that another process's build had.
+        let waited = ProcessTimes {
+            cpu: Duration::from_millis(1),
+            queued: Duration::from_millis(14),
+        };
+        let outside = Outside::of(length, busy, 20, 2).with_service(Some((waited, length)));
+        let why = outside
+            .powerless(Duration::from_millis(11))
+            .expect("the CPU");
+        assert!(
+            matches!(why.error(why.to_string()), Error::MachineBusy { .. }),
+            "{why}"
+        );
     }
 
     #[test]

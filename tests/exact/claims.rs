@@ -499,3 +499,54 @@ fn one_round_far_outside_blocks_a_hold() -> Result {
     );
     Ok(())
 }
+
+/// A round whose load found the machine saturated by other processes' work is measured
+/// again while the budget lasts, and decides when the machine frees; one that never frees
+/// is inconclusive when the budget runs out, saying how many times it measured again.
+#[test]
+fn a_round_the_machines_other_work_limited_is_measured_again_within_the_budget() -> Result {
+    let busy = || Error::MachineBusy {
+        what: "20 concurrent GET /wait: the machine's CPU was the limit".into(),
+    };
+    let tries = Mutex::new(0usize);
+    let freed = Measure::value("waited", || {
+        let mut tries = tries.lock().expect("tries");
+        *tries += 1;
+        if *tries <= 2 { Err(busy()) } else { Ok(1.0) }
+    })
+    .expecting(Expected::new(1.0, "one"));
+    let checked = Claim::bound("frees after two tries", freed)
+        .within(0.9, 1.1)
+        .warmup(0)
+        .artifacts_in(crate::scratch())
+        .check()?;
+    assert_eq!(checked.verdict(), Verdict::Holds, "{}", checked.report());
+    assert_eq!(
+        *tries.lock().expect("tries"),
+        2 + checked.report().rounds.len()
+    );
+
+    let never =
+        Measure::value("waited", || Err::<f64, _>(busy())).expecting(Expected::new(1.0, "one"));
+    let checked = Claim::bound("never frees", never)
+        .within(0.9, 1.1)
+        .warmup(0)
+        .budget(Duration::from_millis(100))
+        .artifacts_in(crate::scratch())
+        .check()?;
+    let report = checked.report();
+    assert_eq!(checked.verdict(), Verdict::Inconclusive, "{report}");
+    assert!(
+        report
+            .reason
+            .contains("perfshape or the machine was the limit"),
+        "{}",
+        report.reason
+    );
+    assert!(
+        report.reason.contains("until its 0.1 s budget ran out"),
+        "{}",
+        report.reason
+    );
+    Ok(())
+}
