@@ -59,10 +59,12 @@ impl Outside {
     /// load's own processes had or wanted it — this one (the load client) or the service's
     /// used a quarter of the machine, or their threads waited for a CPU (as
     /// [`Usage::cpu_pressure`] reads a load whose server runs here). A machine kept busy by
-    /// another process's work is not the limit of a load that idles beside it. `Some(true)`
-    /// when only the waiting says so — the load's processes used little of the CPU and
-    /// waited for one the machine gave to other work, which passes; `Some(false)` when
-    /// the load used it itself, or nothing says whose work it was.
+    /// another process's work is not the limit of a load that idles beside it.
+    ///
+    /// `Some(true)` when other processes' work had a quarter of the machine or more besides
+    /// (what the machine did less what this process and the service did): a shared
+    /// machine's passing state, measured again. `Some(false)` when the load's own
+    /// processes saturated it, or nothing says whose work it was.
     fn cpu_limit(&self, usage: Usage) -> Option<bool> {
         let machine = usage.machine?;
         if machine < SATURATED {
@@ -73,30 +75,27 @@ impl Outside {
         let service = self.service.map(|(times, length)| {
             let length = length.as_secs_f64().max(f64::MIN_POSITIVE);
             (
-                times.cpu.as_secs_f64() / (length * cores) / OWN_SHARE,
+                times.cpu.as_secs_f64() / (length * cores),
                 times.queued.as_secs_f64() / length / WAITING,
             )
         });
-        let used = [
+        let wants = [
             usage.process.map(|p| p / OWN_SHARE),
-            service.map(|(share, _)| share),
-        ];
-        let waited = [
             usage.waiting.map(|w| w / WAITING),
+            service.map(|(share, _)| share / OWN_SHARE),
             service.map(|(_, waiting)| waiting),
         ];
-        if used.iter().chain(&waited).all(Option::is_none) {
+        if wants.iter().all(Option::is_none) {
             // Nothing says whose work it was: a saturated machine is the limit.
             return Some(false);
         }
-        if used.into_iter().flatten().any(|want| want >= 1.0) {
-            return Some(false);
+        if !wants.into_iter().flatten().any(|want| want >= 1.0) {
+            return None;
         }
-        waited
-            .into_iter()
-            .flatten()
-            .any(|want| want >= 1.0)
-            .then_some(true)
+        let others = usage
+            .process
+            .map(|own| machine - own - service.map_or(0.0, |(share, _)| share));
+        Some(others.is_some_and(|others| others >= OWN_SHARE))
     }
 
     /// Why a figure taken from outside, of requests that take `request` alone, says
@@ -210,7 +209,25 @@ mod tests {
         let why = outside
             .powerless(Duration::from_millis(20))
             .expect("the CPU");
-        // It used the machine itself: measuring again would find the same.
+        // 0.45 of the machine was other processes' work: measured again, it may free.
+        assert!(
+            matches!(why.error(why.to_string()), Error::MachineBusy { .. }),
+            "{why}"
+        );
+        // The load's own processes saturated it (0.3 + 0.5 of 0.9): measuring again would
+        // find the same.
+        let own = Usage {
+            process: Some(0.3),
+            ..busy
+        };
+        let hungry = ProcessTimes {
+            cpu: Duration::from_millis(100),
+            queued: Duration::from_millis(90),
+        };
+        let outside = Outside::of(length, own, 20, 2).with_service(Some((hungry, length)));
+        let why = outside
+            .powerless(Duration::from_millis(20))
+            .expect("the CPU");
         assert!(
             matches!(why.error(why.to_string()), Error::Limited { .. }),
             "{why}"
