@@ -110,6 +110,11 @@ impl Outside {
         match self.usage {
             // Off Linux the machine's CPU is not read: a fan-out it limited would read as
             // the service's hold, so no figure from outside is a verdict there.
+            // Read, but no tick of the machine's clock (10 ms) passed over a short load:
+            // the next load may see one.
+            Some(usage) if usage.machine.is_none() && usage.cores.is_some() => {
+                Some(Powerless::NoTick)
+            }
             Some(usage) if usage.machine.is_none() => Some(Powerless::CpuUnread),
             Some(usage) => self
                 .cpu_limit(usage)
@@ -140,6 +145,8 @@ pub(crate) enum Powerless {
     /// The machine's CPU is not read on this platform, so whether it was the load's limit
     /// cannot be told.
     CpuUnread,
+    /// The machine's CPU is read, but the load was over before its clock ticked.
+    NoTick,
 }
 
 impl Powerless {
@@ -148,7 +155,7 @@ impl Powerless {
     pub(crate) fn error(self, what: String) -> Error {
         match self {
             Powerless::CpuUnread => Error::Unread { what },
-            Powerless::Cpu { others: true, .. } => Error::MachineBusy { what },
+            Powerless::Cpu { others: true, .. } | Powerless::NoTick => Error::MachineBusy { what },
             Powerless::TooShort { .. } | Powerless::Cpu { .. } => Error::Limited { what },
         }
     }
@@ -167,6 +174,9 @@ impl std::fmt::Display for Powerless {
             Powerless::Cpu { usage, .. } => write!(
                 f,
                 "the machine's CPU was the limit of the load ({usage}): it measures the CPU, not the service"
+            ),
+            Powerless::NoTick => f.write_str(
+                "the load was over before the machine's CPU clock ticked (10 ms), so whether the CPU limited it is not known",
             ),
             Powerless::CpuUnread => f.write_str(&crate::platform::not_read(
                 "the machine's CPU, which tells a fan-out the CPU limited from one the service held,",
@@ -271,6 +281,20 @@ mod tests {
             .expect("no verdict without the machine's CPU");
         assert!(matches!(why, Powerless::CpuUnread), "{why}");
         assert!(matches!(why.error(why.to_string()), Error::Unread { .. }));
+        // Read (the cores are known), but no tick passed over a short load: measured again.
+        let untimed = Usage {
+            cores: Some(2),
+            ..unread
+        };
+        let outside = Outside::of(Duration::from_millis(8), untimed, 20, 2);
+        let why = outside
+            .powerless(Duration::from_millis(20))
+            .expect("not known yet");
+        assert!(matches!(why, Powerless::NoTick), "{why}");
+        assert!(matches!(
+            why.error(why.to_string()),
+            Error::MachineBusy { .. }
+        ));
     }
 
     #[test]
