@@ -11,7 +11,7 @@ use std::time::Duration;
 use ledger::core::Core;
 use ledger::messages::{Entry, Ping};
 use ledger::{Build, router};
-use perfshape::{Endpoint, PoolSettings, Result, Target, Verdict};
+use perfshape::{Checked, Endpoint, PoolSettings, Result, Target, Verdict};
 use prost::Message;
 
 /// The core's round trip: a store at production's distance. By URL, a timing needs requests
@@ -46,6 +46,17 @@ fn health(target: &Target) -> Endpoint {
     target.grpc(HEALTH, Ping {}.encode_to_vec())
 }
 
+/// `checked` came out `expected` — or, built as on macOS and Windows (CI's portable build,
+/// `PERFSHAPE_PORTABLE=1`), inconclusive, naming the Linux read it lacks.
+fn came_out(checked: &Checked, expected: Verdict) {
+    let report = checked.report();
+    if report.unread.is_some() {
+        assert_eq!(checked.verdict(), Verdict::Inconclusive, "{report}");
+        return;
+    }
+    assert_eq!(checked.verdict(), expected, "{report}");
+}
+
 /// The ledger in `build` served on one worker, over HTTP/2.
 fn served(build: Build) -> Result<Target> {
     let core = Core::start(ROUND_TRIP).expect("the core starts");
@@ -57,11 +68,11 @@ fn recording_blocks_the_worker_in_the_sync_build_and_not_in_the_fix() -> Result 
     let bug = record(&served(Build::SyncOnWorker)?)
         .does_not_block_its_worker()
         .check()?;
-    assert_eq!(bug.verdict(), Verdict::Broken, "{}", bug.report());
+    came_out(&bug, Verdict::Broken);
     let fix = record(&served(Build::Offloaded)?)
         .does_not_block_its_worker()
         .check()?;
-    assert_eq!(fix.verdict(), Verdict::Holds, "{}", fix.report());
+    came_out(&fix, Verdict::Holds);
     Ok(())
 }
 
@@ -71,12 +82,12 @@ fn health_keeps_answering_while_entries_are_recorded_only_in_the_fix() -> Result
     let bug = health(&target)
         .keeps_answering_during(&record(&target))
         .check()?;
-    assert_eq!(bug.verdict(), Verdict::Broken, "{}", bug.report());
+    came_out(&bug, Verdict::Broken);
     let target = served(Build::Offloaded)?;
     let fix = health(&target)
         .keeps_answering_during(&record(&target))
         .check()?;
-    assert_eq!(fix.verdict(), Verdict::Holds, "{}", fix.report());
+    came_out(&fix, Verdict::Holds);
     Ok(())
 }
 
@@ -127,12 +138,12 @@ fn by_url_the_sync_build_is_broken_and_the_fix_holds() -> Result {
     let checked = record(&Target::url(&bug.url)?)
         .does_not_block_its_worker()
         .check()?;
-    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    came_out(&checked, Verdict::Broken);
     let fix = Running::start(Build::Offloaded);
     let checked = record(&Target::url(&fix.url)?)
         .does_not_block_its_worker()
         .check()?;
-    assert_eq!(checked.verdict(), Verdict::Holds, "{}", checked.report());
+    came_out(&checked, Verdict::Holds);
     Ok(())
 }
 
@@ -147,7 +158,7 @@ fn by_url_health_keeps_answering_only_in_the_fix() -> Result {
         let checked = health(&target)
             .keeps_answering_during(&record(&target))
             .check()?;
-        assert_eq!(checked.verdict(), expected, "{build}: {}", checked.report());
+        came_out(&checked, expected);
     }
     Ok(())
 }
