@@ -199,6 +199,16 @@ mod tests {
         }
     }
 
+    /// The error a round of 20 requests over `length` ends with, the service's process
+    /// having done `service` meanwhile.
+    fn ends_with(usage: Usage, service: ProcessTimes, length: Duration) -> Error {
+        let outside = Outside::of(length, usage, 20, 2).with_service(Some((service, length)));
+        let why = outside
+            .powerless(Duration::from_millis(20))
+            .expect("the CPU was the limit");
+        why.error(why.to_string())
+    }
+
     #[test]
     fn a_machine_busy_with_another_process_is_no_limit_of_a_load_idling_beside_it() {
         let busy = Usage {
@@ -215,15 +225,9 @@ mod tests {
             cpu: Duration::from_millis(80),
             queued: Duration::from_millis(90),
         };
-        let outside = Outside::of(length, busy, 20, 2).with_service(Some((starved, length)));
-        let why = outside
-            .powerless(Duration::from_millis(20))
-            .expect("the CPU");
         // 0.45 of the machine was other processes' work: measured again, it may free.
-        assert!(
-            matches!(why.error(why.to_string()), Error::MachineBusy { .. }),
-            "{why}"
-        );
+        let error = ends_with(busy, starved, length);
+        assert!(matches!(error, Error::MachineBusy { .. }), "{error}");
         // The load's own processes saturated it (0.3 + 0.5 of 0.9): measuring again would
         // find the same.
         let own = Usage {
@@ -234,14 +238,8 @@ mod tests {
             cpu: Duration::from_millis(100),
             queued: Duration::from_millis(90),
         };
-        let outside = Outside::of(length, own, 20, 2).with_service(Some((hungry, length)));
-        let why = outside
-            .powerless(Duration::from_millis(20))
-            .expect("the CPU");
-        assert!(
-            matches!(why.error(why.to_string()), Error::Limited { .. }),
-            "{why}"
-        );
+        let error = ends_with(own, hungry, length);
+        assert!(matches!(error, Error::Limited { .. }), "{error}");
     }
 
     #[test]
@@ -258,14 +256,8 @@ mod tests {
             cpu: Duration::from_millis(1),
             queued: Duration::from_millis(14),
         };
-        let outside = Outside::of(length, busy, 20, 2).with_service(Some((waited, length)));
-        let why = outside
-            .powerless(Duration::from_millis(11))
-            .expect("the CPU");
-        assert!(
-            matches!(why.error(why.to_string()), Error::MachineBusy { .. }),
-            "{why}"
-        );
+        let error = ends_with(busy, waited, length);
+        assert!(matches!(error, Error::MachineBusy { .. }), "{error}");
     }
 
     #[test]

@@ -89,16 +89,8 @@ impl Request {
                 "/package.Service/Method (the path tonic routes, e.g. \"/ledger.Ledger/Open\")",
             ));
         }
-        let message: bytes::Bytes = message.into();
-        match super::grpc::framed(&message) {
-            Some(frame) => request.body = Some(frame),
-            None => request.fail(
-                "gRPC message",
-                format!("{} bytes", message.len()),
-                "at most 4 GiB",
-            ),
-        }
         request
+            .with_message(message)
             .header(CONTENT_TYPE, HeaderValue::from_static("application/grpc"))
             .header("te", HeaderValue::from_static("trailers"))
     }
