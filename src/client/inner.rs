@@ -22,8 +22,6 @@ pub(super) struct Inner {
     pub(super) clients: Vec<reqwest::Client>,
     /// The same for gRPC calls, speaking HTTP/2: built by the first call.
     pub(super) http2_clients: std::sync::OnceLock<Vec<reqwest::Client>>,
-    /// What each client keeps idle per host (the lifecycle's).
-    pub(super) idle_per_host: usize,
     pub(super) next_client: AtomicUsize,
     /// Requests handed to an HTTP client so far, over every load: what a server should
     /// have received, for checking that each arrived exactly once.
@@ -120,8 +118,13 @@ impl Inner {
             return Ok(clients);
         }
         let built = (0..self.clients.len())
-            .map(|_| build_client(self.limits, self.idle_per_host, true))
+            .map(|_| build_client(self.limits, idle_per_host(self.lifecycle), true))
             .collect::<crate::error::Result<Vec<_>>>()?;
         Ok(self.http2_clients.get_or_init(|| built))
     }
+}
+
+/// What each client of `lifecycle` keeps idle per host: a connection cap's, else any.
+pub(super) fn idle_per_host(lifecycle: Lifecycle) -> usize {
+    lifecycle.connection_cap().unwrap_or(usize::MAX)
 }

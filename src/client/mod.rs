@@ -103,13 +103,12 @@ impl LoadClient {
             " ms",
         )?;
         lifecycle.validate()?;
-        let (count, idle_per_host) = match lifecycle {
-            Lifecycle::Pooled { clients } => (clients, usize::MAX),
-            Lifecycle::ConnectionCap { per_host } => (1, per_host),
-            _ => (1, usize::MAX),
+        let count = match lifecycle {
+            Lifecycle::Pooled { clients } => clients,
+            _ => 1,
         };
         let clients = (0..count)
-            .map(|_| build_client(limits, idle_per_host, false))
+            .map(|_| build_client(limits, inner::idle_per_host(lifecycle), false))
             .collect::<Result<Vec<_>>>()?;
         Ok(LoadClient {
             inner: Arc::new(Inner {
@@ -117,7 +116,6 @@ impl LoadClient {
                 limits,
                 clients,
                 http2_clients: OnceLock::new(),
-                idle_per_host,
                 next_client: AtomicUsize::new(0),
                 issued: std::sync::atomic::AtomicU64::new(0),
                 cap: lifecycle

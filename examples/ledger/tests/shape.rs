@@ -63,31 +63,33 @@ fn served(build: Build) -> Result<Target> {
     Target::serve(router(build, core.addr()), PoolSettings::workers(1)?)
 }
 
+/// Each build and what every claim must say of it: the sync client on the worker is the
+/// claims' negative control.
+const BUILDS: [(Build, Verdict); 2] = [
+    (Build::SyncOnWorker, Verdict::Broken),
+    (Build::Offloaded, Verdict::Holds),
+];
+
 #[test]
 fn recording_blocks_the_worker_in_the_sync_build_and_not_in_the_fix() -> Result {
-    let bug = record(&served(Build::SyncOnWorker)?)
-        .does_not_block_its_worker()
-        .check()?;
-    came_out(&bug, Verdict::Broken);
-    let fix = record(&served(Build::Offloaded)?)
-        .does_not_block_its_worker()
-        .check()?;
-    came_out(&fix, Verdict::Holds);
+    for (build, expected) in BUILDS {
+        let checked = record(&served(build)?)
+            .does_not_block_its_worker()
+            .check()?;
+        came_out(&checked, expected);
+    }
     Ok(())
 }
 
 #[test]
 fn health_keeps_answering_while_entries_are_recorded_only_in_the_fix() -> Result {
-    let target = served(Build::SyncOnWorker)?;
-    let bug = health(&target)
-        .keeps_answering_during(&record(&target))
-        .check()?;
-    came_out(&bug, Verdict::Broken);
-    let target = served(Build::Offloaded)?;
-    let fix = health(&target)
-        .keeps_answering_during(&record(&target))
-        .check()?;
-    came_out(&fix, Verdict::Holds);
+    for (build, expected) in BUILDS {
+        let target = served(build)?;
+        let checked = health(&target)
+            .keeps_answering_during(&record(&target))
+            .check()?;
+        came_out(&checked, expected);
+    }
     Ok(())
 }
 
@@ -134,25 +136,19 @@ const SERVE: &str = "LEDGER_SERVE";
 
 #[test]
 fn by_url_the_sync_build_is_broken_and_the_fix_holds() -> Result {
-    let bug = Running::start(Build::SyncOnWorker);
-    let checked = record(&Target::url(&bug.url)?)
-        .does_not_block_its_worker()
-        .check()?;
-    came_out(&checked, Verdict::Broken);
-    let fix = Running::start(Build::Offloaded);
-    let checked = record(&Target::url(&fix.url)?)
-        .does_not_block_its_worker()
-        .check()?;
-    came_out(&checked, Verdict::Holds);
+    for (build, expected) in BUILDS {
+        let running = Running::start(build);
+        let checked = record(&Target::url(&running.url)?)
+            .does_not_block_its_worker()
+            .check()?;
+        came_out(&checked, expected);
+    }
     Ok(())
 }
 
 #[test]
 fn by_url_health_keeps_answering_only_in_the_fix() -> Result {
-    for (build, expected) in [
-        (Build::SyncOnWorker, Verdict::Broken),
-        (Build::Offloaded, Verdict::Holds),
-    ] {
+    for (build, expected) in BUILDS {
         let running = Running::start(build);
         let target = Target::url(&running.url)?;
         let checked = health(&target)
