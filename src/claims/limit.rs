@@ -28,6 +28,7 @@ impl Endpoint {
                 step: Duration::from_millis(100),
                 step_chosen: false,
             },
+            replay: Vec::new(),
         }
     }
 
@@ -135,6 +136,8 @@ fn steps(settings: ProbeSettings) -> String {
 pub struct ConcurrencyLimit {
     endpoint: Endpoint,
     settings: ProbeSettings,
+    /// Another claim's rounds on this probe, judged again before any new one.
+    replay: Vec<f64>,
 }
 
 impl ConcurrencyLimit {
@@ -153,6 +156,18 @@ impl ConcurrencyLimit {
     pub fn step(mut self, step: Duration) -> Self {
         self.settings.step = step;
         self.settings.step_chosen = true;
+        self
+    }
+
+    /// The rounds of another claim of the same kind on this endpoint and settings
+    /// ([`Checked::figures`](crate::Checked::figures)): a pool estimate for
+    /// [`about`](Self::about), [`of_at_least`](Self::of_at_least) and [`none`](Self::none), a CPU
+    /// pressure for [`limited_by_cpu`](Self::limited_by_cpu) and
+    /// [`limited_by_a_pool`](Self::limited_by_a_pool). This claim judges them first and
+    /// probes only for the rounds it needs beyond them: `about(k)` that held, and `about(k/2)`
+    /// and `about(2k)` broken on the same sweeps, cost one probe.
+    pub fn replaying(mut self, figures: impl IntoIterator<Item = f64>) -> Self {
+        self.replay.extend(figures);
         self
     }
 
@@ -185,7 +200,11 @@ impl ConcurrencyLimit {
     /// The CPU pressure at the probe's plateau; without one, `no_plateau`, or when that is
     /// `None` the pressure at the highest concurrency tried.
     fn attribution(self, sentence: &str, no_plateau: Option<f64>) -> Claim<'static> {
-        let ConcurrencyLimit { endpoint, settings } = self;
+        let ConcurrencyLimit {
+            endpoint,
+            settings,
+            replay,
+        } = self;
         let (evidence, this) = (Evidence::default(), endpoint.clone());
         let observed = evidence.clone();
         let mut probes = Probes::default();
@@ -208,6 +227,7 @@ impl ConcurrencyLimit {
                     }),
                 }
             })
+            .replaying(replay)
             .floor(settings.step * 2)
             .evidence(move || evidence.describe("probe")),
         )
@@ -247,7 +267,11 @@ impl ConcurrencyLimit {
     }
 
     fn claim(self, sentence: &str, k: f64) -> Claim<'static> {
-        let ConcurrencyLimit { endpoint, settings } = self;
+        let ConcurrencyLimit {
+            endpoint,
+            settings,
+            replay,
+        } = self;
         let mut probes = Probes::default();
         let (said, evidence) = (probes.notes.clone(), Evidence::default());
         let (observed, this) = (evidence.clone(), endpoint.clone());
@@ -271,6 +295,7 @@ impl ConcurrencyLimit {
                 Ok(report.pool_estimate)
             })
             .expecting(crate::claim::Expected::new(k, format!("a pool of {k}")))
+            .replaying(replay)
             // A later round is two steps: the step alone and the deepest.
             .floor(settings.step * 2)
             .evidence(move || evidence.describe("probe")),

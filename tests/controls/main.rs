@@ -60,13 +60,17 @@ controls! {
     compare::the_same_build_is_no_regression,
     compare::a_faster_build_is_claimed_faster,
     scheduler::eager_handoff_serves_a_later_request_at_once,
-    tables::every_row_agrees_with_the_model,
     tables::an_http_aio_fan_out_hides_its_wait,
 }
 
-/// The entries whose control is asserted beside their claims, in tests/engines/, on the
-/// claims' own engine run: a run of its own would cost 16–35 s of Locust or k6 for each.
+/// The entries whose control is asserted beside their claims, on the claims' own run: in
+/// tests/engines/, where a run of its own would cost 16–35 s of Locust or k6 for each, and
+/// the tables' in tests/tables/, where it would run every table again (13 s).
 const BESIDE_THEIR_CLAIMS: &[(&str, &str)] = &[
+    (
+        "tables::every_row_agrees_with_the_model",
+        include_str!("../tables/main.rs"),
+    ),
     (
         "locust::seed004_from_a_distributed_run",
         include_str!("../engines/locust.rs"),
@@ -79,7 +83,7 @@ const BESIDE_THEIR_CLAIMS: &[(&str, &str)] = &[
 ];
 
 /// Every catalog entry has a test above (so `perfshape selftest` and this binary agree),
-/// or its control is asserted beside its claims in tests/engines/.
+/// or its control is asserted beside its claims (tests/engines/, tests/tables/).
 #[test]
 fn every_catalog_entry_has_a_control_here() {
     let here = include_str!("main.rs");
@@ -93,7 +97,7 @@ fn every_catalog_entry_has_a_control_here() {
                 assert!(
                     file.contains(&format!("fn {function}() -> Result {{"))
                         && file.contains("expect_broken(&control)?;"),
-                    "{name}'s control is not asserted beside its claims in tests/engines/"
+                    "{name}'s control is not asserted beside its claims"
                 );
             }
             None => assert!(

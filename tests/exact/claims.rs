@@ -550,3 +550,44 @@ fn a_round_the_machines_other_work_limited_is_measured_again_within_the_budget()
     );
     Ok(())
 }
+
+/// A concurrency-limit claim judges another claim's rounds before it probes: `about(4)` on
+/// rounds that read 4 holds and `about(2)` on the same rounds breaks, and neither sends the
+/// endpoint a request — the pools' tests claim a pool and its two controls on one probe's
+/// sweeps this way.
+#[test]
+fn a_concurrency_limit_judges_replayed_rounds_before_probing() -> Result {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let served = Arc::new(AtomicUsize::new(0));
+    let counted = served.clone();
+    let router = axum::Router::new().route(
+        "/pool",
+        axum::routing::get(move || {
+            counted.fetch_add(1, Ordering::Relaxed);
+            async { "ok" }
+        }),
+    );
+    let target = perfshape::Target::serve(router, perfshape::PoolSettings::workers(1)?)?;
+    let rounds: Vec<f64> = (0..15).map(|i| 4.0 + 0.02 * f64::from(i % 3)).collect();
+    let claim = |k: f64| {
+        target
+            .get("/pool")
+            .concurrency_limit()
+            .up_to(8)
+            .replaying(rounds.clone())
+            .about(k)
+            .artifacts_in(crate::scratch())
+            .check()
+    };
+    let held = claim(4.0)?;
+    assert_eq!(held.verdict(), Verdict::Holds, "{}", held.report());
+    let broken = claim(2.0)?;
+    assert_eq!(broken.verdict(), Verdict::Broken, "{}", broken.report());
+    assert_eq!(
+        served.load(Ordering::Relaxed),
+        0,
+        "the replayed rounds were probed again"
+    );
+    Ok(())
+}

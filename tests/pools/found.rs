@@ -8,23 +8,31 @@ use crate::common::pools::{Kind, PYTHON_SMALL_POOL_WORK_MS, PoolUnderTest, fasta
 /// The claim a table row makes: `about(k)` up to twice the larger of `k` and 8 callers, its
 /// steps at least two requests long.
 pub(crate) fn about(pool: &PoolUnderTest, size: usize, k: f64) -> Claim<'static> {
+    about_replaying(pool, size, k, Vec::new())
+}
+
+/// [`about`], judging another claim's rounds on the same pool before probing again.
+fn about_replaying(pool: &PoolUnderTest, size: usize, k: f64, rounds: Vec<f64>) -> Claim<'static> {
     pool.endpoint
         .concurrency_limit()
         .up_to(2 * size.max(8))
         .step(pool.step)
+        .replaying(rounds)
         .about(k)
 }
 
-/// `about(k)` holds and its sentence names the pool; `about(k/2)` and `about(2k)` break.
+/// `about(k)` holds and its sentence names the pool; `about(k/2)` and `about(2k)` break on
+/// the same sweeps (the table, tests/pools/table.rs, probes each of them afresh).
 fn found(kind: Kind, k: usize) -> Result {
     found_in(PoolUnderTest::start(kind, k)?, k)
 }
 
 /// `found` on a pool already started.
 fn found_in(pool: PoolUnderTest, k: usize) -> Result {
-    holds_naming_the_knee(&about(&pool, k, k as f64).check()?);
+    let held = about(&pool, k, k as f64).check()?;
+    holds_naming_the_knee(&held);
     for wrong in [k as f64 / 2.0, 2.0 * k as f64] {
-        let checked = about(&pool, k, wrong).check()?;
+        let checked = about_replaying(&pool, k, wrong, held.figures(0)).check()?;
         assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     }
     Ok(())
