@@ -25,12 +25,17 @@ pub(crate) fn limited(limit: usize) -> Result<Target> {
 }
 
 /// `/report` behaves like a pool of ≈`k`: the probe up to 16 callers, 50 ms a step at the
-/// least.
-pub(crate) fn behaves_like_a_pool_of(target: &Target, k: f64) -> Claim<'static> {
+/// least, judging the `replayed` rounds of another such claim first.
+pub(crate) fn behaves_like_a_pool_of(
+    target: &Target,
+    k: f64,
+    replayed: Vec<f64>,
+) -> Claim<'static> {
     target
         .get("/report")
         .concurrency_limit()
         .up_to(16)
         .step(Duration::from_millis(50))
+        .replaying(replayed)
         .about(k)
 }

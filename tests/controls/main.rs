@@ -225,18 +225,6 @@ fn heavy_cpu_on_the_worker_is_caught() -> Result {
     Ok(())
 }
 
-/// A concurrency limit of 5 claimed to behave like a pool of half or twice its size: the
-/// probe finds 5, and both claims break.
-#[test]
-fn a_limit_of_five_is_no_pool_of_half_or_twice_that() -> Result {
-    let target = common::layers::limited(5)?;
-    for k in [2.5, 10.0] {
-        let checked = common::layers::behaves_like_a_pool_of(&target, k).check()?;
-        assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    }
-    Ok(())
-}
-
 /// The same traffic mix on the blocking ledger client: the mix claim breaks and names the
 /// route that uses most of its allowance — the report's 20 ms wait, ahead of the 2 ms
 /// credit check.

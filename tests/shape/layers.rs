@@ -1,15 +1,24 @@
 //! A tower stack under the gate: a concurrency limit of 5 around an async handler shows as
 //! what it is, a pool of ≈5 (between the sweep's doublings 4 and 8) — and the handler still
-//! gives its worker back. The controls (tests/controls/) claim ≈2.5 and ≈10 of it.
+//! gives its worker back. Its controls claim ≈2.5 and ≈10 of it, on the same sweeps.
 
-use perfshape::{Result, assert_shape};
+use perfshape::{Result, Verdict, assert_shape};
 
-use crate::common::layers::limited;
+use crate::common::layers::{behaves_like_a_pool_of, limited};
 
+/// The limit of 5 holds as a pool of ≈5; its controls, ≈2.5 and ≈10 judged on the rounds
+/// that held (`ConcurrencyLimit::replaying`), break.
 #[test]
 fn a_concurrency_limit_layer_behaves_like_a_pool_of_its_size() -> Result {
     let target = limited(5)?;
-    let checked = crate::common::layers::behaves_like_a_pool_of(&target, 5.0).check()?;
+    let checked = behaves_like_a_pool_of(&target, 5.0, Vec::new()).check()?;
+    for wrong in [2.5, 10.0] {
+        let control = behaves_like_a_pool_of(&target, wrong, checked.figures(0)).check()?;
+        let Some(verdict) = crate::common::decided(&control) else {
+            continue;
+        };
+        assert_eq!(verdict, Verdict::Broken, "{}", control.report());
+    }
     assert_shape!(checked);
     Ok(())
 }

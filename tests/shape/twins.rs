@@ -141,14 +141,3 @@ fn a_blocking_handler_is_not_three_times_faster_than_itself() -> Result {
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
     Ok(())
 }
-
-#[test]
-fn a_limit_of_five_is_not_a_pool_of_ten() -> Result {
-    let target = crate::common::layers::limited(5)?;
-    let checked = crate::common::layers::behaves_like_a_pool_of(&target, 10.0).check()?;
-    let Some(verdict) = crate::common::decided(&checked) else {
-        return Ok(());
-    };
-    assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
-    Ok(())
-}
