@@ -43,11 +43,6 @@ pub fn seed004_from_k6(setup: Setup) -> Result<Shapes> {
     seed004_judged(setup, LOOP, run_k6)
 }
 
-/// [`seed004_from_k6`]'s claims and its control from one k6 run (the engines' test).
-pub fn seed004_from_k6_with_control() -> Result<(Shapes, Shapes)> {
-    seed004_with_control(LOOP, run_k6)
-}
-
 /// One k6 process offering `schedule` to the demo service on `pool`.
 fn run_k6(
     pool: crate::PoolSettings,
@@ -71,16 +66,35 @@ pub fn seed004_split_between_two_runners(setup: Setup) -> Result<Shapes> {
     }
 }
 
-/// [`seed004_split_between_two_runners`]'s claims and its control from one split run: the
-/// summaries added up, and the first alone (the engines' test).
-pub fn seed004_split_with_control() -> Result<(Shapes, Shapes)> {
-    let schedule = Schedule::new(&seed004(LOOP)?, 3)?;
-    let each = split_run(&schedule, "split")?;
+/// Both entries' claims and their controls from one k6 run split between two runners (the
+/// engines' test): `[(seed004_from_k6, its control), (seed004_split_between_two_runners,
+/// its control)]`. A single k6 process is the split of one ([`K6Run::run`] adds up
+/// [`K6Run::run_each`]'s summaries, whatever the runners), so the two summaries added up
+/// are the load [`seed004_from_k6`] judges: its claims and its control (the same run read
+/// wrongly) on them, the split's claims on them too, and the split's control on the first
+/// runner alone. One run of 17 s where there were two.
+pub fn seed004_from_k6_and_split_with_control() -> Result<[(Shapes, Shapes); 2]> {
+    let runs = std::sync::Mutex::new(None);
+    let from_k6 = seed004_with_control(LOOP, |pool, schedule, label| {
+        let each = against_demo(pool, |host| {
+            K6Run::new(host, 2, dir(label))?.run_each(schedule)
+        })?;
+        *runs.lock().unwrap_or_else(|e| e.into_inner()) = Some((schedule.clone(), each.clone()));
+        crate::external::EngineStats::added_up(each)
+    })?;
+    let (schedule, each) = runs
+        .into_inner()
+        .unwrap_or_else(|e| e.into_inner())
+        .ok_or_else(|| Error::Engine {
+            engine: "k6",
+            what: "the split run gave no summaries".into(),
+        })?;
     let first = first_runner(each.clone())?;
-    Ok((
+    let split = (
         split_judged(&schedule, crate::external::EngineStats::added_up(each)?)?,
         split_judged(&schedule, first)?,
-    ))
+    );
+    Ok([from_k6, split])
 }
 
 /// Two k6 processes offering `schedule` to the demo service on the fixture's pool, each
