@@ -46,13 +46,8 @@ const FIXTURES: [&str; 4] = [
 /// (the tables' "agrees" band): a claim per row, named `<experiment> <row id>`.
 pub fn every_row_agrees_with_the_model(setup: Setup) -> Result<Shapes> {
     let mut shapes = Vec::new();
-    for (experiment, row) in modelled_rows()?
-        .iter()
-        .flat_map(|e| e.rows.iter().map(move |r| (e, r)))
-    {
-        if !claimed(experiment, row) {
-            continue;
-        }
+    let fixtures = modelled_fixtures()?;
+    for (experiment, row) in claimed_rows(&fixtures) {
         let reading = setup.pick(Reading::Claimed, Reading::RunDoubled);
         let checked = row_agrees(experiment, row, reading, &[], None)?;
         shapes.push(shape(&format!("{} {}", experiment.id, row.id), checked));
@@ -68,13 +63,8 @@ pub fn every_row_agrees_with_the_model(setup: Setup) -> Result<Shapes> {
 /// claim reads what its row measured.
 pub fn every_row_agrees_with_the_model_with_control() -> Result<(Shapes, Shapes)> {
     let (mut claims, mut controls) = (Vec::new(), Vec::new());
-    for (experiment, row) in modelled_rows()?
-        .iter()
-        .flat_map(|e| e.rows.iter().map(move |r| (e, r)))
-    {
-        if !claimed(experiment, row) {
-            continue;
-        }
+    let fixtures = modelled_fixtures()?;
+    for (experiment, row) in claimed_rows(&fixtures) {
         let read_wrongly = Mutex::new(Vec::new());
         let checked = row_agrees(experiment, row, Reading::Claimed, &[], Some(&read_wrongly))?;
         let rounds = read_wrongly.into_inner().unwrap_or_else(|e| e.into_inner());
@@ -87,7 +77,7 @@ pub fn every_row_agrees_with_the_model_with_control() -> Result<(Shapes, Shapes)
 }
 
 /// Every fixture with a model, at test scale.
-fn modelled_rows() -> Result<Vec<Experiment>> {
+fn modelled_fixtures() -> Result<Vec<Experiment>> {
     FIXTURES
         .iter()
         .map(|file| {
@@ -99,9 +89,16 @@ fn modelled_rows() -> Result<Vec<Experiment>> {
         .collect()
 }
 
-/// Whether `row` is claimed against its model: it has one, and is no named finding.
-fn claimed(experiment: &Experiment, row: &ExperimentRow) -> bool {
-    row.workload.model().is_some() && !FINDINGS.contains(&(experiment.id.as_str(), row.id.as_str()))
+/// The rows of `fixtures` claimed against their model: each has one, and is no named
+/// finding.
+fn claimed_rows(fixtures: &[Experiment]) -> impl Iterator<Item = (&Experiment, &ExperimentRow)> {
+    fixtures
+        .iter()
+        .flat_map(|experiment| experiment.rows.iter().map(move |row| (experiment, row)))
+        .filter(|(experiment, row)| {
+            row.workload.model().is_some()
+                && !FINDINGS.contains(&(experiment.id.as_str(), row.id.as_str()))
+        })
 }
 
 /// How a row's measured figure is judged against a model.

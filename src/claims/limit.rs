@@ -160,12 +160,13 @@ impl ConcurrencyLimit {
     }
 
     /// The rounds of another claim of the same kind on this endpoint and settings
-    /// ([`Checked::figures`](crate::Checked::figures)): a pool estimate for
-    /// [`about`](Self::about), [`of_at_least`](Self::of_at_least) and [`none`](Self::none), a CPU
-    /// pressure for [`limited_by_cpu`](Self::limited_by_cpu) and
-    /// [`limited_by_a_pool`](Self::limited_by_a_pool). This claim judges them first and
-    /// probes only for the rounds it needs beyond them: `about(k)` that held, and `about(k/2)`
-    /// and `about(2k)` broken on the same sweeps, cost one probe.
+    /// ([`Checked::figures`](crate::Checked::figures)): pool estimates, from
+    /// [`about`](Self::about), [`of_at_least`](Self::of_at_least) or [`none`](Self::none), for
+    /// any of the three; a CPU pressure from [`limited_by_cpu`](Self::limited_by_cpu) or
+    /// [`limited_by_a_pool`](Self::limited_by_a_pool) for the same one (where the probe finds
+    /// no plateau the two read different figures). This claim judges them first and probes
+    /// only for the rounds it needs beyond them: `about(k)` that held, and `about(k/2)` and
+    /// `about(2k)` broken on the same sweeps, cost one probe.
     pub fn replaying(mut self, figures: impl IntoIterator<Item = f64>) -> Self {
         self.replay.extend(figures);
         self
