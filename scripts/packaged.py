@@ -32,17 +32,22 @@ def read_files(dep_info):
 
 
 def library_builds(target_dirs):
-    """The dep-info files of the library's builds and of its build script's."""
-    found = []
+    """The dep-info files of the library's builds and of its build script's, each once
+    (a target directory may hold another: target/platforms in target)."""
+    found, seen = [], set()
     for target in target_dirs:
-        for dep_info in glob.glob(os.path.join(target, "**", "deps", "perfshape-*.d"), recursive=True):
-            files = read_files(dep_info)
-            # The library's crate root first; the command's binary, also `perfshape`, starts at cli/.
-            if files and files[0] == "src/lib.rs":
-                found.append((dep_info, files))
+        libraries = glob.glob(os.path.join(target, "**", "deps", "perfshape-*.d"), recursive=True)
         pattern = os.path.join(target, "**", "build", "perfshape-*", "build_script_build-*.d")
-        for dep_info in glob.glob(pattern, recursive=True):
-            found.append((dep_info, read_files(dep_info)))
+        for dep_info in libraries + glob.glob(pattern, recursive=True):
+            if os.path.realpath(dep_info) in seen:
+                continue
+            seen.add(os.path.realpath(dep_info))
+            files = read_files(dep_info)
+            # The library's crate root first; the command's binary, also `perfshape`, starts
+            # at cli/.
+            if dep_info in libraries and not (files and files[0] == "src/lib.rs"):
+                continue
+            found.append((dep_info, files))
     return found
 
 
