@@ -23,9 +23,11 @@ fn a_concurrency_limit_layer_behaves_like_a_pool_of_its_size() -> Result {
     Ok(())
 }
 
-/// A setting nobody gave never refuses the request it measures: the probe's default step
-/// (100 ms) is shorter than this route's request of 110 ms, and is lengthened to it
-/// instead of refused (a step given that short is refused by name: tests/exact/errors.rs).
+/// A setting nobody gave never refuses the request it measures: a default step (100 ms, the
+/// claims' `concurrency_limit()` default, not chosen) shorter than this route's request of
+/// 110 ms is lengthened to it instead of refused (a step given that short is refused by
+/// name: tests/exact/errors.rs). One sweep of the probe the claim runs, up to 2 callers:
+/// every request answered, and 2 callers on the sleeping route do not queue.
 #[test]
 fn the_default_step_fits_a_route_longer_than_it() -> Result {
     let router = axum::Router::new().route(
@@ -36,17 +38,22 @@ fn the_default_step_fits_a_route_longer_than_it() -> Result {
         }),
     );
     let target = perfshape::Target::serve(router, perfshape::PoolSettings::workers(1)?)?;
-    let checked = target
-        .get("/report")
-        .concurrency_limit()
-        .up_to(2)
-        .of_at_least(1.0)
-        .check()?;
-    assert_eq!(
-        checked.verdict(),
-        perfshape::Verdict::Holds,
-        "{}",
-        checked.report()
-    );
+    let settings = perfshape::probe::ProbeSettings {
+        max_concurrency: 2,
+        step: std::time::Duration::from_millis(100),
+        step_chosen: false,
+    };
+    let endpoint = target.get("/report");
+    let report = perfshape::probe::probe(target.client(), &endpoint.url(), settings)?;
+    let concurrencies: Vec<usize> = report.steps.iter().map(|s| s.concurrency).collect();
+    assert_eq!(concurrencies, [1, 2], "{report}");
+    for step in &report.steps {
+        assert!(step.sent > 0 && step.ok == step.sent, "{report}");
+        assert!(
+            step.mean_latency >= std::time::Duration::from_millis(110),
+            "{report}"
+        );
+    }
+    assert!(report.pool_estimate > 1.5, "{report}");
     Ok(())
 }
