@@ -25,7 +25,7 @@ impl Endpoint {
             endpoint: self.clone(),
             settings: ProbeSettings {
                 max_concurrency: 16,
-                step: Duration::from_millis(100),
+                step: crate::probe::CLAIM_STEP,
                 step_chosen: false,
             },
             replay: Vec::new(),

@@ -58,6 +58,11 @@ impl Default for ProbeSettings {
 /// of the step's latency (it met an empty pool), the rest have formed the queue.
 pub const WAVES: u32 = 5;
 
+/// The least time a step of a claim's probe offers load where the claim gives none
+/// (`concurrency_limit()`); lengthened to one request alone where that is longer, since
+/// nobody chose it ([`ProbeSettings::step_chosen`]). The command's `probe` takes 500 ms.
+pub const CLAIM_STEP: Duration = Duration::from_millis(100);
+
 /// Requests the step alone sends at the least: its mean is the yardstick every other step
 /// is divided by, so it is measured longer — and again, up to [`ALONE_RUNS`] times in
 /// all, while its mean's relative standard error is above [`ALONE_NOISE`].

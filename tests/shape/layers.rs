@@ -23,8 +23,8 @@ fn a_concurrency_limit_layer_behaves_like_a_pool_of_its_size() -> Result {
     Ok(())
 }
 
-/// A setting nobody gave never refuses the request it measures: a default step (100 ms, the
-/// claims' `concurrency_limit()` default, not chosen) shorter than this route's request of
+/// A setting nobody gave never refuses the request it measures: the claims' default step
+/// (`CLAIM_STEP`, 100 ms, not chosen) shorter than this route's request of
 /// 110 ms is lengthened to it instead of refused (a step given that short is refused by
 /// name: tests/exact/errors.rs). One sweep of the probe the claim runs, up to 2 callers:
 /// every request answered, and 2 callers on the sleeping route do not queue.
@@ -40,7 +40,7 @@ fn the_default_step_fits_a_route_longer_than_it() -> Result {
     let target = perfshape::Target::serve(router, perfshape::PoolSettings::workers(1)?)?;
     let settings = perfshape::probe::ProbeSettings {
         max_concurrency: 2,
-        step: std::time::Duration::from_millis(100),
+        step: perfshape::probe::CLAIM_STEP,
         step_chosen: false,
     };
     let endpoint = target.get("/report");
