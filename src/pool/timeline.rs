@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use super::sampler::{Calls, Sampler, Slot};
-use crate::thread_clock::{PollTime, ThreadReading};
+use crate::thread_clock::{self, Peers, PollTime, ThreadReading};
 
 /// The most segments kept at once while recording, the oldest dropped first (a bound on
 /// memory, never reached by a load of a correct service: only segments that slept are
@@ -90,6 +90,9 @@ pub(crate) struct Timeline {
     /// What the workers are blocked in, sampled while a claim that judges a hold runs.
     sampler: Arc<Sampler>,
     samplers: AtomicUsize,
+    /// The workers' run-queue times, which tell a sleep on a lock another worker held
+    /// while preempted as the machine's ([`thread_clock::join_peers`]).
+    peers: Arc<Peers>,
 }
 
 /// While alive, the pool's workers are clocked at each unpark, park and response poll;
@@ -159,7 +162,12 @@ fn slot(place: impl FnOnce(&Slot)) {
 impl Timeline {
     /// Starts recording, until the returned guard is dropped.
     pub(crate) fn record(self: &Arc<Self>) -> Recording {
-        self.recorders.fetch_add(1, Ordering::AcqRel);
+        if self.recorders.fetch_add(1, Ordering::AcqRel) == 0 {
+            // Workers read no clocks between recordings: their figures are read afresh, so
+            // that a sleep early in this one does not count the run queue of the time
+            // between as its holder's.
+            self.peers.refresh();
+        }
         Recording(Arc::clone(self))
     }
 
@@ -217,6 +225,8 @@ impl Timeline {
 
     /// `on_thread_unpark`: a stretch begins on the calling worker thread.
     pub(crate) fn unparked(self: &Arc<Self>) {
+        // Only workers park: the threads whose locks a worker's sleep may wait on.
+        thread_clock::join_peers(&self.peers);
         let state = if self.recording() {
             match ThreadReading::now() {
                 Some(boundary) => State::Running(Open {

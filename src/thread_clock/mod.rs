@@ -50,11 +50,15 @@
 //! `schedstat` again to split that time. So a poll costs ≈2.6 µs of reading, ≈3.3 µs when
 //! it slept.
 
-#[cfg(linux_reads)]
+mod peers;
+
 use std::cell::RefCell;
-#[cfg(linux_reads)]
 use std::fs::File;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
+
+use peers::Peer;
+pub(crate) use peers::Peers;
 
 /// Time off the CPU inside one poll below which it is not split: counted as preempted, not
 /// waiting. A sleep this short cannot hold a worker long enough to matter (tokio's own
@@ -63,14 +67,23 @@ use std::time::{Duration, Instant};
 pub(crate) const UNSPLIT: Duration = Duration::from_micros(20);
 
 /// The calling thread's clocks at one instant.
+///
+/// The wall clock is read on both sides of the run queue's figure: a run that ends at this
+/// reading ends before it (`ends_at`), one that begins here begins after it (`at`). Were it
+/// read once, the thread preempted between the two reads would have that wait counted in
+/// one run's wall time and in no run's run-queue time — read as waiting.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct ThreadReading {
     at: Instant,
+    ends_at: Instant,
     cpu: Duration,
     /// Time spent runnable on a run queue so far; `None` where the kernel does not say.
     queued: Option<Duration>,
     /// Voluntary context switches so far; `None` where the kernel does not say.
     switches: Option<u64>,
+    /// The run-queue time the pool's other workers had published so far ([`peers`]);
+    /// `None` where the thread is no pool's worker or the run queue is not read.
+    peers: Option<Duration>,
 }
 
 /// What one poll's wall time was made of.
@@ -82,7 +95,8 @@ pub(crate) struct PollTime {
     pub(crate) computing: Duration,
     /// Asleep in the kernel while holding the worker.
     pub(crate) waiting: Duration,
-    /// Runnable, waiting for the kernel to give the thread a CPU back.
+    /// Runnable, waiting for the kernel to give the thread a CPU back — or asleep while
+    /// the pool's other workers waited for one (a lock's holder preempted, [`peers`]).
     pub(crate) preempted: Duration,
     /// Whether the thread slept in the kernel inside the poll (a voluntary context switch)
     /// and was off its CPU longer than [`UNSPLIT`]; false where that is not read
@@ -97,15 +111,60 @@ thread_local! {
     static SCHEDSTAT: RefCell<Option<Option<File>>> = const { RefCell::new(None) };
 }
 
+thread_local! {
+    /// The pool whose workers the calling thread publishes its run-queue time to, and its
+    /// place there ([`join_peers`]).
+    static PEER: RefCell<Option<(Arc<Peers>, Arc<Peer>)>> = const { RefCell::new(None) };
+}
+
+/// The calling thread is one of `peers`' workers from now on: its run-queue time is
+/// published at each reading of its clocks, and its sleeps count the others' (a no-op on a
+/// thread that joined, or where the run queue is not read).
+pub(crate) fn join_peers(peers: &Arc<Peers>) {
+    if PEER.with(|p| p.borrow().is_some()) {
+        return;
+    }
+    let Some(queued) = queued() else {
+        return;
+    };
+    let peer = peers.join(own_schedstat(), queued);
+    PEER.with(|p| *p.borrow_mut() = Some((Arc::clone(peers), peer)));
+}
+
+/// Publishes the calling thread's run-queue time `queued`, where it is a pool's worker:
+/// the others' published sum.
+fn publish(queued: Option<Duration>) -> Option<Duration> {
+    let queued = queued?;
+    PEER.with(|p| {
+        p.borrow()
+            .as_ref()
+            .map(|(peers, own)| peers.publish(own, queued))
+    })
+}
+
+/// The run-queue time of the calling thread's pool's other workers now, read afresh.
+fn peers_now() -> Option<Duration> {
+    PEER.with(|p| {
+        p.borrow()
+            .as_ref()
+            .map(|(peers, own)| peers.others_now(own))
+    })
+}
+
 impl ThreadReading {
     /// The calling thread's clocks now, or `None` where its CPU clock cannot be read.
     pub(crate) fn now() -> Option<ThreadReading> {
         let cpu = thread_cpu()?;
+        let ends_at = Instant::now();
+        let queued = queued();
+        let at = Instant::now();
         Some(ThreadReading {
-            at: Instant::now(),
+            at,
+            ends_at,
             cpu,
-            queued: queued(),
+            queued,
             switches: voluntary_switches(),
+            peers: publish(queued),
         })
     }
 
@@ -114,18 +173,21 @@ impl ThreadReading {
     /// read a second time only where the poll slept long enough to be split.
     #[cfg(test)]
     pub(crate) fn poll(&self) -> PollTime {
+        let at = Instant::now();
         let now = ThreadReading {
-            at: Instant::now(),
+            at,
+            ends_at: at,
             cpu: thread_cpu().unwrap_or(self.cpu),
             queued: None,
             switches: voluntary_switches(),
+            peers: None,
         };
-        self.split(&now, queued)
+        self.split(&now, queued, peers_now)
     }
 
     /// The run from `self` to `later`, both read on the same thread.
     pub(crate) fn until(&self, later: &ThreadReading) -> PollTime {
-        self.split(later, || later.queued)
+        self.split(later, || later.queued, peers_now)
     }
 
     /// When this reading was taken.
@@ -134,13 +196,15 @@ impl ThreadReading {
     }
 
     /// The run from `self` to `later`, its run-queue time read by `queued_then` only where
-    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`].
+    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`]; and
+    /// the pool's other workers' by `peers_then` only where some of that was a wait.
     fn split(
         &self,
         later: &ThreadReading,
         queued_then: impl FnOnce() -> Option<Duration>,
+        peers_then: impl FnOnce() -> Option<Duration>,
     ) -> PollTime {
-        let wall = later.at.saturating_duration_since(self.at);
+        let wall = later.ends_at.saturating_duration_since(self.at);
         let computing = later.cpu.saturating_sub(self.cpu).min(wall);
         let off_cpu = wall - computing;
         let switched = match (self.switches, later.switches) {
@@ -165,6 +229,16 @@ impl ThreadReading {
             (Some(then), Some(now)) => now.saturating_sub(then).min(off_cpu),
             _ => Duration::ZERO,
         };
+        // Asleep while the pool's other workers waited for a CPU: a lock's holder
+        // preempted, the machine's doing one thread removed ([`peers`]).
+        let waited = off_cpu - preempted;
+        let held_up = match self.peers {
+            Some(then) if !waited.is_zero() => peers_then()
+                .map(|now| now.saturating_sub(then).min(waited))
+                .unwrap_or_default(),
+            _ => Duration::ZERO,
+        };
+        let preempted = preempted + held_up;
         PollTime {
             wall,
             computing,
@@ -251,6 +325,17 @@ fn queued() -> Option<Duration> {
     None
 }
 
+/// The calling thread's own `schedstat` file, for the pool's other workers to read.
+#[cfg(linux_reads)]
+fn own_schedstat() -> Option<File> {
+    File::open("/proc/thread-self/schedstat").ok()
+}
+
+#[cfg(not(linux_reads))]
+fn own_schedstat() -> Option<File> {
+    None
+}
+
 /// The calling thread's voluntary context switches so far (`getrusage(RUSAGE_THREAD)`):
 /// each is a sleep in the kernel — a blocking read, a lock, a sleep.
 #[cfg(linux_reads)]
@@ -279,6 +364,12 @@ fn read_queued(file: &File) -> Option<Duration> {
     let text = std::str::from_utf8(&buffer[..read]).ok()?;
     let nanos: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
     Some(Duration::from_nanos(nanos))
+}
+
+/// Not read off Linux.
+#[cfg(not(linux_reads))]
+fn read_queued(_file: &File) -> Option<Duration> {
+    None
 }
 
 #[cfg(test)]
@@ -365,6 +456,79 @@ mod tests {
         }
     }
 
+    /// A reading at `micros` (its run-queue figure read `skew_us` later), with its CPU, run
+    /// queue, voluntary switches and the pool's other workers' published run-queue time.
+    fn synthetic(
+        micros: u64,
+        skew_us: u64,
+        cpu_us: u64,
+        queued_us: u64,
+        switches: u64,
+        peers_us: Option<u64>,
+    ) -> ThreadReading {
+        let origin = *ORIGIN.get_or_init(Instant::now);
+        ThreadReading {
+            ends_at: origin + Duration::from_micros(micros),
+            at: origin + Duration::from_micros(micros + skew_us),
+            cpu: Duration::from_micros(cpu_us),
+            queued: Some(Duration::from_micros(queued_us)),
+            switches: Some(switches),
+            peers: peers_us.map(Duration::from_micros),
+        }
+    }
+
+    static ORIGIN: std::sync::OnceLock<Instant> = std::sync::OnceLock::new();
+
+    /// The rule that a sleep while the pool's other workers waited for a CPU is preemption:
+    /// 2 ms asleep (a voluntary switch, nothing on this thread's run queue) while another
+    /// worker was credited 1.9 ms on a run queue — the holder of the lock this one slept on,
+    /// preempted — waits 0.1 ms; the others' credit never counts past the sleep, and a
+    /// thread in no pool counts none.
+    #[test]
+    fn a_sleep_while_the_other_workers_waited_for_a_cpu_is_preemption() {
+        let us = Duration::from_micros;
+        let start = synthetic(0, 0, 0, 0, 3, Some(500));
+        let end = synthetic(2500, 0, 500, 0, 4, None);
+        let held = start.split(&end, || end.queued, || Some(us(2400)));
+        assert_eq!(
+            (held.waiting, held.preempted),
+            (us(100), us(1900)),
+            "{held:?}"
+        );
+        assert!(held.slept, "{held:?}");
+        // Credited more than the sleep: the sleep, no more.
+        let longer = start.split(&end, || end.queued, || Some(us(9000)));
+        assert_eq!(
+            (longer.waiting, longer.preempted),
+            (us(0), us(2000)),
+            "{longer:?}"
+        );
+        // The others idle: the whole sleep waited.
+        let idle = start.split(&end, || end.queued, || Some(us(500)));
+        assert_eq!(idle.waiting, us(2000), "{idle:?}");
+        // No pool: nothing is read of others.
+        let alone = synthetic(0, 0, 0, 0, 3, None);
+        let solo = alone.split(
+            &end,
+            || end.queued,
+            || panic!("read for a thread in no pool"),
+        );
+        assert_eq!(solo.waiting, us(2000), "{solo:?}");
+    }
+
+    /// The rule that a run begins after its first reading's run-queue figure: a thread
+    /// preempted 300 µs between that reading's wall clock and its run-queue read had the
+    /// wait credited before the run began, so the run (1 ms of CPU, then a voluntary
+    /// switch but no time off the CPU) waited nothing.
+    #[test]
+    fn a_preemption_inside_a_reading_is_no_wait() {
+        let start = synthetic(0, 300, 0, 300, 3, None);
+        let end = synthetic(1300, 0, 1000, 300, 4, None);
+        let run = start.until(&end);
+        assert_eq!(run.wall, Duration::from_micros(1000), "{run:?}");
+        assert_eq!(run.waiting, Duration::ZERO, "{run:?}");
+    }
+
     /// The rule that a poll whose thread made no voluntary switch did not wait, on synthetic
     /// readings (hypervisor steal, which only a virtual machine under load shows, is what it
     /// guards against): 3 ms off the CPU without a switch is preempted, never waiting,
@@ -374,9 +538,11 @@ mod tests {
         let at = Instant::now();
         let reading = |micros: u64, cpu_us: u64, queued_us: u64, switches: u64| ThreadReading {
             at: at + Duration::from_micros(micros),
+            ends_at: at + Duration::from_micros(micros),
             cpu: Duration::from_micros(cpu_us),
             queued: Some(Duration::from_micros(queued_us)),
             switches: Some(switches),
+            peers: None,
         };
         // 4 ms of wall, 1 ms of CPU, nothing on the run queue: 3 ms the clocks cannot place.
         let start = reading(0, 0, 0, 7);
