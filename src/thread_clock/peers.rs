@@ -7,10 +7,11 @@
 //! connection's buffers move between workers), tokio's timer wheel, a std `RwLock` held for
 //! microseconds. When the holder is preempted inside such a section, the waiter sleeps until
 //! the holder gets a CPU back: on this project's 2-core machine, traced with `perf`
-//! (`sched_switch` and `sched_wakeup`), every one of a claim's worker sleeps longer than
-//! 0.3 ms was woken by the other worker, which had spent 90–99 % of the sleep on a run
-//! queue. The waiter's clocks read that as waiting — and three of them in a round of 40
-//! requests broke a key-value store's claim. It is preemption, one thread removed: the
+//! (`sched_switch` and `sched_wakeup`) over 15 claims of a key-value store's `POST`, the
+//! eight longest sleeps of its two workers (0.5–1.8 ms) were each woken by the other
+//! worker, which had spent 89–99 % of the sleep on a run queue. The waiter's clocks read
+//! that as waiting, and a round with a few of them reads past the claim's allowance of
+//! 0.05 ms a request (2.7 and 6.1 times it, in 2 of 282 rounds quiet). It is preemption, one thread removed: the
 //! run-queue time the other workers were credited during the sleep is counted as
 //! preempted, not waiting ([`PollTime`](super::PollTime)).
 //!
