@@ -327,10 +327,11 @@ fn queued() -> Option<Duration> {
     None
 }
 
-/// The calling thread's own `schedstat` file, for the pool's other workers to read.
+/// The calling thread's own `schedstat` file, the one [`queued`] keeps, for the pool's
+/// other workers to read.
 #[cfg(linux_reads)]
 fn own_schedstat() -> Option<File> {
-    File::open("/proc/thread-self/schedstat").ok()
+    SCHEDSTAT.with(|cell| cell.borrow().as_ref()?.as_ref()?.try_clone().ok())
 }
 
 #[cfg(not(linux_reads))]

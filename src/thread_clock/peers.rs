@@ -11,9 +11,9 @@
 //! eight longest sleeps of its two workers (0.5–1.8 ms) were each woken by the other
 //! worker, which had spent 89–99 % of the sleep on a run queue. The waiter's clocks read
 //! that as waiting, and a round with a few of them reads past the claim's allowance of
-//! 0.05 ms a request (2.7 and 6.1 times it, in 2 of 282 rounds quiet). It is preemption, one thread removed: the
-//! run-queue time the other workers were credited during the sleep is counted as
-//! preempted, not waiting ([`PollTime`](super::PollTime)).
+//! 0.05 ms a request (2.7 and 6.1 times it, in 2 of 282 rounds quiet). It is preemption,
+//! one thread removed: the run-queue time the other workers were credited during the
+//! sleep is counted as preempted, not waiting ([`PollTime`](super::PollTime)).
 //!
 //! A worker's run-queue time (`schedstat`'s second field) is credited when it gets a CPU
 //! back, so the credit a peer received between a reading and the next is run-queue time
@@ -59,7 +59,7 @@ impl Peers {
         members.retain(|m| {
             let alive = Arc::strong_count(m) > 1;
             if !alive {
-                self.add(0u64.wrapping_sub(m.published.load(Ordering::Acquire)));
+                self.set(m, 0);
             }
             alive
         });
@@ -72,32 +72,32 @@ impl Peers {
     /// Publishes `peer`'s figure `queued` and returns the others' published sum.
     pub(crate) fn publish(&self, peer: &Peer, queued: Duration) -> Duration {
         let now = nanos(queued);
-        let before = peer.published.swap(now, Ordering::AcqRel);
-        let sum = self
-            .published
-            .fetch_add(now.wrapping_sub(before), Ordering::AcqRel)
-            .wrapping_add(now.wrapping_sub(before));
+        let sum = self.set(peer, now);
         Duration::from_nanos(sum.wrapping_sub(now).min(i64::MAX as u64))
+    }
+
+    /// Sets `peer`'s published figure to `now` nanoseconds: the sum after the change.
+    fn set(&self, peer: &Peer, now: u64) -> u64 {
+        let change = now.wrapping_sub(peer.published.swap(now, Ordering::AcqRel));
+        self.published
+            .fetch_add(change, Ordering::AcqRel)
+            .wrapping_add(change)
     }
 
     /// Every member's figure read afresh from its file (its published one where the file
     /// cannot be read), and published: a recording begins, and a member that took no
     /// reading since the last one must not count the run queue of the time between.
     pub(crate) fn refresh(&self) {
-        let members = self.lock().clone();
-        for member in members {
+        for member in self.lock().iter() {
             if let Some(queued) = member.read() {
-                let now = nanos(queued);
-                let before = member.published.swap(now, Ordering::AcqRel);
-                self.add(now.wrapping_sub(before));
+                self.set(member, nanos(queued));
             }
         }
     }
 
     /// The sum of every member's figure but `own`'s, read afresh from their files.
     pub(crate) fn others_now(&self, own: &Peer) -> Duration {
-        let members = self.lock().clone();
-        members
+        self.lock()
             .iter()
             .filter(|m| !std::ptr::eq(Arc::as_ptr(m), own))
             .map(|m| {
@@ -105,10 +105,6 @@ impl Peers {
                     .unwrap_or_else(|| Duration::from_nanos(m.published.load(Ordering::Acquire)))
             })
             .sum()
-    }
-
-    fn add(&self, change: u64) {
-        self.published.fetch_add(change, Ordering::AcqRel);
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Peer>>> {
