@@ -97,6 +97,18 @@ impl Claim<'_> {
     ) -> Result<(Vec<Round>, Decision)> {
         let mut rounds: Vec<Round> = Vec::new();
         let decision = match self.measure_rounds(band, started, &mut rounds) {
+            Ok(decision) if decision.verdict == Some(Verdict::Holds) => {
+                match self.untold.take().and_then(|untold| untold()) {
+                    Some(what) => {
+                        self.cannot_tell = true;
+                        Decision {
+                            verdict: Some(Verdict::Inconclusive),
+                            reason: cannot_tell(rounds.len(), &what),
+                        }
+                    }
+                    None => decision,
+                }
+            }
             Ok(decision) => decision,
             Err(Error::TooSlow { request, what }) => Decision {
                 verdict: Some(Verdict::Inconclusive),
@@ -123,18 +135,60 @@ impl Claim<'_> {
                     reason,
                 }
             }
-            Err(Error::CannotTell { what }) => Decision {
-                verdict: Some(Verdict::Inconclusive),
-                reason: format!(
-                    "after {} rounds, it cannot be told from here: {what}",
-                    rounds.len()
-                ),
-            },
+            Err(Error::CannotTell { what }) => {
+                self.cannot_tell = true;
+                Decision {
+                    verdict: Some(Verdict::Inconclusive),
+                    reason: cannot_tell(rounds.len(), &what),
+                }
+            }
             Err(other) => return Err(other),
         };
         if let Some(line) = self.stolen.said() {
             self.evidence.push(line);
         }
         Ok((rounds, decision))
+    }
+}
+
+/// The reason of a claim that cannot be told here, after `rounds` rounds.
+fn cannot_tell(rounds: usize, what: &str) -> String {
+    format!("after {rounds} rounds, it cannot be told from here: {what}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::Measure;
+    use super::*;
+
+    /// A figure claim on rounds of 0.4 against ≤ 1, kept out of the artifacts' directory.
+    fn held(dir: &std::path::Path) -> Claim<'static> {
+        Claim::figure("steady", Measure::value("steady", || Ok(0.4)))
+            .at_most(1.0)
+            .gate_mode(GateMode::Strict)
+            .artifacts_in(dir)
+    }
+
+    /// Rounds that held are inconclusive where the build cannot tell them, with the reason;
+    /// they hold where it can, and rounds that broke stay broken.
+    #[test]
+    fn the_rounds_that_held_are_untold_where_the_build_cannot_tell() {
+        let dir = tempfile::tempdir().unwrap();
+        let untold = held(dir.path())
+            .untold_when(|| Some("between the budgets".to_string()))
+            .check()
+            .unwrap();
+        assert_eq!(untold.verdict(), Verdict::Inconclusive);
+        assert!(untold.report().reason.contains("between the budgets"));
+        let told = held(dir.path()).untold_when(|| None).check().unwrap();
+        assert_eq!(told.verdict(), Verdict::Holds);
+        let broken = Claim::figure("past", Measure::value("past", || Ok(2.0)))
+            .at_most(1.0)
+            .gate_mode(GateMode::Advisory)
+            .artifacts_in(dir.path())
+            .untold_when(|| Some("between the budgets".to_string()))
+            .check()
+            .unwrap();
+        assert_eq!(broken.verdict(), Verdict::Broken);
     }
 }

@@ -89,8 +89,10 @@ impl Claim<'_> {
             report.advice = Some(host);
         }
         // An inconclusive claim always says why and what would settle it: where nothing
-        // more specific was said, what its rounds did.
+        // more specific was said, what its rounds did — unless its reason says what cannot
+        // be told here and what makes it decisive.
         if report.verdict == Verdict::Inconclusive
+            && !self.cannot_tell
             && report.advice.is_none()
             && !report.rounds.is_empty()
         {

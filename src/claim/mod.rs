@@ -90,6 +90,12 @@ pub struct Claim<'a> {
     stolen: stolen::StolenRounds,
     /// Where the rounds stopped unsettled, at the budget or the most rounds.
     out_of_time: Option<crate::outcome::OutOfTime>,
+    /// Asked once the rounds held: why this build cannot tell, where it cannot.
+    untold: Option<Untold<'a>>,
+    /// Whether the claim ended as one this build or machine cannot tell
+    /// ([`Error::CannotTell`], or [`Claim::untold_when`]): its reason says why and what
+    /// makes it decisive, and no advice on unsettled rounds is added.
+    cannot_tell: bool,
     /// A ready-made claim's: its band and sentences come from its model, and a setter that
     /// would replace them is refused ([`Claim::band_set_by_test`] replaces the band by name).
     ready_made: bool,
@@ -115,6 +121,9 @@ type Advise<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a>;
 /// Raw figures a claim's sides saw besides their rounds, named, for the JSON artifact.
 type Observed<'a> = Box<dyn FnOnce() -> Vec<(String, f64)> + Send + 'a>;
 
+/// Why a claim's rounds, which held, cannot tell here — `None` where they can.
+type Untold<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
+
 impl<'a> Claim<'a> {
     fn new(name: &str, relation: Relation<'a>) -> Self {
         Claim {
@@ -138,6 +147,8 @@ impl<'a> Claim<'a> {
             unread: None,
             stolen: stolen::StolenRounds::default(),
             out_of_time: None,
+            untold: None,
+            cannot_tell: false,
             ready_made: false,
         }
     }
@@ -337,6 +348,16 @@ impl<'a> Claim<'a> {
         if self.refused.is_none() {
             self.refused = refused;
         }
+        self
+    }
+
+    /// Asked once the rounds decided that the claim holds, of the rounds together: where it
+    /// names why this build cannot tell (the median round's longest poll between the
+    /// optimised and the unoptimised budget), the claim is inconclusive with that reason. A
+    /// side's [`Error::CannotTell`] ends the rounds at the round that met it; this waits
+    /// for all of them, so that one round's outlier does not decide.
+    pub(crate) fn untold_when(mut self, f: impl FnOnce() -> Option<String> + Send + 'a) -> Self {
+        self.untold = Some(Box::new(f));
         self
     }
 

@@ -160,6 +160,23 @@ impl Mix {
             "allowance used",
             "per route, the largest of waiting ÷ its share of the route's request, the longest poll ÷ the poll budget, and the share of its requests whose polls slept in the kernel ÷ 50 %; and the share of the time the workers waited outside every route's polls ÷ the tightest waiting share",
         )
+        .untold_when({
+            let (rounds, names) = (rounds.clone(), names.clone());
+            let allowances: Vec<_> = self.routes.iter().map(|(e, _)| e.allowance()).collect();
+            move || {
+                rounds.with(|rounds| {
+                    let longest = |r: usize| {
+                        rounds
+                            .iter()
+                            .filter_map(move |x| x.held[r].map(|h| h.longest_computing))
+                    };
+                    let mut routes = allowances.iter().zip(&names).enumerate();
+                    routes.find_map(|(r, (allowance, name))| {
+                        holding::untold(allowance, longest(r)).map(|why| format!("{name}: {why}"))
+                    })
+                })
+            }
+        })
         .observed({
             let rounds = rounds.clone();
             move || {

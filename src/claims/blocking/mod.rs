@@ -256,6 +256,19 @@ impl Endpoint {
                 holding::SLEEPS_AT_MOST * 100.0
             ),
         )
+        .untold_when({
+            let rounds = rounds.clone();
+            move || {
+                rounds.with(|rounds| {
+                    holding::untold(
+                        &allowance,
+                        rounds
+                            .iter()
+                            .filter_map(|r| r.polls.map(|h| h.longest_computing)),
+                    )
+                })
+            }
+        })
         .observed({
             let rounds = rounds.clone();
             move || {

@@ -218,6 +218,11 @@ pub(super) fn advice(
     (calls, route): (&Calls, &Place),
 ) -> Option<Advice> {
     if report.verdict == Verdict::Inconclusive && !rounds.is_empty() {
+        // Rounds this build cannot tell: the reason names the line that makes it decisive.
+        let longest = rounds.iter().filter_map(|r| r.polls.map(|h| h.longest_computing));
+        if holding::untold(&allowance, longest).is_some() {
+            return local;
+        }
         return local.or_else(|| undecided(report, rounds, allowance, (calls, route)));
     }
     if report.verdict != Verdict::Broken || rounds.is_empty() {
