@@ -59,11 +59,11 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
     Ok(waiting.max(computing).max(slept))
 }
 
-/// Why this build cannot tell a claim that held from one that did not, where it cannot: the
-/// rounds' longest polls (each of nine requests in ten), their median between the optimised and
-/// the unoptimised budget ([`Allowance::undecided`]: the default budget, unoptimised) may
-/// be a correct handler slowed 2–30× or a long stretch, and the profile line that makes it
-/// decisive is named.
+/// Why this build cannot tell a claim that held from one that did not, where it cannot:
+/// the median of the rounds' longest polls (each of nine requests in ten) between the
+/// optimised and the unoptimised budget ([`Allowance::undecided`]: the default budget,
+/// unoptimised) may be a correct handler slowed 2–30× or a long stretch, and the profile
+/// line that makes it decisive is named.
 ///
 /// It is asked of the rounds' median, not of each round: the same requests' polls compute
 /// 2–4× longer in one round now and then (user time alone — no page fault, interrupt or

@@ -184,19 +184,30 @@ impl<'a> Prober<'a> {
         check_range("step_ms", settings.step.as_millis(), 10, 60_000, " ms")?;
         // Two descriptors per connection when the server is in this process, plus slack.
         crate::fd_limit::ensure_fd_limit(2 * settings.max_concurrency as u64 + 256)?;
-        let run = client.run_plan(ClientStrategy::Sequential, plan, 1, None)?;
-        run.require_ok()?;
-        let first = run.records.first().map(|r| r.latency()).unwrap_or_default();
+        let alone = || -> Result<Duration> {
+            let run = client.run_plan(ClientStrategy::Sequential, plan, 1, None)?;
+            run.require_ok()?;
+            Ok(run.records.first().map(|r| r.latency()).unwrap_or_default())
+        };
+        let mut first = alone()?;
         let mut settings = settings;
         if settings.step < first && !settings.step_chosen {
             settings.step = first;
+        }
+        // A step chosen shorter than one request is refused on the quickest of three: a
+        // first request pays for its connection, and one request on a busy machine can
+        // take twice its time (a Python service's 25 ms took 65 ms beside another build).
+        let mut tries = 1;
+        while settings.step < first && tries < 3 {
+            first = first.min(alone()?);
+            tries += 1;
         }
         if settings.step < first {
             return Err(Error::invalid(
                 "step",
                 format!("{} ms", settings.step.as_millis()),
                 format!(
-                    "at least one request's time: {:.1} ms, what {} took alone",
+                    "at least one request's time: {:.1} ms, the quickest of {tries} {} alone",
                     first.as_secs_f64() * 1e3,
                     plan.label
                 ),

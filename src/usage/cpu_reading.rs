@@ -4,13 +4,18 @@
 
 use std::time::Instant;
 
+use super::WAITING;
 use crate::cpu_quota::QuotaReading;
 
 /// The machine's CPU time so far, in ticks, from `/proc/stat`: busy (everything but idle
-/// and I/O wait) and total, over every core.
+/// and I/O wait), of it the niced processes' that give way to this one ([`yielding`]), and
+/// total, over every core.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpuReading {
     busy: u64,
+    /// The part of `busy` that niced processes used, where this process runs at a nice of
+    /// 0 or less ([`yielding`]); 0 where it does not.
+    niced: u64,
     total: u64,
     cores: usize,
     /// This process's CPU time (user + system), in the same ticks.
@@ -24,6 +29,22 @@ pub struct CpuReading {
     waited: Option<(u64, Instant)>,
     /// The cgroup quota's counters, where one limits this process.
     quota: Option<QuotaReading>,
+}
+
+/// Of the CPU time of processes with a positive nice (`/proc/stat`'s `nice`), what this
+/// process may have had: all of it while this process runs at a nice of 0 or less — a
+/// task at nice 19 has 1.5 % of the scheduler's weight of one at 0 and gives way to it at
+/// once (the type checks a CI job runs beside its tests at nice 19, a desktop's indexer)
+/// — and none where this process is niced itself (its own time is in that figure) or its
+/// nice is not read. Nice weighs only within one scheduling group (a session's autogroup,
+/// a container's cgroup): niced work in another competes at full weight, which
+/// [`CpuReading::busy_since`] tells by this process's threads waiting for a CPU.
+#[cfg_attr(not(linux_reads), allow(dead_code))]
+fn yielding(niced_ticks: u64, own_nice: Option<i64>) -> u64 {
+    match own_nice {
+        Some(nice) if nice <= 0 => niced_ticks,
+        _ => 0,
+    }
 }
 
 impl CpuReading {
@@ -50,10 +71,9 @@ impl CpuReading {
             + t.softirq.unwrap_or(0)
             + t.steal.unwrap_or(0);
         let me = procfs::process::Process::myself().ok();
-        let own = me
-            .as_ref()
-            .and_then(|me| me.stat().ok())
-            .map(|stat| stat.utime + stat.stime);
+        let stat = me.as_ref().and_then(|me| me.stat().ok());
+        let own = stat.as_ref().map(|stat| stat.utime + stat.stime);
+        let niced = yielding(t.nice, stat.as_ref().map(|stat| stat.nice));
         let threads = me.as_ref().and_then(|me| me.tasks().ok()).map(|tasks| {
             let (delay, ran) = tasks
                 .flatten()
@@ -67,6 +87,7 @@ impl CpuReading {
         let ran = threads.map(|(_, ran, _)| ran);
         Some(CpuReading {
             busy: total - idle,
+            niced,
             total,
             cores: stats.cpu_time.len().max(1),
             own,
@@ -107,12 +128,22 @@ impl CpuReading {
     /// every core's time, every process's, from `/proc/stat` — or, where a cgroup quota
     /// limits this process, its cgroup's time against the quota (the host's other work is
     /// not what starves a load inside a quota; the quota is). `None` when no tick passed.
+    ///
+    /// Niced processes' time ([`yielding`]) is left out while this process's threads had a
+    /// CPU whenever they could run (waiting under [`WAITING`] of a thread): then it gave way
+    /// to them. Where they waited, or their wait is not read, it counts as busy.
     pub fn busy_since(&self, earlier: &CpuReading) -> Option<f64> {
         if let Some((now, then)) = self.quota.zip(earlier.quota) {
             return now.used_since(&then);
         }
         let total = self.total.checked_sub(earlier.total)?;
         let busy = self.busy.saturating_sub(earlier.busy);
+        let gave_way = self.waiting_since(earlier).is_some_and(|w| w < WAITING);
+        let busy = if gave_way {
+            busy.saturating_sub(self.niced.saturating_sub(earlier.niced))
+        } else {
+            busy
+        };
         (total > 0).then(|| (busy as f64 / total as f64).clamp(0.0, 1.0))
     }
 
@@ -140,5 +171,50 @@ impl CpuReading {
     /// The cores `/proc/stat` lists.
     pub fn cores(&self) -> usize {
         self.cores
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine's niced work is free to a process at nice 0 (or less), and busy to one
+    /// niced itself, whose own time it holds, or whose nice is not read.
+    #[test]
+    fn niced_work_is_free_only_to_a_process_it_gives_way_to() {
+        assert_eq!(yielding(400, Some(0)), 400);
+        assert_eq!(yielding(400, Some(-5)), 400);
+        assert_eq!(yielding(400, Some(10)), 0);
+        assert_eq!(yielding(400, None), 0);
+    }
+
+    /// Over one second of two cores (200 ticks), 180 busy of which 80 niced: 50 % busy
+    /// while this process's threads had a CPU whenever they could run, 90 % where they
+    /// waited for one (the niced work was in another scheduling group) or their wait is
+    /// not read.
+    #[test]
+    fn niced_work_is_left_out_only_while_this_process_was_not_kept_waiting() {
+        let at = Instant::now();
+        let reading =
+            |ticks: u64, busy: u64, niced: u64, waited: Option<(u64, Instant)>| CpuReading {
+                busy,
+                niced,
+                total: ticks,
+                cores: 2,
+                own: None,
+                ran: None,
+                waited,
+                quota: None,
+            };
+        let then = |waited| reading(0, 0, 0, waited);
+        let second = at + std::time::Duration::from_secs(1);
+        let busy = |waited_ns: Option<u64>| {
+            let now = reading(200, 180, 80, waited_ns.map(|ns| (ns, second)));
+            let earlier = then(waited_ns.map(|_| (0, at)));
+            now.busy_since(&earlier).unwrap()
+        };
+        assert!((busy(Some(50_000_000)) - 0.5).abs() < 1e-9);
+        assert!((busy(Some(1_500_000_000)) - 0.9).abs() < 1e-9);
+        assert!((busy(None) - 0.9).abs() < 1e-9);
     }
 }

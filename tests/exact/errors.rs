@@ -291,7 +291,7 @@ fn a_poll_budget_of_zero_and_a_waiting_share_outside_the_unit_are_refused_by_nam
 
 /// The concurrency-limit claim refuses a bad `up_to`, an `up_to` below the pool it claims
 /// and a step shorter than one request by name, before any load: the router counts what
-/// reached it (none, none, and the one request that measured the step too short).
+/// reached it (none, none, and the three requests that measured the step too short).
 #[test]
 fn a_concurrency_limit_refuses_its_bad_settings_before_any_load() -> Result {
     use std::sync::Arc;
@@ -331,13 +331,13 @@ fn a_concurrency_limit_refuses_its_bad_settings_before_any_load() -> Result {
     let message = refused(limit().step(Duration::from_millis(10)).about(1.0));
     assert!(
         message.starts_with("invalid step: 10 ms (allowed: at least one request's time: ")
-            && message.ends_with(" ms, what GET /slow took alone)"),
+            && message.ends_with(" ms, the quickest of 3 GET /slow alone)"),
         "{message}"
     );
     assert_eq!(
         seen.load(Ordering::SeqCst),
-        1,
-        "one request, then the refusal"
+        3,
+        "three requests, then the refusal"
     );
     Ok(())
 }

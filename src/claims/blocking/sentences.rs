@@ -219,7 +219,9 @@ pub(super) fn advice(
 ) -> Option<Advice> {
     if report.verdict == Verdict::Inconclusive && !rounds.is_empty() {
         // Rounds this build cannot tell: the reason names the line that makes it decisive.
-        let longest = rounds.iter().filter_map(|r| r.polls.map(|h| h.longest_computing));
+        let longest = rounds
+            .iter()
+            .filter_map(|r| r.polls.map(|h| h.longest_computing));
         if holding::untold(&allowance, longest).is_some() {
             return local;
         }
