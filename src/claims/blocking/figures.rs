@@ -3,9 +3,10 @@
 
 use std::time::Duration;
 
-use super::super::holding::{Holding, middle};
+use super::super::holding::{self, Holding, middle};
 use super::super::outside::Outside;
 use crate::claim::median;
+use crate::vocab::Allowance;
 
 /// What one round saw besides its figure.
 #[derive(Clone, Copy, Debug)]
@@ -26,6 +27,17 @@ pub(super) struct HeldRound {
     pub(super) service_queued: Option<Duration>,
     /// What the fan-out saw of its own limits: the load client's CPU, the machine's.
     pub(super) outside: Outside,
+}
+
+/// Why this build cannot tell the rounds' polls ([`holding::untold`]), where it cannot: the
+/// claim's verdict and its advice ask the same.
+pub(super) fn untold(allowance: &Allowance, rounds: &[HeldRound]) -> Option<String> {
+    holding::untold(
+        allowance,
+        rounds
+            .iter()
+            .filter_map(|r| r.polls.map(|h| h.longest_computing)),
+    )
 }
 
 /// The medians over a claim's rounds, each figure on its own.

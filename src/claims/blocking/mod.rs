@@ -259,14 +259,7 @@ impl Endpoint {
         .untold_when({
             let rounds = rounds.clone();
             move || {
-                rounds.with(|rounds| {
-                    holding::untold(
-                        &allowance,
-                        rounds
-                            .iter()
-                            .filter_map(|r| r.polls.map(|h| h.longest_computing)),
-                    )
-                })
+                rounds.with(|rounds| figures::untold(&allowance, rounds))
             }
         })
         .observed({

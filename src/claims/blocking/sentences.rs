@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::super::called;
 use super::super::holding::{self, SLEEPS_AT_MOST, millis};
 use super::super::remedy::{self, Hold};
-use super::figures::{Figures, HeldRound};
+use super::figures::{self, Figures, HeldRound};
 use crate::claim::{Advice, ClaimReport, Verdict};
 use crate::pool::sampler::{Calls, Place};
 use crate::vocab::Allowance;
@@ -219,10 +219,7 @@ pub(super) fn advice(
 ) -> Option<Advice> {
     if report.verdict == Verdict::Inconclusive && !rounds.is_empty() {
         // Rounds this build cannot tell: the reason names the line that makes it decisive.
-        let longest = rounds
-            .iter()
-            .filter_map(|r| r.polls.map(|h| h.longest_computing));
-        if holding::untold(&allowance, longest).is_some() {
+        if figures::untold(&allowance, rounds).is_some() {
             return local;
         }
         return local.or_else(|| undecided(report, rounds, allowance, (calls, route)));
