@@ -3,7 +3,8 @@
 //! preflight, one request alone). The ready-made claims about it live in
 //! [`claims`](crate::claims), a file each.
 
-use std::sync::Arc;
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::client::{Plan, Request, Vary};
@@ -59,6 +60,10 @@ pub struct Endpoint {
     /// The first setting refused on the way here ([`concurrency`](Self::concurrency), a
     /// poll budget), named by the first request or the claim's `check()`.
     refused: Option<Refused>,
+    /// The redirects (3xx statuses) its requests were answered with, shared by its clones:
+    /// a claim names them ([`Endpoint::naming_redirects`]), since the request it judges is the
+    /// one that answered them, not the page they point to.
+    redirects: Arc<Mutex<BTreeSet<u16>>>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -100,6 +105,12 @@ impl Endpoint {
         self.map(|r| r.json(value))
     }
 
+    /// The same form body on every request (`application/x-www-form-urlencoded`, as an
+    /// HTML form posts), encoded once by serde.
+    pub fn form<T: serde::Serialize + ?Sized>(self, value: &T) -> Self {
+        self.map(|r| r.form(value))
+    }
+
     /// Varies the request per request: `vary(index, template)` returns request `index` of
     /// each load (0, 1, …) — ids, cursors, bodies that differ. It runs on the load
     /// client's workers as each request is sent; one that panics or returns a request that
@@ -131,6 +142,7 @@ impl Endpoint {
             concurrency: None,
             allowance: Allowance::default(),
             refused: None,
+            redirects: Arc::default(),
         }
     }
 
@@ -156,7 +168,7 @@ impl Endpoint {
         Plan::new(self.target.base(), &self.request, self.vary.clone())
     }
 
-    /// Sends the first request once, refusing anything but a 2xx: a broken endpoint
+    /// Sends the first request once, refusing anything but a 2xx or a 3xx (a redirect, the route's answer, not followed): a broken endpoint
     /// fails here, with its status or connect error (`POST /orders answered 401 in 1 of 1
     /// requests`), before any load is offered. Every ready-made claim does this first.
     pub fn preflight(&self) -> Result<()> {
@@ -224,7 +236,42 @@ impl Endpoint {
     pub fn run(&self, strategy: ClientStrategy, n: usize) -> Result<Run> {
         let run = self.target.run_plan(strategy, &self.plan()?, n, None)?;
         run.require_ok()?;
+        let mut redirects = self.redirects.lock().unwrap_or_else(|p| p.into_inner());
+        for record in run.records.iter().filter(|r| r.outcome.is_redirect()) {
+            if let crate::record::Outcome::Ok { status } = record.outcome {
+                redirects.insert(status);
+            }
+        }
+        drop(redirects);
         Ok(run)
+    }
+
+    /// `claim`, keeping the fact where this endpoint was answered with a redirect — `POST
+    /// /login answers: 303 See Other, a redirect: judged as the route's answer (not
+    /// followed; …)` — asked as the claim decides (its preflight has sent a request by then).
+    pub(crate) fn naming_redirects<'a>(&self, claim: crate::Claim<'a>) -> crate::Claim<'a> {
+        let redirects = self.redirects.clone();
+        claim.fact_when(format!("{} answers", self.name()), move || {
+            let seen = redirects.lock().unwrap_or_else(|p| p.into_inner());
+            let named: Vec<String> = seen
+                .iter()
+                .map(|&status| {
+                    let reason = reqwest::StatusCode::from_u16(status)
+                        .ok()
+                        .and_then(|s| s.canonical_reason());
+                    match reason {
+                        Some(reason) => format!("{status} {reason}"),
+                        None => status.to_string(),
+                    }
+                })
+                .collect();
+            (!named.is_empty()).then(|| {
+                format!(
+                    "{}, a redirect: judged as the route's answer (not followed; the page it points to is another request)",
+                    named.join(" or ")
+                )
+            })
+        })
     }
 
     /// One request alone: its time, and how it held its worker when the server says. One
@@ -297,7 +344,7 @@ impl Endpoint {
 // reads nothing above it.
 impl Target {
     /// `GET path` on this target (with its query, if any; it must start with `/`), checked
-    /// now: one GET is sent at once, and an endpoint that does not answer 2xx fails here,
+    /// now: one GET is sent at once, and an endpoint that does not answer 2xx or 3xx fails here,
     /// before any claim is made — `GET /orders answered 500 in 1 of 1 requests`, or the
     /// connect error. ([`get`](Self::get) makes the same endpoint without sending
     /// anything; its claims send the first request before any load.)

@@ -12,7 +12,8 @@ use crate::vocab::RuntimeFigures;
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case", tag = "outcome")]
 pub enum Outcome {
-    /// A response with a 2xx status arrived in full.
+    /// A response arrived in full with a 2xx status, or a 3xx: a redirect is the route's
+    /// answer, and is not followed ([`Outcome::of_status`]).
     Ok {
         /// The HTTP status.
         status: u16,
@@ -25,9 +26,28 @@ pub enum Outcome {
 }
 
 impl Outcome {
-    /// Whether the request counts as ok (2xx, body read).
+    /// Whether the request counts as ok (2xx or 3xx, body read).
     pub fn is_ok(&self) -> bool {
         matches!(self, Outcome::Ok { .. })
+    }
+
+    /// The outcome of a response read in full with `status`: answered for a 2xx, and for a
+    /// 3xx too — a redirect is what the route answered (a login's `303 See Other`), and
+    /// following it would judge another request (the page it points to) in its name.
+    /// Anything else failed, by its status.
+    pub fn of_status(status: u16) -> Outcome {
+        if (200..400).contains(&status) {
+            Outcome::Ok { status }
+        } else {
+            Outcome::Failed {
+                kind: FailureKind::Status(status),
+            }
+        }
+    }
+
+    /// Whether the request was answered with a redirect (a 3xx status, not followed).
+    pub fn is_redirect(&self) -> bool {
+        matches!(self, Outcome::Ok { status } if (300..400).contains(status))
     }
 }
 
@@ -36,7 +56,7 @@ impl Outcome {
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum FailureKind {
-    /// A response arrived with a status outside 2xx.
+    /// A response arrived with a status outside 2xx and 3xx.
     Status(u16),
     /// The request timed out.
     Timeout,

@@ -45,7 +45,7 @@ const SETTLED_WITHIN: Duration = Duration::from_millis(200);
 /// let router = Router::new().route("/health", get(|| async { "ok" }));
 /// let target = Target::serve(router, PoolSettings::workers(1)?)?;
 /// assert_eq!(target.to_string(), "router on W=1 B=512");
-/// let health = target.checked_get("/health")?; // one GET: the endpoint answers 2xx
+/// let health = target.checked_get("/health")?; // one GET: the endpoint answers 2xx (or 3xx)
 /// assert!(health.url().ends_with("/health"));
 /// # Ok::<(), perfshape::Error>(())
 /// ```

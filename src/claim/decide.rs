@@ -1,7 +1,6 @@
 //! Deciding a claim: the report of its verdict — the median, its noise floor and margin,
 //! the physical limit, the sentences and the evidence — and publishing it.
 
-use std::collections::BTreeMap;
 use std::time::Instant;
 
 use super::median;
@@ -67,7 +66,10 @@ impl Claim<'_> {
             explanation: Vec::new(),
             advice: None,
             evidence: Vec::new(),
-            facts: BTreeMap::new(),
+            facts: std::mem::take(&mut self.late_facts)
+                .into_iter()
+                .filter_map(|(key, fact)| fact().map(|value| (key, value)))
+                .collect(),
             observed: self
                 .observed
                 .take()

@@ -76,6 +76,9 @@ pub struct Claim<'a> {
     explain: Option<Explain<'a>>,
     advise: Option<Advise<'a>>,
     observed: Option<Observed<'a>>,
+    /// Facts known only once the rounds ran (what a route answered), asked as the claim
+    /// decides: deterministic, so they are kept in its snapshot.
+    late_facts: Vec<(String, LateFact<'a>)>,
     /// The thread that made the claim's check (a test's thread is named after the test),
     /// which tells apart the artifacts of one claim made in two tests.
     caller: Option<String>,
@@ -121,6 +124,9 @@ type Advise<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a>;
 /// Raw figures a claim's sides saw besides their rounds, named, for the JSON artifact.
 type Observed<'a> = Box<dyn FnOnce() -> Vec<(String, f64)> + Send + 'a>;
 
+/// A fact the rounds found (`None`: nothing to say), asked once as the claim decides.
+type LateFact<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
+
 /// Why a claim's rounds, which held, cannot tell here — `None` where they can.
 type Untold<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
 
@@ -140,6 +146,7 @@ impl<'a> Claim<'a> {
             explain: None,
             advise: None,
             observed: None,
+            late_facts: Vec::new(),
             caller: None,
             elsewhere: None,
             evidence: Vec::new(),
@@ -358,6 +365,18 @@ impl<'a> Claim<'a> {
     /// for all of them, so that one round's outlier does not decide.
     pub(crate) fn untold_when(mut self, f: impl FnOnce() -> Option<String> + Send + 'a) -> Self {
         self.untold = Some(Box::new(f));
+        self
+    }
+
+    /// A deterministic fact under `key` that only the rounds find — the redirect a route
+    /// answers with — asked once as the claim decides and kept, where it says something,
+    /// in the report's facts and so in its snapshot.
+    pub(crate) fn fact_when(
+        mut self,
+        key: impl Into<String>,
+        f: impl FnOnce() -> Option<String> + Send + 'a,
+    ) -> Self {
+        self.late_facts.push((key.into(), Box::new(f)));
         self
     }
 

@@ -207,39 +207,41 @@ impl Endpoint {
             )
         };
         let floor = slow.allowance().hold_floor();
-        Claim::figure(
+        let claim = Claim::figure(
             &format!("{name} keeps answering while {slow_name} runs"),
             during,
-        )
-        .at_most(AT_MOST)
-        .refusing(self.refused().or_else(|| slow.refused()))
-        .context("target", self.target().to_string())
-        .context("n", n)
-        .context("sent", sent)
-        .context("wait counted", counted)
-        .advise({
-            let (rounds, slow_name) = (rounds.clone(), slow_name.clone());
-            // A launched service's samples are all outside any response's polls.
-            let place = match clocked {
-                true => Place::Outside,
-                false => called::route(slow.path()),
-            };
-            let target = slow.target().clone();
-            move |report: &ClaimReport| {
-                let local = polled.then(|| looked.advice(&target)).flatten();
-                advice(
-                    report,
-                    &rounds.to_vec(),
-                    &slow_name,
-                    local,
-                    (&sampled.get(), &place),
-                )
-            }
-        })
-        .explain(move |report: &ClaimReport| {
-            sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
-        })
-        .ready_made()
+        );
+        let claim = slow.naming_redirects(self.naming_redirects(claim));
+        claim
+            .at_most(AT_MOST)
+            .refusing(self.refused().or_else(|| slow.refused()))
+            .context("target", self.target().to_string())
+            .context("n", n)
+            .context("sent", sent)
+            .context("wait counted", counted)
+            .advise({
+                let (rounds, slow_name) = (rounds.clone(), slow_name.clone());
+                // A launched service's samples are all outside any response's polls.
+                let place = match clocked {
+                    true => Place::Outside,
+                    false => called::route(slow.path()),
+                };
+                let target = slow.target().clone();
+                move |report: &ClaimReport| {
+                    let local = polled.then(|| looked.advice(&target)).flatten();
+                    advice(
+                        report,
+                        &rounds.to_vec(),
+                        &slow_name,
+                        local,
+                        (&sampled.get(), &place),
+                    )
+                }
+            })
+            .explain(move |report: &ClaimReport| {
+                sentences(report, &rounds.to_vec(), n, (&name, &slow_name), floor)
+            })
+            .ready_made()
     }
 }
 

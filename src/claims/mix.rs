@@ -146,11 +146,15 @@ impl Mix {
             })
             .evidence(move || evidence.describe(&what));
         // A mix is judged on the routes' polls: a round far outside is the service's.
-        Claim::figure(
+        let claim = Claim::figure(
             &format!("no route of the {} blocks its worker", self.name()),
             used,
-        )
-        .about_a_hold()
+        );
+        let claim = self.routes.iter().fold(claim, |claim, (endpoint, _)| {
+            endpoint.naming_redirects(claim)
+        });
+        claim
+            .about_a_hold()
         .at_most(1.0)
         .ideal(0.0)
         .refusing(self.refused())

@@ -124,15 +124,7 @@ impl<'r> User<'r> {
             Some(Err(lost)) => record.error = Some(lost.into_error()),
             Some(Ok(response)) => {
                 record.body_len = Some(response.body);
-                record.outcome = if (200..300).contains(&response.status) {
-                    Outcome::Ok {
-                        status: response.status,
-                    }
-                } else {
-                    Outcome::Failed {
-                        kind: FailureKind::Status(response.status),
-                    }
-                };
+                record.outcome = Outcome::of_status(response.status);
                 if !response.keep_alive {
                     self.close();
                 }

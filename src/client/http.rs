@@ -27,6 +27,9 @@ pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
 
 /// A reqwest client bound by `limits`, keeping at most `idle_per_host` idle connections;
 /// proxies are ignored because every target of a shape measurement is reached directly.
+/// Redirects are not followed: a claim judges the request it names, and a `303 See Other`
+/// is that request's answer ([`Outcome::of_status`](crate::record::Outcome::of_status)) —
+/// followed, the polls read would be the page it points to, not the route's.
 /// With `http2`, it speaks HTTP/2 only, with prior knowledge (cleartext, as gRPC services
 /// are served in tests): one connection carries every request in flight to a host.
 pub(super) fn build_client(
@@ -37,6 +40,7 @@ pub(super) fn build_client(
     tls::ensure_crypto_provider();
     let builder = reqwest::Client::builder()
         .no_proxy()
+        .redirect(reqwest::redirect::Policy::none())
         .timeout(limits.request_timeout)
         .pool_max_idle_per_host(idle_per_host);
     #[cfg(feature = "grpc")]

@@ -238,6 +238,27 @@ impl Request {
         self
     }
 
+    /// A form body (`application/x-www-form-urlencoded`, as an HTML form posts), encoded by
+    /// serde (as reqwest's `RequestBuilder::form`): a sign-in, a search. A value that cannot
+    /// be encoded is named when the request is first used, before any load.
+    pub fn form<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Request {
+        match serde_urlencoded::to_string(value) {
+            Ok(body) => {
+                self.headers.insert(
+                    CONTENT_TYPE,
+                    HeaderValue::from_static("application/x-www-form-urlencoded"),
+                );
+                self.body = Some(body.into());
+            }
+            Err(e) => self.fail(
+                "form body",
+                format!("{e} (for {} {})", self.method, self.path),
+                "a struct or a list of pairs of plain values (serde_urlencoded)",
+            ),
+        }
+        self
+    }
+
     /// The method.
     pub fn method(&self) -> &Method {
         &self.method

@@ -67,20 +67,7 @@ pub(crate) async fn send(
             match response.bytes().await {
                 Err(error) if error.is_timeout() => Err((FailureKind::Timeout, describe(&error))),
                 Err(error) => Err((FailureKind::Body, describe(&error))),
-                Ok(body) if !status.is_success() => Ok((
-                    Outcome::Failed {
-                        kind: FailureKind::Status(status.as_u16()),
-                    },
-                    headers,
-                    body.len(),
-                )),
-                Ok(body) => Ok((
-                    Outcome::Ok {
-                        status: status.as_u16(),
-                    },
-                    headers,
-                    body.len(),
-                )),
+                Ok(body) => Ok((Outcome::of_status(status.as_u16()), headers, body.len())),
             }
         }
     };

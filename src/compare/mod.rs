@@ -44,7 +44,7 @@ impl Endpoint {
 /// round (A B, then B A), so whatever the machine does to one round it does to both: the
 /// decision's noise is the round-to-round noise of one machine, not the run-to-run noise
 /// of a stored baseline. Before any load, each side is sent its first request, and a side
-/// that is down, answers non-2xx, or answers differently from the other (its status, or a
+/// that is down, answers neither 2xx nor 3xx, or answers differently from the other (its status, or a
 /// body of another length) is named.
 ///
 /// ```
@@ -186,7 +186,7 @@ impl Comparison {
     }
 
     /// Sends each side its first request and refuses, naming both, a pair that cannot be
-    /// compared: a side that is down or answers non-2xx, two different statuses, bodies of
+    /// compared: a side that is down or answers neither 2xx nor 3xx, two different statuses, bodies of
     /// clearly different lengths (unless [`bodies_may_differ`](Self::bodies_may_differ)),
     /// or two served routers on different pools. Every claim of a comparison does this
     /// before any load.

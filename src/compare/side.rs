@@ -79,7 +79,7 @@ pub(super) struct Answer {
 }
 
 /// `endpoint`'s first request, sent once: its status and body length, or why there is
-/// none (the connect error, a non-2xx status), naming the side and its URL.
+/// none (the connect error, a status neither 2xx nor 3xx), naming the side and its URL.
 pub(super) fn first_answer(side: &str, endpoint: &Endpoint) -> Result<Answer> {
     let plan = endpoint.plan()?;
     let label = format!("the {side}'s {} ({})", plan.label, endpoint.url());

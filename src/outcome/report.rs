@@ -285,6 +285,9 @@ impl std::fmt::Display for ClaimReport {
         for line in self.explanation.iter().skip(1) {
             let _ = writeln!(s, "  meaning: {line}");
         }
+        for (key, fact) in &self.facts {
+            let _ = writeln!(s, "  fact: {key}: {fact}");
+        }
         for line in &self.evidence {
             let _ = writeln!(s, "  evidence: {line}");
         }

@@ -24,6 +24,10 @@ pub(crate) mod pools;
 pub(crate) mod process;
 // The apps are written as a team writes them, in a crate of their own: public items.
 #[allow(unreachable_pub)]
+#[path = "../apps/signin.rs"]
+pub(crate) mod signin;
+// The apps are written as a team writes them, in a crate of their own: public items.
+#[allow(unreachable_pub)]
 #[path = "../apps/todos.rs"]
 pub(crate) mod todos;
 pub(crate) mod wiremock;

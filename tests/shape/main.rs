@@ -29,6 +29,7 @@ mod seed002;
 mod seed003;
 mod seed004;
 mod services;
+mod signin;
 mod strategies;
 mod twins;
 mod wiremock;

@@ -232,7 +232,10 @@ impl Endpoint {
         } else {
             "a timing from outside"
         };
-        let claim = Claim::figure(&format!("{} does not block its worker", self.name()), used);
+        let claim = self.naming_redirects(Claim::figure(
+            &format!("{} does not block its worker", self.name()),
+            used,
+        ));
         // Where the polls (or the workers' timeline) are read, a round far outside is the
         // service's, not the machine's: a lock met in some rounds only breaks the claim.
         let claim = if polled || clocked {

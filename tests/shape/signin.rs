@@ -1,0 +1,78 @@
+//! A sign-in form whose `POST /login` answers `303 See Other` (tests/apps/signin.rs): the
+//! claims judge the request they name — the POST, whose answer is the redirect — and not
+//! the page the redirect points to. With its password hash verified inline, the worker
+//! computes 30 ms in one poll, and both claims break; with it on the blocking pool, both
+//! hold, and each report names the redirect.
+
+use perfshape::{PoolSettings, Result, Target, Verdict, assert_shape};
+
+use crate::common::signin::{self, Verify};
+
+fn serve(verify: Verify) -> Result<Target> {
+    Target::serve_with(PoolSettings::workers(1)?, move || async move {
+        Ok::<_, std::convert::Infallible>(signin::app(verify).await)
+    })
+}
+
+fn sign_in(target: &Target) -> perfshape::Endpoint {
+    target
+        .post("/login")
+        .form(&[("username", "ada"), ("password", "lovelace")])
+}
+
+const REDIRECT: &str = "303 See Other, a redirect";
+
+#[test]
+fn a_hash_verified_inline_behind_a_redirect_blocks_its_worker() -> Result {
+    let target = serve(Verify::Inline)?;
+    let checked = sign_in(&target).does_not_block_its_worker().check()?;
+    let Some(verdict) = crate::common::decided(&checked) else {
+        return Ok(());
+    };
+    let report = checked.report();
+    assert_eq!(verdict, Verdict::Broken, "{report:#}");
+    assert!(
+        report.headline().contains("in one poll"),
+        "the report says it computes in one poll: {}",
+        report.headline()
+    );
+    let answer = &report.facts["POST /login answers"];
+    assert!(answer.starts_with(REDIRECT), "{answer}");
+    Ok(())
+}
+
+#[test]
+fn the_sign_in_page_waits_while_a_hash_is_verified_inline() -> Result {
+    let target = serve(Verify::Inline)?;
+    let page = target.get("/login");
+    let checked = page.keeps_answering_during(&sign_in(&target)).check()?;
+    let Some(verdict) = crate::common::decided(&checked) else {
+        return Ok(());
+    };
+    let report = checked.report();
+    assert_eq!(verdict, Verdict::Broken, "{report:#}");
+    assert!(
+        !report
+            .explanation
+            .iter()
+            .any(|l| l.contains("no worker was blocked")),
+        "{report:#}"
+    );
+    assert!(report.facts["POST /login answers"].starts_with(REDIRECT));
+    Ok(())
+}
+
+#[test]
+fn a_hash_verified_on_the_blocking_pool_does_not_block_its_worker() -> Result {
+    let target = serve(Verify::Offloaded)?;
+    let sign_in = sign_in(&target);
+    assert_shape!(sign_in.does_not_block_its_worker().check()?);
+    assert_shape!(
+        "keeps_answering",
+        target
+            .get("/login")
+            .keeps_answering_during(&sign_in)
+            .check()?
+    );
+    Ok(())
+}
