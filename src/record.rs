@@ -202,3 +202,23 @@ impl RequestRecord {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{FailureKind, Outcome};
+
+    #[test]
+    fn a_redirect_is_an_answer_and_an_error_status_a_failure() {
+        assert_eq!(Outcome::of_status(200), Outcome::Ok { status: 200 });
+        assert!(!Outcome::of_status(204).is_redirect());
+        assert!(Outcome::of_status(303).is_redirect());
+        assert!(Outcome::of_status(304).is_ok());
+        assert_eq!(
+            Outcome::of_status(404),
+            Outcome::Failed {
+                kind: FailureKind::Status(404)
+            }
+        );
+        assert!(!Outcome::of_status(199).is_ok());
+    }
+}

@@ -58,7 +58,11 @@ pub fn k6_script(schedule: &Schedule) -> Result<String> {
             quoted(&row.path)
         );
     }
-    js.push_str("};\n\nexport const options = {\n  discardResponseBodies: true,\n  scenarios: {\n");
+    // A redirect is the route's answer, as perfshape's own client takes it: not followed
+    // (k6 counts a 3xx as answered, not failed).
+    js.push_str(
+        "};\n\nexport const options = {\n  discardResponseBodies: true,\n  maxRedirects: 0,\n  scenarios: {\n",
+    );
     let mut thresholds = String::new();
     for (index, stage) in schedule.stages.iter().enumerate() {
         let row = &schedule.rows[stage.row];

@@ -103,6 +103,31 @@ fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Resu
     Ok(())
 }
 
+/// A redirect is the route's answer: the request is answered (a sign-in's `303 See Other`)
+/// and not followed — here to a page that would answer 404 — and its record keeps its
+/// status.
+#[test]
+fn a_redirect_is_the_routes_answer_and_is_not_followed() -> Result {
+    let router = router().route(
+        "/moved",
+        get(|| async {
+            (
+                StatusCode::SEE_OTHER,
+                [(axum::http::header::LOCATION, "/missing")],
+            )
+        }),
+    );
+    let target = Target::serve(router, PoolSettings::workers(1)?)?;
+    let moved = target.checked_get("/moved")?;
+    let run = moved.run(perfshape::client::ClientStrategy::Sequential, 2)?;
+    assert_eq!(run.sent(), 2);
+    for record in &run.records {
+        assert_eq!(record.outcome, perfshape::run::Outcome::Ok { status: 303 });
+        assert!(record.outcome.is_redirect());
+    }
+    Ok(())
+}
+
 /// A claim on an endpoint that fails some requests ends with an error that counts them,
 /// not with a verdict measured on failures.
 #[test]
