@@ -31,6 +31,11 @@ const AT_MOST: f64 = 0.25;
 /// stays small beside the slow requests'.
 const MAX_PROBES: usize = 24;
 
+/// How many times its own time alone the cheap request's wait must be, besides more than
+/// [`AT_MOST`] of one slow request, before a wait no hold explains is named: below it, a
+/// busy machine's scheduling and the load client's own work are enough to explain it.
+const UNEXPLAINED_TIMES: u32 = 10;
+
 /// How many cheap requests a round spreads over one slow request's time (from the second
 /// round on, when the first has measured one): a hold of a sixteenth of a slow request
 /// — well under the quarter the claim allows — is met wherever it lies.
@@ -53,6 +58,10 @@ struct Round {
     slow: Option<Holding>,
     /// Cheap requests sent during the slow ones (one from outside).
     probes: usize,
+    /// The longest wait beyond its own time of a cheap request that no hold read of the
+    /// slow requests during it explains (on a served router; zero from outside, where the
+    /// whole wait counts).
+    unexplained: Duration,
 }
 
 impl Round {
@@ -62,7 +71,8 @@ impl Round {
     }
 
     /// The wait the claim counts: on a served router, what the slow requests' blocking
-    /// during it explains; from outside, all of it.
+    /// during it explains; from outside, all of it. What it leaves out is not nothing:
+    /// [`unexplained`] names it where it is large.
     fn counted(&self) -> Duration {
         match self.blocking {
             Some(blocking) => self.extra().min(blocking),
@@ -219,6 +229,26 @@ impl Endpoint {
             .context("n", n)
             .context("sent", sent)
             .context("wait counted", counted)
+        .untold_when({
+            let (rounds, name, slow_name) = (rounds.clone(), self.name(), slow.name());
+            move || rounds.with(|rounds| unexplained(rounds, &name, &slow_name))
+        })
+        .observed({
+            let rounds = rounds.clone();
+            move || {
+                rounds.with(|rounds| {
+                    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+                    let unexplained = middle(rounds.iter().map(|r| r.unexplained));
+                    let unit = middle(rounds.iter().map(|r| r.unit));
+                    let alone = middle(rounds.iter().map(|r| r.alone));
+                    vec![
+                        ("unexplained wait ms".to_string(), ms(unexplained)),
+                        ("slow request ms".to_string(), ms(unit)),
+                        ("cheap alone ms".to_string(), ms(alone)),
+                    ]
+                })
+            }
+        })
             .advise({
                 let (rounds, slow_name) = (rounds.clone(), slow_name.clone());
                 // A launched service's samples are all outside any response's polls.
@@ -227,11 +257,23 @@ impl Endpoint {
                     false => called::route(slow.path()),
                 };
                 let target = slow.target().clone();
+                let name = name.clone();
                 move |report: &ClaimReport| {
+                    let rounds = rounds.to_vec();
+                    if report.verdict == Verdict::Inconclusive
+                        && unexplained(&rounds, &name, &slow_name).is_some()
+                    {
+                        return Some(crate::claim::Advice::new(
+                            format!("{name}'s wait is not {slow_name}'s hold as perfshape read it: a request the claim did not name held the worker (another client's, or a page a redirect points to), or the machine kept the worker from running"),
+                            format!(
+                                "where the machine was busy, run it where the workers are not preempted (the full report's machine line says how busy it was); else claim {slow_name} with does_not_block_its_worker(), and each request its clients send beside it: that names what held the worker"
+                            ),
+                        ));
+                    }
                     let local = polled.then(|| looked.advice(&target)).flatten();
                     advice(
                         report,
-                        &rounds.to_vec(),
+                        &rounds,
                         &slow_name,
                         local,
                         (&sampled.get(), &place),
@@ -348,6 +390,7 @@ fn served_round(
     sampled.add(&slow_run.calls);
     let probes = probes.into_iter().collect::<Result<Vec<Run>>>()?;
     let mut round: Option<Round> = None;
+    let mut unexplained = Duration::ZERO;
     for probe in &probes {
         // A cheap request that failed gives no figure: say which and why.
         probe.require_ok()?;
@@ -364,13 +407,16 @@ fn served_round(
             })),
             slow: None,
             probes: probes.len(),
+            unexplained: Duration::ZERO,
         };
+        unexplained = unexplained.max(this.extra().saturating_sub(this.counted()));
         if round.is_none_or(|r| this.counted() > r.counted()) {
             round = Some(this);
         }
     }
     let round = round.expect("a round sends at least one probe");
     Ok(Round {
+        unexplained,
         slow: if counted {
             Holding::of_run(&slow_run)
         } else {
@@ -425,6 +471,32 @@ fn outside_round(
         blocking: None,
         slow: None,
         probes: 1,
+        unexplained: Duration::ZERO,
+    })
+}
+
+/// Why the rounds cannot say the cheap request kept answering, where it waited long and
+/// nothing perfshape read explains it: in the median round, its longest wait that no hold
+/// of the slow requests (their polls, their workers' stretches outside them) accounts for
+/// is more than [`AT_MOST`] of one slow request and more than [`UNEXPLAINED_TIMES`] its
+/// own time alone. Such a wait is evidence of a hold not read — a request the load did
+/// not name, work on the workers between timed polls — or of a machine that kept the
+/// worker from running; it is never "no worker was blocked".
+fn unexplained(rounds: &[Round], name: &str, slow_name: &str) -> Option<String> {
+    let round = {
+        let mut sorted = rounds.to_vec();
+        sorted.sort_by_key(|r| r.unexplained);
+        *sorted.get(sorted.len() / 2)?
+    };
+    let unit = middle(rounds.iter().map(|r| r.unit));
+    let enough = unit.mul_f64(AT_MOST).max(round.alone * UNEXPLAINED_TIMES);
+    (round.unexplained > enough).then(|| {
+        format!(
+            "{name} waited {} beyond its own {} while {slow_name} ran ({:.2} of one {slow_name}), and no hold perfshape read of {slow_name}'s responses or of its workers explains it",
+            millis(round.unexplained),
+            millis(round.alone),
+            round.unexplained.as_secs_f64() / unit.as_secs_f64().max(f64::MIN_POSITIVE)
+        )
     })
 }
 

@@ -57,7 +57,65 @@ pub(super) struct Figures {
     pub(super) outside: Outside,
 }
 
+/// The share of the fan-out's time the served workers were busy (not parked) from which
+/// requests that queued are taken to have queued for the workers, not elsewhere: a request
+/// waiting for a database connection, a lock or a pool leaves its worker idle, and a worker
+/// busy half the time or more while the requests' own polls held it little was running
+/// something the claim did not read.
+pub(super) const QUEUE_ON_THE_WORKERS: f64 = 0.5;
+
+/// Where a fan-out's requests queued, beyond what their own polls and the load client's
+/// cost explain, while their polls did not wait past the allowance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) enum Queue {
+    /// They did not queue, or the timing from outside has no power to say so.
+    No,
+    /// Behind something that admits few at a time, while the workers were mostly idle.
+    Elsewhere,
+    /// For the workers, which were busy this share of the time with what the requests'
+    /// polls do not explain.
+    OnTheWorkers(f64),
+}
+
 impl Figures {
+    /// Where the requests queued ([`Queue`]). Told only where the timing from outside has
+    /// power, and where the fan-out took well over what the load's own cost explains — each
+    /// request's polls on the server's workers and the load client's CPU on its own. The
+    /// polls may hold the worker for more than the waiting allowed by computing (a handler
+    /// that parses a 20 KiB JSON body, then queues for a database connection): their cost
+    /// is in `own_cost`. Not where they waited past the allowance: then the requests waited
+    /// on the worker, whatever else they queued for (a std mutex another thread holds). A
+    /// launched service's polls are not timed: what they cost is not known, and it is
+    /// never told.
+    pub(super) fn queue(
+        &self,
+        (n, workers, client_workers): (usize, usize, usize),
+        allowance: Allowance,
+        launched: bool,
+    ) -> Queue {
+        let Some(h) = self.polls else {
+            return Queue::No;
+        };
+        let alone = self.alone;
+        let own_cost = n as f64
+            * (h.held.as_secs_f64() / workers as f64
+                + self
+                    .outside
+                    .client_per_request
+                    .map_or(0.0, |c| c.as_secs_f64() / client_workers as f64))
+            / alone.as_secs_f64().max(f64::MIN_POSITIVE);
+        let queued = !launched
+            && self.outside.powerless(alone).is_none()
+            && self.estimate > allowance.waiting
+            && h.all_waiting() <= allowance.waiting_allowed(alone)
+            && self.ratio - 1.0 > 3.0 * own_cost;
+        match self.outside.usage.and_then(|u| u.server) {
+            _ if !queued => Queue::No,
+            Some(busy) if busy >= QUEUE_ON_THE_WORKERS => Queue::OnTheWorkers(busy),
+            _ => Queue::Elsewhere,
+        }
+    }
+
     /// How many requests at a time a resource the N concurrent queued behind admits: N × one
     /// request's own time ÷ the fan-out's. One request's own time is the least of the
     /// rounds' requests alone, as a wait for a CPU only ever adds to it: on a busy machine a

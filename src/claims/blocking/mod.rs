@@ -24,7 +24,7 @@ use crate::evidence::Evidence;
 use crate::run::Run;
 use crate::vocab::ClientStrategy;
 use figures::{Figures, HeldRound};
-use sentences::{advice, sentences};
+use sentences::{advice, sentences, unexplained};
 
 impl Endpoint {
     /// The most CPU one poll of this endpoint's responses may use before
@@ -262,7 +262,11 @@ impl Endpoint {
         .untold_when({
             let rounds = rounds.clone();
             move || {
-                rounds.with(|rounds| figures::untold(&allowance, rounds))
+                rounds.with(|rounds| {
+                    figures::untold(&allowance, rounds).or_else(|| {
+                        unexplained(rounds, (n, workers, client_workers), allowance, launched)
+                    })
+                })
             }
         })
         .observed({
@@ -287,7 +291,7 @@ impl Endpoint {
                 advice(
                     report,
                     &rounds.to_vec(),
-                    allowance,
+                    (allowance, (n, workers, client_workers), launched),
                     local,
                     (&sampled.get(), &place),
                 )

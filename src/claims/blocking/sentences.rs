@@ -6,7 +6,7 @@ use std::time::Duration;
 use super::super::called;
 use super::super::holding::{self, SLEEPS_AT_MOST, millis};
 use super::super::remedy::{self, Hold};
-use super::figures::{self, Figures, HeldRound};
+use super::figures::{self, Figures, HeldRound, Queue};
 use crate::claim::{Advice, ClaimReport, Verdict};
 use crate::pool::sampler::{Calls, Place};
 use crate::vocab::Allowance;
@@ -78,7 +78,12 @@ pub(super) fn sentences(
             .map(|said| format!("; {said}"))
             .unwrap_or_default()
     };
-    let first = if report.verdict.holds() {
+    let queue = figures.queue((n, workers, client_workers), allowance, launched);
+    // Polls that held, on workers something else held: what the polls did is said as for
+    // a hold, and the queue for the workers after it.
+    let on_the_workers =
+        matches!(queue, Queue::OnTheWorkers(_)) && report.verdict == Verdict::Inconclusive;
+    let first = if report.verdict.holds() || on_the_workers {
         if h.all_waiting() < Duration::from_micros(5) {
             format!(
                 "never waits while holding its worker (each {} request); {longest} computes {computes}",
@@ -172,27 +177,16 @@ pub(super) fn sentences(
         ));
     }
     // The requests queued, but not for the worker: behind something that admits few at a
-    // time. Told only where the timing from outside has power, and where the fan-out took
-    // well over what the load's own cost explains — each request's polls on the server's
-    // workers and the load client's CPU on its own. The polls may hold the worker for more
-    // than the waiting allowed by computing (a handler that parses a 20 KiB JSON body, then
-    // queues for a database connection): their cost is in `own_cost`. Not where they
-    // waited past the allowance: then the requests waited on the worker, whatever else
-    // they queued for (a std mutex another thread holds).
-    let own_cost = n as f64
-        * (h.held.as_secs_f64() / workers as f64
-            + figures
-                .outside
-                .client_per_request
-                .map_or(0.0, |c| c.as_secs_f64() / client_workers as f64))
-        / alone.as_secs_f64().max(f64::MIN_POSITIVE);
-    // A launched service's polls are not timed: what they cost is not known here.
-    let queued = !launched
-        && powerless.is_none()
-        && figures.estimate > allowance.waiting
-        && h.all_waiting() <= allowance.waiting_allowed(alone)
-        && figures.ratio - 1.0 > 3.0 * own_cost;
-    if queued {
+    // time (where they queued for the workers, the claim is inconclusive: `unexplained`).
+    if let Queue::OnTheWorkers(busy) = queue
+        && on_the_workers
+    {
+        lines[0].push_str(&format!(
+            "; but its requests queued for a worker that was busy {:.0} % of the time with something its polls do not explain",
+            busy * 100.0
+        ));
+    }
+    if queue == Queue::Elsewhere {
         let admits = figures.admits(n);
         lines[0].push_str(&format!(
             "; its requests queued elsewhere, behind something that admits ≈{admits:.1} at a time (concurrency_limit() measures it)"
@@ -213,7 +207,7 @@ pub(super) fn sentences(
 pub(super) fn advice(
     report: &ClaimReport,
     rounds: &[HeldRound],
-    allowance: Allowance,
+    (allowance, sizes, launched): (Allowance, (usize, usize, usize), bool),
     local: Option<Advice>,
     (calls, route): (&Calls, &Place),
 ) -> Option<Advice> {
@@ -221,6 +215,13 @@ pub(super) fn advice(
         // Rounds this build cannot tell: the reason names the line that makes it decisive.
         if figures::untold(&allowance, rounds).is_some() {
             return local;
+        }
+        // Requests that queued for workers busy with what their polls do not explain.
+        if unexplained(rounds, sizes, allowance, launched).is_some() {
+            return Some(Advice::new(
+                "the requests waited for a worker that was running something else than their polls: a request the claim did not name (another client's, or a page a redirect points to), a task or a background job between the timed polls, or the machine's other work",
+                "claim each request the route's clients send (does_not_block_its_worker() names what its polls hold), and where the workers run background work, run the claim beside it with the worker's timeline read (Target::serve_with builds it on the served pool)",
+            ));
         }
         return local.or_else(|| undecided(report, rounds, allowance, (calls, route)));
     }
@@ -398,4 +399,31 @@ fn judged(
     } else {
         (rounds.to_vec(), None)
     }
+}
+
+/// Why a claim whose polls held cannot say so, where its requests queued for workers that
+/// were busy with what their polls do not explain ([`Queue::OnTheWorkers`]): the wait is
+/// the worker's, held by something the claim did not read — never "queued elsewhere".
+pub(super) fn unexplained(
+    rounds: &[HeldRound],
+    sizes: (usize, usize, usize),
+    allowance: Allowance,
+    launched: bool,
+) -> Option<String> {
+    if rounds.is_empty() {
+        return None;
+    }
+    let figures = Figures::of(rounds);
+    let Queue::OnTheWorkers(busy) = figures.queue(sizes, allowance, launched) else {
+        return None;
+    };
+    let h = figures.polls?;
+    Some(format!(
+        "N = {} concurrent took {:.1}× one request alone while the workers were busy {:.0} % of the time, and the requests' polls held their worker {} of each {} request: they queued for a worker that something the claim did not read was holding (a request it did not name, or work between the timed polls)",
+        sizes.0,
+        figures.ratio,
+        busy * 100.0,
+        millis(h.held),
+        millis(figures.alone)
+    ))
 }
