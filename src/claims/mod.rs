@@ -15,6 +15,7 @@ mod answering;
 mod blocking;
 mod called;
 mod distance;
+mod fan_out;
 mod faster;
 mod holding;
 mod limit;

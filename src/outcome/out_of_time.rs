@@ -41,15 +41,44 @@ impl OutOfTime {
     }
 }
 
+impl OutOfTime {
+    /// Whether the claim's own load kept the machine busy: half of it or more in use, and
+    /// this process at least half of that — a service's offloaded work (a hash on the
+    /// blocking pool, say) under the claim's fan-out. A quieter machine would not help.
+    pub fn own_load(&self) -> bool {
+        self.machine_busy
+            .zip(self.own)
+            .is_some_and(|(busy, own)| busy >= OWN_LOAD_BUSY && own >= 0.5 * busy)
+    }
+}
+
+/// How busy the machine must be for the claim's own load to be what kept it busy
+/// ([`OutOfTime::own_load`]).
+const OWN_LOAD_BUSY: f64 = 0.5;
+
 /// What would settle a claim whose rounds stopped unsettled, as a report's do line: a
 /// longer budget where the budget ended them (three times it, at least a minute), a
-/// quieter machine either way — with the time it measured and how busy the machine was.
+/// quieter machine either way — with the time it measured and how busy the machine was —
+/// or, where the claim's own load kept the machine busy, fewer requests at a time (and, in
+/// a build without optimisations, optimised dependencies).
 pub(crate) fn what_settles(report: &super::ClaimReport) -> String {
     let measured = report.elapsed.as_secs_f64();
     let busy = report
         .out_of_time
         .and_then(|out| out.machine())
         .map_or(String::new(), |busy| format!("; {busy}"));
+    if let Some(out) = report.out_of_time.filter(OutOfTime::own_load) {
+        let optimised = if crate::build::unoptimised() {
+            "; built without optimisations, a hash or a parse takes 2–30× longer than with the README's profile line (`[profile.dev.package.\"*\"] opt-level = 3`)"
+        } else {
+            ""
+        };
+        let longer = (out.budget.as_secs() * 3).max(60);
+        return format!(
+            "its own load kept the machine busy, not other work: send fewer at a time — .concurrency(k) on the endpoint — or give it a longer budget, .budget(Duration::from_secs({longer})) (it measured {measured:.1} s of its {:.0} s{busy}){optimised}",
+            report.budget.as_secs_f64()
+        );
+    }
     match report.out_of_time {
         Some(out) if !out.budget_spent => format!(
             "run it on a quieter machine: the most rounds its rule takes ({}) did not settle it, in {measured:.1} s{busy}",

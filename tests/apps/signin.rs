@@ -57,6 +57,8 @@ pub struct Credentials {
 #[derive(Clone)]
 struct Store {
     verify: Verify,
+    /// CPU time one verification takes.
+    cost: Duration,
     users: Arc<RwLock<HashMap<String, (u64, u64)>>>,
     sessions: Arc<RwLock<HashMap<u64, (String, Instant)>>>,
     next: Arc<AtomicU64>,
@@ -66,8 +68,15 @@ struct Store {
 /// started on the runtime that builds it: build it inside `Target::serve_with` so that the
 /// sweeper runs on the served workers, as it does in production.
 pub async fn app(verify: Verify) -> Router {
+    app_costing(verify, VERIFY).await
+}
+
+/// The same app whose verification takes `cost` of CPU: a hash whose parameters are set
+/// high, or one built without optimisations (argon2id's takes ≈400 ms so).
+pub async fn app_costing(verify: Verify, cost: Duration) -> Router {
     let store = Store {
         verify,
+        cost,
         users: Arc::default(),
         sessions: Arc::default(),
         next: Arc::new(AtomicU64::new(1)),
@@ -101,10 +110,10 @@ fn digest(salt: u64, password: &str) -> u64 {
         })
 }
 
-/// Verifies `password` against the stored `(salt, hash)`: [`VERIFY`] of CPU, as a
-/// memory-hard hash takes.
-fn verify_password(password: &str, (salt, hash): (u64, u64)) -> bool {
-    compute(VERIFY);
+/// Verifies `password` against the stored `(salt, hash)`: `cost` of CPU, as a memory-hard
+/// hash takes.
+fn verify_password(password: &str, (salt, hash): (u64, u64), cost: Duration) -> bool {
+    compute(cost);
     digest(salt, password) == hash
 }
 
@@ -124,11 +133,11 @@ async fn sign_in(State(store): State<Store>, Form(credentials): Form<Credentials
     let Some(stored) = store.users.read().await.get(&credentials.username).copied() else {
         return see_other("/login?failed");
     };
-    let password = credentials.password;
+    let (password, cost) = (credentials.password, store.cost);
     let verified = match store.verify {
-        Verify::Inline => verify_password(&password, stored),
+        Verify::Inline => verify_password(&password, stored, cost),
         Verify::Offloaded => {
-            tokio::task::spawn_blocking(move || verify_password(&password, stored))
+            tokio::task::spawn_blocking(move || verify_password(&password, stored, cost))
                 .await
                 .expect("the verification does not panic")
         }

@@ -4,13 +4,19 @@
 //! computes 30 ms in one poll, and both claims break; with it on the blocking pool, both
 //! hold, and each report names the redirect.
 
+use std::time::Duration;
+
 use perfshape::{PoolSettings, Result, Target, Verdict, assert_shape};
 
 use crate::common::signin::{self, Verify};
 
 fn serve(verify: Verify) -> Result<Target> {
+    serve_costing(verify, signin::VERIFY)
+}
+
+fn serve_costing(verify: Verify, cost: Duration) -> Result<Target> {
     Target::serve_with(PoolSettings::workers(1)?, move || async move {
-        Ok::<_, std::convert::Infallible>(signin::app(verify).await)
+        Ok::<_, std::convert::Infallible>(signin::app_costing(verify, cost).await)
     })
 }
 
@@ -74,5 +80,21 @@ fn a_hash_verified_on_the_blocking_pool_does_not_block_its_worker() -> Result {
             .keeps_answering_during(&sign_in)
             .check()?
     );
+    Ok(())
+}
+
+/// A verification of 400 ms (argon2id built without optimisations) on the blocking pool:
+/// the rounds are sized to the route — four requests, not twenty — so that the nine quiet
+/// rounds a hold needs fit the default budget, whatever the route's time.
+#[test]
+fn a_400_ms_hash_on_the_blocking_pool_holds_within_the_default_budget() -> Result {
+    let target = serve_costing(Verify::Offloaded, Duration::from_millis(400))?;
+    let checked = sign_in(&target).does_not_block_its_worker().check()?;
+    let report = checked.report();
+    assert!(
+        report.context["n"].starts_with("4 (fewer than 20"),
+        "{report:#}"
+    );
+    assert_shape!(checked);
     Ok(())
 }

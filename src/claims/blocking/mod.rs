@@ -14,7 +14,8 @@ use std::time::Duration;
 
 use super::called::{self, Sampled};
 use super::distance::LocalLook;
-use super::holding::{self, FAN_OUT_PER_WORKER, Holding, LEAST, millis};
+use super::fan_out::FanOut;
+use super::holding::{self, Holding, LEAST, millis};
 use super::outside::Outside;
 use super::worker_watch::WorkerWatch;
 use crate::claim::{Claim, ClaimReport, Measure};
@@ -109,16 +110,15 @@ impl Endpoint {
     /// Seed 000's C3 on your endpoint. Sharpest on a 1-worker pool.
     pub fn does_not_block_its_worker(&self) -> Claim<'static> {
         let workers = self.workers().map_or(1, |p| p.workers);
-        let n = self
-            .concurrency_set()
-            .unwrap_or(FAN_OUT_PER_WORKER * workers)
-            .max(2);
-        let waves = n.div_ceil(workers) as f64;
         let allowance = self.allowance();
         let served = self.target().served().is_some();
         let launched = self.target().launched().is_some();
         let polled = served && crate::thread_clock::available();
         let clocked = launched && crate::thread_clock::available();
+        // Where the polls (or the workers' timeline) decide, a long route's rounds send
+        // fewer requests, sized from its first request alone.
+        let size = FanOut::new(self.concurrency_set(), workers, polled || clocked);
+        let n = size.get();
         let client_workers = self.target().client().pool().settings().workers;
         let evidence = Evidence::default();
         let (this, seen) = (self.clone(), evidence.clone());
@@ -135,37 +135,46 @@ impl Endpoint {
         let (sampling, named) = (sampled.clone(), sampled.clone());
         let place = called::route(self.path());
         let named_at = place.clone();
-        let what = format!("{n} concurrent {}", self.name());
-        let label = format!("allowance used by {what}");
+        let what = {
+            let (size, name) = (size.clone(), self.name());
+            move || format!("{} concurrent {name}", size.get())
+        };
+        let label = format!("allowance used by {}", what());
         let (used, rounds) = Measure::paired(
             &label,
             move || single.alone().map(|(alone, _)| alone),
-            move || {
-                let service = fanned.target().service_process();
-                observed.observe(fanned.target(), || {
-                    let server = fanned.target().served().or(fanned.target().launched());
-                    if let Some(server) = server {
-                        watch.begin(server);
-                    }
-                    let before = service.and_then(|s| s.times());
-                    let started = std::time::Instant::now();
-                    let run = fanned.run(ClientStrategy::FanOut, n)?;
-                    sampling.add(&run.calls);
-                    let times = service
-                        .and_then(|s| s.times())
-                        .zip(before)
-                        .map(|(after, before)| (after.since(&before), started.elapsed()));
-                    // A launched service's responses are not timed: its workers' longest
-                    // stretch serving one request bounds its longest poll.
-                    let alone = match fanned.target().launched() {
-                        Some(_) => Some(fanned.run(ClientStrategy::Sequential, 1)?),
-                        None => None,
-                    };
-                    let share = server.and_then(|server| watch.share(server));
-                    Ok((run, (times, share, alone)))
-                })
+            {
+                let size = size.clone();
+                move || {
+                    let n = size.get();
+                    let service = fanned.target().service_process();
+                    observed.observe(fanned.target(), || {
+                        let server = fanned.target().served().or(fanned.target().launched());
+                        if let Some(server) = server {
+                            watch.begin(server);
+                        }
+                        let before = service.and_then(|s| s.times());
+                        let started = std::time::Instant::now();
+                        let run = fanned.run(ClientStrategy::FanOut, n)?;
+                        sampling.add(&run.calls);
+                        let times = service
+                            .and_then(|s| s.times())
+                            .zip(before)
+                            .map(|(after, before)| (after.since(&before), started.elapsed()));
+                        // A launched service's responses are not timed: its workers' longest
+                        // stretch serving one request bounds its longest poll.
+                        let alone = match fanned.target().launched() {
+                            Some(_) => Some(fanned.run(ClientStrategy::Sequential, 1)?),
+                            None => None,
+                        };
+                        let share = server.and_then(|server| watch.share(server));
+                        Ok((run, (times, share, alone)))
+                    })
+                }
             },
             move |alone, (run, (service_times, share, alone_run))| {
+                let n = run.sent();
+                let waves = n.div_ceil(workers) as f64;
                 let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
                 let round = HeldRound {
                     alone,
@@ -216,13 +225,17 @@ impl Endpoint {
         );
         let used = used
             .warm_with({
-                let this = self.clone();
+                let (this, size) = (self.clone(), size.clone());
                 move || {
-                    this.preflight()?;
-                    this.run(ClientStrategy::FanOut, n).map(drop)
+                    // The first request alone (refused at once if it fails) sizes the rounds.
+                    size.settle(this.alone()?.0);
+                    this.run(ClientStrategy::FanOut, size.get()).map(drop)
                 }
             })
-            .evidence(move || evidence.describe(&what));
+            .evidence({
+                let what = what.clone();
+                move || evidence.describe(&what())
+            });
         // What the claim decides on wherever it is run, so that the snapshot is the same on
         // every platform: where a clock is missing the claim is inconclusive, saying so.
         let decided_on = if served {
@@ -249,6 +262,14 @@ impl Endpoint {
         .refusing(self.refused())
         .context("target", self.target().to_string())
         .context("n", n)
+        .context_when("n", {
+            let size = size.clone();
+            move || size.reduced().then(|| size.describe())
+        })
+        .label_when({
+            let size = size.clone();
+            move || size.reduced().then(|| format!("allowance used by {}", what()))
+        })
         .context("decided on", decided_on)
         .context(
             "allowance used",
@@ -260,10 +281,11 @@ impl Endpoint {
             ),
         )
         .untold_when({
-            let rounds = rounds.clone();
+            let (rounds, size) = (rounds.clone(), size.clone());
             move || {
                 rounds.with(|rounds| {
                     figures::untold(&allowance, rounds).or_else(|| {
+                        let n = size.get();
                         unexplained(rounds, (n, workers, client_workers), allowance, launched)
                     })
                 })
@@ -282,12 +304,13 @@ impl Endpoint {
             }
         })
         .advise({
-            let rounds = rounds.clone();
+            let (rounds, size) = (rounds.clone(), size.clone());
             let (look, target) = (looked, self.target().clone());
             move |report: &ClaimReport| {
                 let local = (served || launched)
                     .then(|| look.advice(&target))
                     .flatten();
+                let n = size.get();
                 advice(
                     report,
                     &rounds.to_vec(),
@@ -301,7 +324,7 @@ impl Endpoint {
             sentences(
                 report,
                 &rounds.to_vec(),
-                (n, workers, client_workers),
+                (size.get(), workers, client_workers),
                 allowance,
                 (watched.idle(), launched),
                 (&named.get(), &named_at),
