@@ -18,16 +18,6 @@ impl Claim<'_> {
         decision: Decision,
         started: Instant,
     ) -> ClaimReport {
-        if let Some(label) = self.late_label.take().and_then(|f| f())
-            && let Some(side) = self.relation.sides().into_iter().next()
-        {
-            side.label = label;
-        }
-        for (key, setting) in std::mem::take(&mut self.late_context) {
-            if let Some(value) = setting() {
-                self.context.insert(key, value);
-            }
-        }
         let units = self
             .relation
             .labels()

@@ -79,11 +79,6 @@ pub struct Claim<'a> {
     /// Facts known only once the rounds ran (what a route answered), asked as the claim
     /// decides: deterministic, so they are kept in its snapshot.
     late_facts: Vec<(String, LateFact<'a>)>,
-    /// Settings known only once the rounds began (a fan-out sized to the route's time),
-    /// asked as the claim decides; each replaces the setting of its key.
-    late_context: Vec<(String, LateFact<'a>)>,
-    /// The first side's label, where only the rounds settle it (it names their fan-out).
-    late_label: Option<LateFact<'a>>,
     /// The thread that made the claim's check (a test's thread is named after the test),
     /// which tells apart the artifacts of one claim made in two tests.
     caller: Option<String>,
@@ -152,8 +147,6 @@ impl<'a> Claim<'a> {
             advise: None,
             observed: None,
             late_facts: Vec::new(),
-            late_context: Vec::new(),
-            late_label: None,
             caller: None,
             elsewhere: None,
             evidence: Vec::new(),
@@ -384,25 +377,6 @@ impl<'a> Claim<'a> {
         f: impl FnOnce() -> Option<String> + Send + 'a,
     ) -> Self {
         self.late_facts.push((key.into(), Box::new(f)));
-        self
-    }
-
-    /// A setting under `key` that only the rounds settle — the fan-out a claim sized to
-    /// its route's time — asked as the claim decides; where it says something it replaces
-    /// the setting given at construction.
-    pub(crate) fn context_when(
-        mut self,
-        key: impl Into<String>,
-        f: impl FnOnce() -> Option<String> + Send + 'a,
-    ) -> Self {
-        self.late_context.push((key.into(), Box::new(f)));
-        self
-    }
-
-    /// The first side's label where only the rounds settle it (it names the fan-out they
-    /// sent), asked as the claim decides.
-    pub(crate) fn label_when(mut self, f: impl FnOnce() -> Option<String> + Send + 'a) -> Self {
-        self.late_label = Some(Box::new(f));
         self
     }
 

@@ -67,23 +67,30 @@ impl FanOut {
             .store(fill.clamp(self.least, self.default), Ordering::Relaxed);
     }
 
-    /// Whether the fan-out was made smaller than the default for a long route.
-    pub(crate) fn reduced(&self) -> bool {
-        self.get() < self.default
-    }
-
-    /// The setting as a report states it: the count, and why where it was sized.
-    pub(crate) fn describe(&self) -> String {
-        let n = self.get();
-        if self.reduced() {
+    /// The setting as a claim states it, the same whatever the route's time turns out to
+    /// be — the count where it is fixed, the rule where the route sizes it — so that a
+    /// snapshot does not change with a measured time (the count sent is in the report's
+    /// evidence and its JSON).
+    pub(crate) fn setting(&self) -> String {
+        if self.sized {
             format!(
-                "{n} (fewer than {} where one request alone takes over {} ms: a round sends ≈{} s of requests)",
-                self.default,
-                ROUND_OF_REQUESTS.as_millis() / self.default as u128,
+                "{} a worker, fewer where one request alone takes over {} ms: ≈{} s of requests a round, at least {LEAST_PER_WORKER} a worker",
+                FAN_OUT_PER_WORKER,
+                ROUND_OF_REQUESTS.as_millis() / FAN_OUT_PER_WORKER as u128,
                 ROUND_OF_REQUESTS.as_secs()
             )
         } else {
-            n.to_string()
+            self.default.to_string()
+        }
+    }
+
+    /// The fan-out as a measure's label names it: "20 concurrent", or, sized to the route,
+    /// "the fan-out of" ([`setting`](Self::setting) says how it is sized).
+    pub(crate) fn named(&self) -> String {
+        if self.sized {
+            "the fan-out of".to_string()
+        } else {
+            format!("{} concurrent", self.default)
         }
     }
 }
@@ -97,12 +104,12 @@ mod tests {
         let fan_out = FanOut::new(None, 1, true);
         fan_out.settle(Duration::from_millis(15));
         assert_eq!(fan_out.get(), 20);
-        assert_eq!(fan_out.describe(), "20");
         fan_out.settle(Duration::from_millis(100));
         assert_eq!(fan_out.get(), 10);
         fan_out.settle(Duration::from_millis(400));
         assert_eq!(fan_out.get(), 4);
-        assert!(fan_out.describe().starts_with("4 (fewer than 20"));
+        // The setting is the rule, whatever the route's time: a snapshot stays put.
+        assert!(fan_out.setting().starts_with("20 a worker, fewer where one request alone takes over 50 ms"));
         // Two workers: at least eight.
         let two = FanOut::new(None, 2, true);
         two.settle(Duration::from_millis(400));
@@ -114,6 +121,8 @@ mod tests {
         let set = FanOut::new(Some(30), 1, true);
         set.settle(Duration::from_millis(400));
         assert_eq!(set.get(), 30);
+        assert_eq!(set.setting(), "30");
+        assert_eq!(set.named(), "30 concurrent");
         let outside = FanOut::new(None, 1, false);
         outside.settle(Duration::from_millis(400));
         assert_eq!(outside.get(), 20);

@@ -118,7 +118,6 @@ impl Endpoint {
         // Where the polls (or the workers' timeline) decide, a long route's rounds send
         // fewer requests, sized from its first request alone.
         let size = FanOut::new(self.concurrency_set(), workers, polled || clocked);
-        let n = size.get();
         let client_workers = self.target().client().pool().settings().workers;
         let evidence = Evidence::default();
         let (this, seen) = (self.clone(), evidence.clone());
@@ -139,7 +138,7 @@ impl Endpoint {
             let (size, name) = (size.clone(), self.name());
             move || format!("{} concurrent {name}", size.get())
         };
-        let label = format!("allowance used by {}", what());
+        let label = format!("allowance used by {} {}", size.named(), self.name());
         let (used, rounds) = Measure::paired(
             &label,
             move || single.alone().map(|(alone, _)| alone),
@@ -261,15 +260,7 @@ impl Endpoint {
         .ideal(0.0)
         .refusing(self.refused())
         .context("target", self.target().to_string())
-        .context("n", n)
-        .context_when("n", {
-            let size = size.clone();
-            move || size.reduced().then(|| size.describe())
-        })
-        .label_when({
-            let size = size.clone();
-            move || size.reduced().then(|| format!("allowance used by {}", what()))
-        })
+        .context("n", size.setting())
         .context("decided on", decided_on)
         .context(
             "allowance used",
