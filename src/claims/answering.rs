@@ -229,26 +229,26 @@ impl Endpoint {
             .context("n", n)
             .context("sent", sent)
             .context("wait counted", counted)
-        .untold_when({
-            let (rounds, name, slow_name) = (rounds.clone(), self.name(), slow.name());
-            move || rounds.with(|rounds| unexplained(rounds, &name, &slow_name))
-        })
-        .observed({
-            let rounds = rounds.clone();
-            move || {
-                rounds.with(|rounds| {
-                    let ms = |d: Duration| d.as_secs_f64() * 1e3;
-                    let unexplained = middle(rounds.iter().map(|r| r.unexplained));
-                    let unit = middle(rounds.iter().map(|r| r.unit));
-                    let alone = middle(rounds.iter().map(|r| r.alone));
-                    vec![
-                        ("unexplained wait ms".to_string(), ms(unexplained)),
-                        ("slow request ms".to_string(), ms(unit)),
-                        ("cheap alone ms".to_string(), ms(alone)),
-                    ]
-                })
-            }
-        })
+            .untold_when({
+                let (rounds, name, slow_name) = (rounds.clone(), self.name(), slow.name());
+                move || rounds.with(|rounds| unexplained(rounds, &name, &slow_name))
+            })
+            .observed({
+                let rounds = rounds.clone();
+                move || {
+                    rounds.with(|rounds| {
+                        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+                        let unexplained = middle(rounds.iter().map(|r| r.unexplained));
+                        let unit = middle(rounds.iter().map(|r| r.unit));
+                        let alone = middle(rounds.iter().map(|r| r.alone));
+                        vec![
+                            ("unexplained wait ms".to_string(), ms(unexplained)),
+                            ("slow request ms".to_string(), ms(unit)),
+                            ("cheap alone ms".to_string(), ms(alone)),
+                        ]
+                    })
+                }
+            })
             .advise({
                 let (rounds, slow_name) = (rounds.clone(), slow_name.clone());
                 // A launched service's samples are all outside any response's polls.
@@ -263,21 +263,10 @@ impl Endpoint {
                     if report.verdict == Verdict::Inconclusive
                         && unexplained(&rounds, &name, &slow_name).is_some()
                     {
-                        return Some(crate::claim::Advice::new(
-                            format!("{name}'s wait is not {slow_name}'s hold as perfshape read it: a request the claim did not name held the worker (another client's, or a page a redirect points to), or the machine kept the worker from running"),
-                            format!(
-                                "where the machine was busy, run it where the workers are not preempted (the full report's machine line says how busy it was); else claim {slow_name} with does_not_block_its_worker(), and each request its clients send beside it: that names what held the worker"
-                            ),
-                        ));
+                        return Some(unexplained_advice(&name, &slow_name));
                     }
                     let local = polled.then(|| looked.advice(&target)).flatten();
-                    advice(
-                        report,
-                        &rounds,
-                        &slow_name,
-                        local,
-                        (&sampled.get(), &place),
-                    )
+                    advice(report, &rounds, &slow_name, local, (&sampled.get(), &place))
                 }
             })
             .explain(move |report: &ClaimReport| {
@@ -498,6 +487,19 @@ fn unexplained(rounds: &[Round], name: &str, slow_name: &str) -> Option<String> 
             round.unexplained.as_secs_f64() / unit.as_secs_f64().max(f64::MIN_POSITIVE)
         )
     })
+}
+
+/// The cause and the do line of a wait [`unexplained`] names: a hold perfshape did not
+/// read, or the machine.
+fn unexplained_advice(name: &str, slow_name: &str) -> crate::claim::Advice {
+    crate::claim::Advice::new(
+        format!(
+            "{name}'s wait is not {slow_name}'s hold as perfshape read it: a request the claim did not name held the worker (another client's, or a page a redirect points to), or the machine kept the worker from running"
+        ),
+        format!(
+            "where the machine was busy, run it where the workers are not preempted (the full report's machine line says how busy it was); else claim {slow_name} with does_not_block_its_worker(), and each request its clients send beside it: that names what held the worker"
+        ),
+    )
 }
 
 /// The median of `counts` (the upper one of an even count), zero when there are none.

@@ -109,7 +109,11 @@ mod tests {
         fan_out.settle(Duration::from_millis(400));
         assert_eq!(fan_out.get(), 4);
         // The setting is the rule, whatever the route's time: a snapshot stays put.
-        assert!(fan_out.setting().starts_with("20 a worker, fewer where one request alone takes over 50 ms"));
+        assert!(
+            fan_out
+                .setting()
+                .starts_with("20 a worker, fewer where one request alone takes over 50 ms")
+        );
         // Two workers: at least eight.
         let two = FanOut::new(None, 2, true);
         two.settle(Duration::from_millis(400));

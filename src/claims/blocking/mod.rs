@@ -231,10 +231,7 @@ impl Endpoint {
                     this.run(ClientStrategy::FanOut, size.get()).map(drop)
                 }
             })
-            .evidence({
-                let what = what.clone();
-                move || evidence.describe(&what())
-            });
+            .evidence(move || evidence.describe(&what()));
         // What the claim decides on wherever it is run, so that the snapshot is the same on
         // every platform: where a clock is missing the claim is inconclusive, saying so.
         let decided_on = if served {
