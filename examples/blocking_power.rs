@@ -344,7 +344,7 @@ fn serve(app: &str) -> Result {
             value: app.to_string(),
             allowed: "handlers, todos or kv".to_string(),
         })?;
-    let target = Target::serve(app.router(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, app.router())?;
     let base = target.served().map(|s| s.base_url()).unwrap_or_default();
     println!("listening on {base}");
     std::io::stdout().flush().ok();
@@ -378,7 +378,7 @@ fn main() -> Result {
             (Target::url(&served.base)?, Some(served))
         } else {
             (
-                Target::serve(row.app.router(), PoolSettings::workers(1)?)?,
+                Target::serve(PoolSettings::workers(1)?, row.app.router())?,
                 None,
             )
         };

@@ -104,7 +104,7 @@ fn main() -> Result {
         let (mut broken, mut holds, mut inconclusive, mut named) = (0, 0, 0, 0);
         let mut polls = Vec::new();
         for _ in 0..runs {
-            let target = Target::serve((row.app)(), PoolSettings::workers(1)?)?;
+            let target = Target::serve(PoolSettings::workers(1)?, (row.app)())?;
             let checked: Checked = (row.claim)(&target)
                 .gate_mode(GateMode::Advisory)
                 .artifacts_in(&dir)

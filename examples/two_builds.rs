@@ -67,7 +67,7 @@ fn main() -> perfshape::Result<()> {
         }),
     );
     let pool = Pool::new("server", PoolSettings::workers(workers)?)?;
-    let server = Server::serve_on(router, pool, SocketAddr::from(([127, 0, 0, 1], port)))?;
+    let server = Server::serve_on(pool, router, SocketAddr::from(([127, 0, 0, 1], port)))?;
     println!(
         "two_builds: /report does {} ms more work, on http://{}",
         extra.as_millis(),

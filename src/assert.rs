@@ -23,7 +23,7 @@
 ///
 /// fn report_does_not_block_its_worker() {
 ///     let router = Router::new().route("/report", get(|| async { "…" }));
-///     let target = Target::serve(router, PoolSettings::workers(1).unwrap()).unwrap();
+///     let target = Target::serve(PoolSettings::workers(1).unwrap(), router).unwrap();
 ///     let report = target.get("/report");
 ///     assert_shape!(report.does_not_block_its_worker().check().unwrap());
 /// }
@@ -66,7 +66,7 @@ macro_rules! assert_shape {
 ///     let router = Router::new()
 ///         .route("/health", get(|| async { "ok" }))
 ///         .route("/report", get(|| async { "…" }));
-///     let target = Target::serve(router, PoolSettings::workers(1)?)?;
+///     let target = Target::serve(PoolSettings::workers(1)?, router)?;
 ///     let (report, health) = (target.get("/report"), target.get("/health"));
 ///     assert_shapes!([
 ///         ("report_does_not_block", report.does_not_block_its_worker().check()?),

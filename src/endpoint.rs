@@ -4,6 +4,7 @@
 //! [`claims`](crate::claims), a file each.
 
 use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -39,7 +40,7 @@ const COMPARISON_PER_WORKER: usize = 4;
 ///     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
 ///     Json(order)
 /// }));
-/// let target = Target::serve(router, PoolSettings::workers(1)?)?;
+/// let target = Target::serve(PoolSettings::workers(1)?, router)?;
 /// let order = serde_json::json!({ "item": "tea" });
 /// let checked = target
 ///     .post("/orders")
@@ -64,6 +65,9 @@ pub struct Endpoint {
     /// a claim names them ([`Endpoint::naming_redirects`]), since the request it judges is the
     /// one that answered them, not the page they point to.
     redirects: Arc<Mutex<BTreeSet<u16>>>,
+    /// The next number its generator is given ([`vary`](Self::vary)), shared by its clones
+    /// and so by every load of its claims: a number is never given twice.
+    numbering: Arc<AtomicUsize>,
 }
 
 impl std::fmt::Debug for Endpoint {
@@ -111,14 +115,18 @@ impl Endpoint {
         self.map(|r| r.form(value))
     }
 
-    /// Varies the request per request: `vary(index, template)` returns request `index` of
-    /// each load (0, 1, …) — ids, cursors, bodies that differ. It runs on the load
+    /// Varies the request per request: `vary(i, template)` returns the request numbered `i`
+    /// — ids, cursors, bodies that differ. The numbers run 0, 1, 2, … across every load of
+    /// this endpoint's claims (every round, the warm-up, the request alone), in the order
+    /// the requests are built, and none is given twice: a request that must differ across
+    /// the whole claim (a new account, a picture not yet cached) needs no counter of its
+    /// own. It runs on the load
     /// client's workers as each request is sent; one that panics or returns a request that
     /// cannot be built is named with its index, and its request counted as failed.
     ///
     /// ```
     /// use perfshape::{Request, Target};
-    /// # let target = Target::serve(axum::Router::new(), perfshape::PoolSettings::workers(1)?)?;
+    /// # let target = Target::serve(perfshape::PoolSettings::workers(1)?, axum::Router::new())?;
     /// let orders = target.post("/orders").bearer_auth("secret").vary(|i, request: Request| {
     ///     request.json(&serde_json::json!({ "id": i, "item": "tea" }))
     /// });
@@ -143,6 +151,7 @@ impl Endpoint {
             allowance: Allowance::default(),
             refused: None,
             redirects: Arc::default(),
+            numbering: Arc::default(),
         }
     }
 
@@ -151,10 +160,14 @@ impl Endpoint {
         self
     }
 
-    /// Request `index` of this endpoint's loads: the template, or the generator's.
-    pub(crate) fn request_at(&self, index: usize) -> Request {
+    /// This endpoint's next request: the template, or the generator's with the next number
+    /// (a traffic mix builds each route's requests so).
+    pub(crate) fn next_request(&self) -> Request {
         match &self.vary {
-            Some(vary) => vary(index, self.request.clone()),
+            Some(vary) => vary(
+                self.numbering.fetch_add(1, Ordering::Relaxed),
+                self.request.clone(),
+            ),
             None => self.request.clone(),
         }
     }
@@ -165,7 +178,10 @@ impl Endpoint {
         if let Some(refused) = &self.refused {
             return Err(refused.to_error());
         }
-        Plan::new(self.target.base(), &self.request, self.vary.clone())
+        Ok(
+            Plan::new(self.target.base(), &self.request, self.vary.clone())?
+                .numbered(self.numbering.clone()),
+        )
     }
 
     /// Sends the first request once, refusing anything but a 2xx or a 3xx (a redirect, the route's answer, not followed): a broken endpoint

@@ -189,16 +189,21 @@ pub enum Error {
 /// its message as a `&str` or a `String`).
 pub(crate) fn join_failure(joined: tokio::task::JoinError) -> String {
     match joined.try_into_panic() {
-        Ok(panic) => format!(
-            "panicked: {}",
-            panic
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic with no message".to_string())
-        ),
+        Ok(panic) => panicked(panic),
         Err(joined) => format!("was cancelled: {joined}"),
     }
+}
+
+/// "panicked: <its message>", for a panic caught as a task's or a thread's.
+pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send>) -> String {
+    format!(
+        "panicked: {}",
+        panic
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic with no message".to_string())
+    )
 }
 
 impl std::fmt::Debug for Error {

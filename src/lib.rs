@@ -19,7 +19,7 @@
 //!         std::thread::sleep(std::time::Duration::from_millis(20)); // oops: blocks the worker
 //!         "report"
 //!     }));
-//! let target = Target::serve(app, PoolSettings::workers(1)?)?;
+//! let target = Target::serve(PoolSettings::workers(1)?, app)?;
 //! let checked = target.get("/report").does_not_block_its_worker().check()?;
 //! assert_eq!(checked.verdict(), Verdict::Broken);
 //! // "waits ≈20 ms of each 21 ms request while holding its worker (97.5 %, at most 5 %) …"
@@ -119,6 +119,7 @@ pub use endpoint::Endpoint;
 pub use error::{Error, Result};
 pub use mix::Mix;
 pub use pool::PoolSettings;
+pub use server::Shutdown;
 pub use target::Target;
 pub use target_builder::TargetBuilder;
 

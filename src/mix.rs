@@ -28,7 +28,7 @@ use crate::target::Target;
 ///         tokio::time::sleep(std::time::Duration::from_millis(18)).await;
 ///         "export"
 ///     }));
-/// let target = Target::serve(router, PoolSettings::workers(1)?)?;
+/// let target = Target::serve(PoolSettings::workers(1)?, router)?;
 /// let mix = target.mix([
 ///     (target.get("/health"), 8),
 ///     (target.get("/report"), 1),
@@ -133,17 +133,15 @@ impl Mix {
         cycle
     }
 
-    /// The mix's requests, request i from route `cycle[i % len]` with that route's own
-    /// index, so each endpoint's generator sees 0, 1, 2, … as it would alone.
+    /// The mix's requests, request i from route `cycle[i % len]`, each endpoint's
+    /// generator given its own next number, as it would be alone.
     pub(crate) fn plan(&self) -> Result<Plan> {
         let cycle = Arc::new(self.cycle());
         let routes: Arc<Vec<(Endpoint, usize)>> = Arc::new(self.routes.clone());
         let (first, _) = &self.routes[0];
-        let weights: Vec<usize> = self.routes.iter().map(|(_, w)| *w).collect();
         let vary = move |i: usize, _: Request| {
-            let (route, within) = cycle[i % cycle.len()];
-            let own = (i / cycle.len()) * weights[route] + within;
-            routes[route].0.request_at(own)
+            let (route, _) = cycle[i % cycle.len()];
+            routes[route].0.next_request()
         };
         Ok(
             Plan::new(self.target.base(), first.request(), Some(Arc::new(vary)))?

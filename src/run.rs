@@ -22,8 +22,8 @@ use crate::summary::Summary;
 /// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server, summary::Summary};
 ///
 /// let server = Server::serve(
-///     Router::new().route("/ok", get(|| async { "ok" })),
 ///     Pool::workers("server", 1)?,
+///     Router::new().route("/ok", get(|| async { "ok" })),
 /// )?;
 /// let client = LoadClient::new(Pool::workers("client", 1)?, Lifecycle::Shared)?;
 /// let run = client.run(ClientStrategy::FanOut, &format!("{}/ok", server.base_url()), 8)?;

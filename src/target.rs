@@ -43,7 +43,7 @@ const SETTLED_WITHIN: Duration = Duration::from_millis(200);
 /// use perfshape::{PoolSettings, Target};
 ///
 /// let router = Router::new().route("/health", get(|| async { "ok" }));
-/// let target = Target::serve(router, PoolSettings::workers(1)?)?;
+/// let target = Target::serve(PoolSettings::workers(1)?, router)?;
 /// assert_eq!(target.to_string(), "router on W=1 B=512");
 /// let health = target.checked_get("/health")?; // one GET: the endpoint answers 2xx (or 3xx)
 /// assert!(health.url().ends_with("/health"));

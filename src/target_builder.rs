@@ -46,7 +46,7 @@ const CLIENT_WORKERS: usize = 2;
 /// let target = Target::builder()
 ///     .lifecycle(Lifecycle::ConnectionCap { per_host: 2 })
 ///     .client_workers(1)
-///     .serve(router, PoolSettings::workers(1)?)?;
+///     .serve(PoolSettings::workers(1)?, router)?;
 /// assert_eq!(target.client().pool().settings().workers, 1);
 ///
 /// let err = Target::builder().client_workers(0).demo(PoolSettings::workers(1)?).unwrap_err();
@@ -105,11 +105,11 @@ impl TargetBuilder {
     /// one — served by perfshape on a new pool with `settings`.
     pub fn serve<S: crate::server::Service>(
         self,
-        service: S,
         settings: PoolSettings,
+        service: S,
     ) -> Result<Target> {
         let client = self.client()?;
-        let server = Server::serve(service, Pool::new("server", settings)?)?;
+        let server = Server::serve(Pool::new("server", settings)?, service)?;
         Ok(served(server, Kind::Router, client))
     }
 
@@ -124,30 +124,42 @@ impl TargetBuilder {
     /// [`BUILT_WITHIN`](crate::limits::BUILT_WITHIN) is named, before any load.
     pub fn serve_with<F, Fut, S, E>(self, settings: PoolSettings, build: F) -> Result<Target>
     where
-        F: FnOnce() -> Fut + Send + 'static,
-        Fut: Future<Output = std::result::Result<S, E>> + Send + 'static,
+        F: FnOnce() -> Fut + Send,
+        Fut: Future<Output = std::result::Result<S, E>>,
         S: crate::server::Service,
         E: std::fmt::Display,
     {
         let client = self.client()?;
         let pool = Pool::new("server", settings)?;
         let within = crate::limits::BUILT_WITHIN;
-        let building = pool.handle().spawn(async move {
-            match tokio::time::timeout(within, build()).await {
-                Ok(Ok(service)) => Ok(service),
-                Ok(Err(e)) => Err(format!("the builder returned an error: {e:#}")),
-                Err(_) => Err(format!(
-                    "the builder did not finish within {} s",
-                    within.as_secs()
-                )),
-            }
-        });
-        let service = pool
-            .block_on(building)
-            .map_err(|joined| format!("the builder {}", crate::error::join_failure(joined)))
-            .and_then(|built| built)
-            .map_err(|what| Error::Build { what })?;
-        let server = Server::serve(service, pool)?.built_on_pool();
+        // The builder future is driven on a thread of its own inside the served pool's
+        // runtime (`Handle::block_on`), never handed to another thread: it need not be
+        // `Send` (`App::new().await?.router().await` holds a `Box<dyn Error>` across an
+        // await), and every task it spawns, every timer and socket it makes, is the pool's.
+        let handle = pool.handle().clone();
+        let service = std::thread::scope(|scope| {
+            let building = std::thread::Builder::new()
+                .name("server-builder".into())
+                .spawn_scoped(scope, move || {
+                    handle.block_on(async move {
+                        match tokio::time::timeout(within, build()).await {
+                            Ok(Ok(service)) => Ok(service),
+                            Ok(Err(e)) => Err(format!("the builder returned an error: {e:#}")),
+                            Err(_) => Err(format!(
+                                "the builder did not finish within {} s",
+                                within.as_secs()
+                            )),
+                        }
+                    })
+                })
+                .map_err(|e| format!("the builder's thread could not start: {e}"))?;
+            building
+                .join()
+                .map_err(|panic| format!("the builder {}", crate::error::panicked(panic)))
+                .and_then(|built| built)
+        })
+        .map_err(|what| Error::Build { what })?;
+        let server = Server::serve(pool, service)?.built_on_pool();
         Ok(served(server, Kind::Router, client))
     }
 
@@ -160,7 +172,7 @@ impl TargetBuilder {
         E: std::fmt::Display,
     {
         let client = self.client()?;
-        let server = Server::launch(launch, Pool::new("server", settings)?)?;
+        let server = Server::launch(Pool::new("server", settings)?, launch)?;
         Ok(served(server, Kind::Launched, client))
     }
 
@@ -261,8 +273,8 @@ impl Target {
     /// `service` — your `axum::Router` (with its state given), or a tower stack around
     /// one — served by perfshape on a new pool with `settings`, measured by the default
     /// load client ([`Target::builder`] configures another).
-    pub fn serve<S: crate::server::Service>(service: S, settings: PoolSettings) -> Result<Target> {
-        Target::builder().serve(service, settings)
+    pub fn serve<S: crate::server::Service>(settings: PoolSettings, service: S) -> Result<Target> {
+        Target::builder().serve(settings, service)
     }
 
     /// Your service built on the pool that serves it by the async function `build`, then
@@ -306,8 +318,8 @@ impl Target {
     /// ```
     pub fn serve_with<F, Fut, S, E>(settings: PoolSettings, build: F) -> Result<Target>
     where
-        F: FnOnce() -> Fut + Send + 'static,
-        Fut: Future<Output = std::result::Result<S, E>> + Send + 'static,
+        F: FnOnce() -> Fut + Send,
+        Fut: Future<Output = std::result::Result<S, E>>,
         S: crate::server::Service,
         E: std::fmt::Display,
     {
@@ -315,7 +327,7 @@ impl Target {
     }
 
     /// Your service started the way its `main` starts it: `launch` is given a listener
-    /// bound to `127.0.0.1` on a free port and a [`Shutdown`](crate::server::Shutdown) that
+    /// bound to `127.0.0.1` on a free port and a [`Shutdown`](crate::Shutdown) that
     /// resolves when the target is dropped, and runs on a pool of perfshape's with
     /// `settings` — for a service whose router is private to its crate. Its responses are
     /// not timed poll by poll; its workers are clocked whole, and the claims that judge a
@@ -324,7 +336,7 @@ impl Target {
     ///
     /// ```
     /// use axum::{Router, routing::get};
-    /// use perfshape::{PoolSettings, Target, server::Shutdown};
+    /// use perfshape::{PoolSettings, Shutdown, Target};
     ///
     /// // What the service's crate exports, and its `main` calls.
     /// async fn launch(listener: tokio::net::TcpListener, shutdown: Shutdown) -> std::io::Result<()> {

@@ -15,7 +15,7 @@ use service::{Ledger, TOKEN, app};
 /// The team's three claims: /report never blocks its worker, /health keeps answering
 /// while /report runs, and a new order never blocks its worker.
 fn claims(ledger: Ledger) -> Result<[Checked; 3]> {
-    let target = Target::serve(app(ledger), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, app(ledger))?;
     let report = target.get("/report");
     let health = target.get("/health");
     let order = serde_json::json!({ "customer": "ada", "cents": 1250 });

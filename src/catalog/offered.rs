@@ -122,8 +122,8 @@ pub(super) fn against_demo<T>(
 ) -> Result<T> {
     let _serialised = shape_lock();
     let server = Server::serve_on(
-        app(),
         Pool::new("server", pool)?,
+        app(),
         "127.0.0.1:0".parse().expect("an address"),
     )?;
     load(&format!("http://{}", server.addr()))

@@ -16,7 +16,7 @@ use crate::error::{Error, Result};
 ///     tokio::time::sleep(std::time::Duration::from_millis(20)).await;
 ///     "done"
 /// }));
-/// let target = Target::serve(router, PoolSettings::workers(1)?)?;
+/// let target = Target::serve(PoolSettings::workers(1)?, router)?;
 /// let checked = target.get("/report").does_not_block_its_worker().await?;
 /// assert_eq!(checked.verdict(), Verdict::Holds);
 /// # Ok::<(), perfshape::Error>(())

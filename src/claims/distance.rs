@@ -85,7 +85,7 @@ mod tests {
     #[test]
     fn a_hold_beside_a_local_process_is_no_verdict_unless_it_is_production() {
         let settings = crate::pool::PoolSettings::workers(1).unwrap();
-        let target = Target::serve(axum::Router::new(), settings).unwrap();
+        let target = Target::serve(settings, axum::Router::new()).unwrap();
         let why = found().hides_a_hold(&target, 0.2, 1.0).expect("no verdict");
         assert!(matches!(why, Error::CannotTell { .. }), "{why}");
         let said = why.to_string();

@@ -10,6 +10,7 @@ use std::borrow::Cow;
 use std::fmt;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use reqwest::Method;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderName, HeaderValue};
@@ -38,8 +39,9 @@ pub struct Request {
     problem: Option<Refused>,
 }
 
-/// Varies the template per request: the request's index in the load (0, 1, …) and the
-/// template in, the request to send out.
+/// Varies the template per request: the request's number (0, 1, … in a load, or across
+/// every load of an endpoint: [`Plan::numbered`]) and the template in, the request to send
+/// out.
 pub(crate) type Vary = Arc<dyn Fn(usize, Request) -> Request + Send + Sync>;
 
 impl Request {
@@ -338,6 +340,9 @@ pub(crate) struct Plan {
     first: Prepared,
     template: Request,
     vary: Option<Vary>,
+    /// Numbers the generator's requests across every load that shares it, where set
+    /// ([`Plan::numbered`]): else each load numbers its own from 0.
+    numbering: Option<Arc<AtomicUsize>>,
 }
 
 impl fmt::Debug for Plan {
@@ -360,9 +365,10 @@ impl Plan {
             first,
             template: template.clone(),
             vary,
+            numbering: None,
         };
         if plan.vary.is_some() {
-            plan.prepared(0).map_err(|what| {
+            plan.build(0).map_err(|what| {
                 Error::invalid(
                     "request generator",
                     what,
@@ -371,6 +377,15 @@ impl Plan {
             })?;
         }
         Ok(plan)
+    }
+
+    /// The same plan whose generator numbers its requests from `counter`, shared by every
+    /// load that uses it: an endpoint's claims send requests that must differ across all
+    /// their rounds (a new account, a picture not yet cached), and a number is never given
+    /// twice. The check [`Plan::new`] made of the generator took no number.
+    pub(crate) fn numbered(mut self, counter: Arc<AtomicUsize>) -> Plan {
+        self.numbering = Some(counter);
+        self
     }
 
     /// The same plan under another name in reports (`mix of /health ×8, POST /orders ×1`).
@@ -395,6 +410,7 @@ impl Plan {
             },
             template,
             vary: None,
+            numbering: None,
         }
     }
 
@@ -403,10 +419,23 @@ impl Plan {
         self.vary.is_none().then_some(&self.first)
     }
 
-    /// Request `index`: the template's (borrowed: a plain load copies nothing per request),
-    /// or the generator's (a generator that panics or returns a request that cannot be
-    /// built is named with the index).
+    /// Request `index` of a load: the template's (borrowed: a plain load copies nothing
+    /// per request), or the generator's, given the load's index or, where the plan is
+    /// [`numbered`](Self::numbered), the next number of its counter (a generator that
+    /// panics or returns a request that cannot be built is named with that number).
     pub(crate) fn prepared(&self, index: usize) -> std::result::Result<Cow<'_, Prepared>, String> {
+        if self.vary.is_none() {
+            return Ok(Cow::Borrowed(&self.first));
+        }
+        let number = match &self.numbering {
+            Some(counter) => counter.fetch_add(1, Ordering::Relaxed),
+            None => index,
+        };
+        self.build(number)
+    }
+
+    /// The generator's request `index` (the template's where there is none).
+    fn build(&self, index: usize) -> std::result::Result<Cow<'_, Prepared>, String> {
         let Some(vary) = &self.vary else {
             return Ok(Cow::Borrowed(&self.first));
         };

@@ -56,9 +56,9 @@ impl Endpoint {
 ///     tokio::time::sleep(Duration::from_millis(ms)).await;
 ///     "report"
 /// });
-/// let base = Target::serve(Router::new().route("/report", handler(30)), PoolSettings::workers(1)?)?
+/// let base = Target::serve(PoolSettings::workers(1)?, Router::new().route("/report", handler(30)))?
 ///     .named("main");
-/// let candidate = Target::serve(Router::new().route("/report", handler(20)), PoolSettings::workers(1)?)?
+/// let candidate = Target::serve(PoolSettings::workers(1)?, Router::new().route("/report", handler(20)))?
 ///     .named("pull request");
 /// let comparison = candidate.get("/report").compared_with(&base.get("/report")).fan_out(10);
 /// let checked = comparison.clone().slower_by_at_most(0.10).check()?;

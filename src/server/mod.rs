@@ -100,7 +100,7 @@ pub struct Server {
 impl Server {
     /// Serves perfshape's demo [`app`] on `pool`, at `127.0.0.1` on a free port.
     pub fn start(pool: Pool) -> Result<Server> {
-        Server::serve(app(), pool)
+        Server::serve(pool, app())
     }
 
     /// Serves `router` on `pool`, which the server owns from now on, at `127.0.0.1` on a
@@ -111,7 +111,7 @@ impl Server {
     /// use perfshape::{pool::Pool, server::Server};
     ///
     /// let router = Router::new().route("/hello", get(|| async { "hello" }));
-    /// let server = Server::serve(router, Pool::workers("server", 1)?)?;
+    /// let server = Server::serve(Pool::workers("server", 1)?, router)?;
     /// assert!(server.base_url().starts_with("http://127.0.0.1:"));
     /// # Ok::<(), perfshape::Error>(())
     /// ```
@@ -119,12 +119,12 @@ impl Server {
     /// Anything `axum::serve` serves will do: a `Router` (with its state given), or a
     /// tower stack around one (`ServiceBuilder::new().concurrency_limit(2).service(router)`)
     /// — whatever the layers do shows in the claims (a concurrency limit as a pool of ≈2).
-    pub fn serve<S: Service>(service: S, pool: Pool) -> Result<Server> {
-        Server::serve_on(service, pool, SocketAddr::from(([127, 0, 0, 1], 0)))
+    pub fn serve<S: Service>(pool: Pool, service: S) -> Result<Server> {
+        Server::serve_on(pool, service, SocketAddr::from(([127, 0, 0, 1], 0)))
     }
 
     /// Serves `service` on `pool` at `addr` (for `perfshape serve` and other machines).
-    pub fn serve_on<S: Service>(service: S, pool: Pool, addr: SocketAddr) -> Result<Server> {
+    pub fn serve_on<S: Service>(pool: Pool, service: S, addr: SocketAddr) -> Result<Server> {
         let router = axum::Router::new().fallback_service(service);
         let accepted = Arc::new(AtomicU64::new(0));
         let listener = {
@@ -165,7 +165,7 @@ impl Server {
     ///
     /// Its responses are not wrapped by perfshape's layer: no response poll is timed one by
     /// one, and the claims decide on the workers' timeline.
-    pub fn launch<F, Fut, E>(launch: F, pool: Pool) -> Result<Server>
+    pub fn launch<F, Fut, E>(pool: Pool, launch: F) -> Result<Server>
     where
         F: FnOnce(tokio::net::TcpListener, Shutdown) -> Fut + Send + 'static,
         Fut: std::future::Future<Output = std::result::Result<(), E>> + Send + 'static,

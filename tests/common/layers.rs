@@ -21,7 +21,7 @@ pub(crate) fn limited(limit: usize) -> Result<Target> {
     let service = ServiceBuilder::new()
         .concurrency_limit(limit)
         .service(router);
-    Target::serve(service, PoolSettings::workers(1)?)
+    Target::serve(PoolSettings::workers(1)?, service)
 }
 
 /// `/report` behaves like a pool of ≈`k`: the probe up to 16 callers, 50 ms a step at the

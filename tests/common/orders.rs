@@ -12,5 +12,5 @@ pub(crate) use service::{Ledger, TOKEN};
 
 /// The orders service with `ledger`, on one worker.
 pub(crate) fn orders(ledger: Ledger) -> Result<Target> {
-    Target::serve(service::app(ledger), PoolSettings::workers(1)?)
+    Target::serve(PoolSettings::workers(1)?, service::app(ledger))
 }

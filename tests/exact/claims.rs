@@ -568,7 +568,7 @@ fn a_concurrency_limit_judges_replayed_rounds_before_probing() -> Result {
             async { "ok" }
         }),
     );
-    let target = perfshape::Target::serve(router, perfshape::PoolSettings::workers(1)?)?;
+    let target = perfshape::Target::serve(perfshape::PoolSettings::workers(1)?, router)?;
     let rounds: Vec<f64> = (0..15).map(|i| 4.0 + 0.02 * f64::from(i % 3)).collect();
     let claim = |k: f64| {
         target

@@ -56,7 +56,7 @@ fn service(calls: &Arc<AtomicUsize>) -> Router {
 }
 
 fn served(calls: &Arc<AtomicUsize>, workers: usize) -> Result<Target> {
-    Target::serve(service(calls), PoolSettings::workers(workers)?)
+    Target::serve(PoolSettings::workers(workers)?, service(calls))
 }
 
 #[test]

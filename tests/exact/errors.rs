@@ -257,7 +257,7 @@ fn a_missing_file_is_a_read_error_naming_it() {
 
 #[test]
 fn a_poll_budget_of_zero_and_a_waiting_share_outside_the_unit_are_refused_by_name() -> Result {
-    let target = perfshape::Target::serve(axum::Router::new(), PoolSettings::workers(1)?)?;
+    let target = perfshape::Target::serve(PoolSettings::workers(1)?, axum::Router::new())?;
     // Named where the chain ends: the claim's check(), or the endpoint's first request.
     let err = target
         .get("/orders")
@@ -309,7 +309,7 @@ fn a_concurrency_limit_refuses_its_bad_settings_before_any_load() -> Result {
             }
         }),
     );
-    let target = perfshape::Target::serve(router, PoolSettings::workers(1)?)?;
+    let target = perfshape::Target::serve(PoolSettings::workers(1)?, router)?;
     let limit = || target.get("/slow").concurrency_limit();
     let refused = |claim: perfshape::Claim<'static>| match claim.check() {
         Err(error) => error.to_string(),
@@ -348,7 +348,7 @@ fn a_concurrency_limit_refuses_its_bad_settings_before_any_load() -> Result {
 #[test]
 fn a_ready_made_claim_refuses_a_silent_new_band_and_shows_a_named_one() -> Result {
     let router = axum::Router::new().route("/", axum::routing::get(|| async { "ok" }));
-    let target = perfshape::Target::serve(router, PoolSettings::workers(1)?)?;
+    let target = perfshape::Target::serve(PoolSettings::workers(1)?, router)?;
     let endpoint = target.get("/");
     let refused = match endpoint.does_not_block_its_worker().at_most(50.0).check() {
         Err(error) => error.to_string(),

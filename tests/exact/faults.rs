@@ -141,8 +141,8 @@ fn a_load_cut_short_by_a_bound_says_which_and_when() -> perfshape::Result {
     use std::time::Duration;
 
     let server = Server::serve(
-        axum::Router::new().route("/ok", axum::routing::get(|| async { "ok" })),
         Pool::workers("server", 1)?,
+        axum::Router::new().route("/ok", axum::routing::get(|| async { "ok" })),
     )?;
     let url = format!("{}/ok", server.base_url());
     let looping = |seconds: f64| ClientStrategy::ClosedLoop {

@@ -40,7 +40,7 @@ fn orders(seen: Arc<AtomicUsize>) -> Router {
 #[test]
 fn a_post_with_json_and_a_token_is_sent_as_given() -> Result {
     let seen = Arc::new(AtomicUsize::new(0));
-    let target = Target::serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::clone(&seen)))?;
     let run = target
         .post("/orders")
         .json(&json!({ "id": 4, "item": "tea" }))
@@ -59,7 +59,7 @@ fn the_connections_driver_sends_a_post_with_json_and_a_token_as_given() -> Resul
     let seen = Arc::new(AtomicUsize::new(0));
     let target = Target::builder()
         .driver(perfshape::client::Driver::Connections)
-        .serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?;
+        .serve(PoolSettings::workers(1)?, orders(Arc::clone(&seen)))?;
     let looping = ClientStrategy::ClosedLoop {
         users: 4,
         think: std::time::Duration::ZERO,
@@ -108,7 +108,7 @@ fn the_connections_driver_times_a_stalled_request_out() -> Result {
             }
         }),
     );
-    let server = Server::serve(router, Pool::workers("server", 1)?)?;
+    let server = Server::serve(Pool::workers("server", 1)?, router)?;
     let limits = Limits {
         request_timeout: Duration::from_millis(100),
         run_deadline: Duration::from_secs(10),
@@ -146,7 +146,7 @@ fn the_connections_driver_times_a_stalled_request_out() -> Result {
 #[test]
 fn a_generator_varies_each_request_by_its_index() -> Result {
     let seen = Arc::new(AtomicUsize::new(0));
-    let target = Target::serve(orders(Arc::clone(&seen)), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::clone(&seen)))?;
     let run = target
         .post("/orders")
         .bearer_auth("secret")
@@ -158,9 +158,35 @@ fn a_generator_varies_each_request_by_its_index() -> Result {
     Ok(())
 }
 
+/// The generator's numbers run on across an endpoint's loads — a claim's rounds, its
+/// warm-up, its request alone — and its clones': none is given twice.
+#[test]
+fn a_generator_never_gets_the_same_number_twice() -> Result {
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?;
+    let given = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let noted = Arc::clone(&given);
+    let orders = target
+        .post("/orders")
+        .bearer_auth("secret")
+        .vary(move |i, request: Request| {
+            noted.lock().unwrap().push(i);
+            request.json(&json!({ "id": i }))
+        });
+    orders.run(ClientStrategy::FanOut, 10)?;
+    orders.clone().run(ClientStrategy::Sequential, 5)?;
+    let mut given = given.lock().unwrap().clone();
+    // Each load's plan checks the generator once (number 0, never sent); the 15 requests
+    // sent took 0 to 14.
+    given.sort_unstable();
+    let sent: Vec<usize> = given.iter().copied().filter(|&i| i > 0).collect();
+    assert_eq!(sent, (1..15).collect::<Vec<_>>());
+    assert_eq!(given.iter().filter(|&&i| i == 0).count(), 3);
+    Ok(())
+}
+
 #[test]
 fn a_refused_first_request_names_the_method_path_and_status() -> Result {
-    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?;
     let err = target
         .post("/orders")
         .json(&json!({ "id": 1 }))
@@ -178,7 +204,7 @@ fn a_refused_first_request_names_the_method_path_and_status() -> Result {
 
 #[test]
 fn a_body_serde_cannot_serialise_is_named_before_any_load() -> Result {
-    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?;
     // JSON object keys must be strings.
     let body: BTreeMap<(u8, u8), u8> = [((1, 2), 3)].into();
     let err = target
@@ -208,7 +234,7 @@ fn a_body_serde_cannot_serialise_is_named_before_any_load() -> Result {
 
 #[test]
 fn a_generator_that_panics_is_named_with_its_index_never_a_hang() -> Result {
-    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?;
     let panics_at = |at: usize| {
         target
             .post("/orders")
@@ -248,7 +274,7 @@ fn a_generator_that_panics_is_named_with_its_index_never_a_hang() -> Result {
 /// check all work inside it, and `claim.await` too.
 #[tokio::test]
 async fn the_api_works_inside_a_current_thread_runtime() -> Result {
-    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?;
     let endpoint = target
         .post("/orders")
         .json(&json!({ "id": 1 }))
@@ -256,7 +282,7 @@ async fn the_api_works_inside_a_current_thread_runtime() -> Result {
     endpoint.preflight()?;
     let run = endpoint.run(ClientStrategy::Sequential, 2)?;
     assert_eq!(run.ok(), 2);
-    let health = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?
+    let health = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?
         .checked_get("/orders")
         .unwrap_err();
     assert!(
@@ -270,7 +296,7 @@ async fn the_api_works_inside_a_current_thread_runtime() -> Result {
 /// `#[tokio::test]` on the multi-thread runtime: the same.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_api_works_inside_a_multi_thread_runtime() -> Result {
-    let target = Target::serve(orders(Arc::default()), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, orders(Arc::default()))?;
     let endpoint = target
         .post("/orders")
         .json(&json!({ "id": 1 }))
@@ -302,8 +328,8 @@ fn a_mix_it_cannot_read_route_by_route_is_refused_before_any_load() -> Result {
             }),
         )
     };
-    let target = Target::serve(counting(), PoolSettings::workers(1)?)?;
-    let other = Target::serve(counting(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, counting())?;
+    let other = Target::serve(PoolSettings::workers(1)?, counting())?;
     let refused = |mix: perfshape::Mix| {
         mix.none_blocks_its_worker()
             .check()
@@ -380,7 +406,7 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
                 axum::body::Body::from_stream(futures_util::stream::iter(pieces))
             }),
         );
-    let server = Server::serve(router, Pool::workers("server", 1)?)?;
+    let server = Server::serve(Pool::workers("server", 1)?, router)?;
     let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?
         .with_driver(Driver::Connections);
     let looping = ClientStrategy::ClosedLoop {

@@ -82,7 +82,7 @@ fn any_router_is_served_with_the_same_accounting() -> Result {
         "/whoami",
         route(|ConnectInfo(peer): ConnectInfo<SocketAddr>| async move { peer.to_string() }),
     );
-    let server = Server::serve(router, Pool::workers("server", 2)?)?;
+    let server = Server::serve(Pool::workers("server", 2)?, router)?;
     let client = client(Lifecycle::Shared)?;
     let url = format!("{}/whoami", server.base_url());
     let (status, body) = get(&client, &url);

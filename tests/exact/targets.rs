@@ -71,7 +71,7 @@ fn a_url_nobody_listens_on_is_refused_with_the_connect_error() {
 
 #[test]
 fn a_path_without_a_leading_slash_is_refused() -> Result {
-    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, router())?;
     let err = target.checked_get("ok").unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -82,7 +82,7 @@ fn a_path_without_a_leading_slash_is_refused() -> Result {
 
 #[test]
 fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Result {
-    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, router())?;
     let err = target.checked_get("/boom").unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -117,7 +117,7 @@ fn a_redirect_is_the_routes_answer_and_is_not_followed() -> Result {
             )
         }),
     );
-    let target = Target::serve(router, PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, router)?;
     let moved = target.checked_get("/moved")?;
     let run = moved.run(perfshape::client::ClientStrategy::Sequential, 2)?;
     assert_eq!(run.sent(), 2);
@@ -132,7 +132,7 @@ fn a_redirect_is_the_routes_answer_and_is_not_followed() -> Result {
 /// not with a verdict measured on failures.
 #[test]
 fn a_claim_on_a_flaky_endpoint_names_its_failures_instead_of_a_verdict() -> Result {
-    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, router())?;
     let flaky = target.checked_get("/flaky")?;
     let err = flaky
         .does_not_block_its_worker()
@@ -154,7 +154,7 @@ fn settings_out_of_range_name_the_field_and_the_range() -> Result {
         PoolSettings::workers(0).unwrap_err().to_string(),
         "invalid workers: 0 (allowed: 1 to 256)"
     );
-    let target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, router())?;
     // Named where the chain ends (the claim's check()), the first refusal kept.
     let err = target
         .get("/ok")
@@ -197,7 +197,7 @@ fn settings_out_of_range_name_the_field_and_the_range() -> Result {
 
 #[test]
 fn a_scenario_runs_only_where_it_can() -> Result {
-    let router_target = Target::serve(router(), PoolSettings::workers(1)?)?;
+    let router_target = Target::serve(PoolSettings::workers(1)?, router())?;
     let err = router_target
         .load(router_target.scenario().server(ServerStrategy::Async))
         .unwrap_err();
@@ -219,5 +219,29 @@ fn a_scenario_runs_only_where_it_can() -> Result {
         err.to_string(),
         "invalid work_ms: 61000 ms (allowed: 0 ms to 60000 ms)"
     );
+    Ok(())
+}
+
+/// A builder whose future is not `Send` — it holds an `Rc` (or a `Box<dyn Error>`) across an
+/// await, as `App::new().await?.router().await` does — is built all the same, and what it
+/// spawns runs on the served pool's workers.
+#[test]
+fn a_builder_future_that_is_not_send_builds_on_the_served_pool() -> Result {
+    async fn app() -> std::result::Result<Router, Box<dyn std::error::Error>> {
+        let settings = std::rc::Rc::new(String::from("/held"));
+        let worker = tokio::spawn(async {
+            std::thread::current()
+                .name()
+                .map(str::to_string)
+                .unwrap_or_default()
+        })
+        .await?;
+        assert!(worker.starts_with("server"), "spawned on {worker}");
+        Ok(router().route(settings.as_str(), get(|| async { "held" })))
+    }
+    let target = Target::serve_with(PoolSettings::workers(1)?, || async {
+        app().await.map_err(|e| e.to_string())
+    })?;
+    target.checked_get("/held")?;
     Ok(())
 }

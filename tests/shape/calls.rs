@@ -12,8 +12,8 @@ use crate::common::{decided, journal};
 fn served(brief: bool) -> Result<(Target, tempfile::TempDir)> {
     let dir = tempfile::tempdir().expect("a temporary folder");
     let target = Target::serve(
-        journal::app(dir.path().join("journal.log"), brief),
         PoolSettings::workers(1)?,
+        journal::app(dir.path().join("journal.log"), brief),
     )?;
     Ok((target, dir))
 }

@@ -37,7 +37,7 @@ fn the_default_step_fits_a_route_longer_than_it() -> Result {
             "report"
         }),
     );
-    let target = perfshape::Target::serve(router, perfshape::PoolSettings::workers(1)?)?;
+    let target = perfshape::Target::serve(perfshape::PoolSettings::workers(1)?, router)?;
     let settings = perfshape::probe::ProbeSettings {
         max_concurrency: 2,
         step: perfshape::probe::CLAIM_STEP,

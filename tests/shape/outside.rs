@@ -26,8 +26,8 @@ fn serve_in_a_process_of_its_own() -> Result {
         return Ok(());
     }
     let server = Server::serve(
-        handlers::app(),
         perfshape::pool::Pool::new("served", PoolSettings::workers(1)?)?,
+        handlers::app(),
     )?;
     println!("listening on {}", server.base_url());
     let started = Instant::now();

@@ -12,7 +12,7 @@ use crate::common::{kv, todos};
 
 #[tokio::test]
 async fn creating_a_todo_never_blocks_its_worker() -> Result {
-    let target = Target::serve(todos::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, todos::app())?;
     let create = target
         .post("/todos")
         .json(&json!({ "text": "buy tea" }))
@@ -28,7 +28,7 @@ async fn creating_a_todo_never_blocks_its_worker() -> Result {
 
 #[test]
 fn listing_and_updating_todos_never_block_their_worker() -> Result {
-    let target = Target::serve(todos::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, todos::app())?;
     // Every request a todo of its own: /todos/1, /todos/2, … (the app starts with 100).
     let update = target
         .patch("/todos/1")
@@ -52,7 +52,7 @@ fn listing_and_updating_todos_never_block_their_worker() -> Result {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_key_value_store_never_blocks_its_workers() -> Result {
-    let target = Target::serve(kv::app(100, 32 * 1024), PoolSettings::workers(2)?)?;
+    let target = Target::serve(PoolSettings::workers(2)?, kv::app(100, 32 * 1024))?;
     let value = bytes::Bytes::from(kv::value(7, 32 * 1024));
     // 32 KiB values under keys of their own: gzip of one computes ≈1.6 ms in one poll
     // unoptimised, clear of the 4 ms budget (64 KiB read 3.1–3.8 ms, inconclusive now and
@@ -83,7 +83,7 @@ async fn the_key_value_store_never_blocks_its_workers() -> Result {
 /// the requests queued elsewhere, behind something that admits one at a time.
 #[test]
 fn an_offloaded_query_on_one_connection_holds_and_says_the_requests_queued_elsewhere() -> Result {
-    let target = Target::serve(crate::common::handlers::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, crate::common::handlers::app())?;
     let checked = target
         .get("/queued?ms=10")
         .does_not_block_its_worker()

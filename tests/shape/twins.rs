@@ -14,8 +14,8 @@ use crate::common::{handlers, todos};
 /// The todo list whose create handler also makes a 2 ms synchronous write on its worker.
 fn flawed_todos() -> Result<Target> {
     Target::serve(
-        todos::app_with(todos::Flaw::SyncWrite(Duration::from_millis(2))),
         PoolSettings::workers(1)?,
+        todos::app_with(todos::Flaw::SyncWrite(Duration::from_millis(2))),
     )
 }
 
@@ -51,7 +51,7 @@ fn a_sync_write_in_a_handler_is_a_worker_blocked() -> Result {
 fn a_std_mutex_waited_for_on_the_worker_is_a_worker_blocked() -> Result {
     // The write is offloaded, but the read that follows takes the same std mutex on the
     // worker, which then sleeps until the write lets go.
-    let target = Target::serve(handlers::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, handlers::app())?;
     let checked = target
         .get("/locked?ms=2")
         .does_not_block_its_worker()
@@ -66,7 +66,7 @@ fn a_std_mutex_waited_for_on_the_worker_is_a_worker_blocked() -> Result {
 
 #[test]
 fn a_long_stretch_of_cpu_in_one_poll_is_a_worker_blocked() -> Result {
-    let target = Target::serve(handlers::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, handlers::app())?;
     let checked = target
         .get("/cpu?us=10000&chunk_us=10000")
         .poll_budget(Duration::from_millis(4))
@@ -135,7 +135,7 @@ fn a_mix_names_the_route_with_the_sync_write_and_counts_each_route() -> Result {
 
 #[test]
 fn a_blocking_handler_is_not_three_times_faster_than_itself() -> Result {
-    let target = Target::serve(handlers::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, handlers::app())?;
     let write = target.get("/write?ms=2");
     let checked = write.faster_than(&write, 3.0).check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());

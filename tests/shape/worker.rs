@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::common::{decided, worker};
 
 fn served() -> Result<Target> {
-    Target::serve(worker::app(), PoolSettings::workers(1)?)
+    Target::serve(PoolSettings::workers(1)?, worker::app())
 }
 
 fn login(target: &Target, offload: bool) -> perfshape::Endpoint {

@@ -35,7 +35,7 @@ impl Args {
             "server",
             perfshape::PoolSettings::new(workers, max_blocking)?,
         )?;
-        let server = perfshape::server::Server::serve_on(perfshape::server::app(), pool, bind)?;
+        let server = perfshape::server::Server::serve_on(pool, perfshape::server::app(), bind)?;
         println!(
             "perfshape serving on http://{} (W={workers} B={max_blocking}) for {seconds} s",
             server.addr()

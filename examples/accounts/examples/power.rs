@@ -148,7 +148,7 @@ fn main() -> Result {
         let (mut slept, mut waits) = (Vec::new(), Vec::new());
         for _ in 0..runs {
             let store = Store::connect(row.build, &url).unwrap_or_else(|e| panic!("{e}"));
-            let target = Target::serve(accounts::app(store), PoolSettings::workers(1)?)?;
+            let target = Target::serve(PoolSettings::workers(1)?, accounts::app(store))?;
             let checked = claim(&target, row.kind)
                 .gate_mode(GateMode::Advisory)
                 .artifacts_in(&dir)

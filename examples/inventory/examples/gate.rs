@@ -14,7 +14,7 @@ use serde_json::json;
 fn claims(build: Build, folder: &std::path::Path) -> Result<[Checked; 3], Box<dyn Error>> {
     let database = Database::create(folder.join(format!("{build}.db")))?;
     let store = Store::open(build, &database)?;
-    let target = Target::serve(app(store), PoolSettings::workers(1)?)?.named(build.name());
+    let target = Target::serve(PoolSettings::workers(1)?, app(store))?.named(build.name());
     let movement = target
         .post("/items/sku-0001/movements")
         .json(&json!({ "delta": 1, "note": "delivery" }))

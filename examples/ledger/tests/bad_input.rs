@@ -15,8 +15,8 @@ use prost::Message;
 fn served() -> Result<Target> {
     let core = Core::start(Duration::from_millis(1)).expect("the core starts");
     Target::serve(
-        router(Build::Offloaded, core.addr()),
         PoolSettings::workers(1)?,
+        router(Build::Offloaded, core.addr()),
     )
 }
 

@@ -16,8 +16,8 @@ use prost::Message;
 fn opened(lifecycle: Lifecycle) -> Result<usize> {
     let core = Core::start(Duration::from_millis(1)).expect("the core starts");
     let target = Target::builder().lifecycle(lifecycle).serve(
-        router(Build::Offloaded, core.addr()),
         PoolSettings::workers(1)?,
+        router(Build::Offloaded, core.addr()),
     )?;
     let run = target
         .grpc("/ledger.Ledger/Health", Ping {}.encode_to_vec())

@@ -63,7 +63,7 @@ fn came_out(checked: &Checked, expected: Verdict) {
 /// The ledger in `build` served on one worker, over HTTP/2.
 fn served(build: Build) -> Result<Target> {
     let core = Core::start(ROUND_TRIP).expect("the core starts");
-    Target::serve(router(build, core.addr()), PoolSettings::workers(1)?)
+    Target::serve(PoolSettings::workers(1)?, router(build, core.addr()))
 }
 
 /// Each build and what every claim must say of it: the sync client on the worker is the

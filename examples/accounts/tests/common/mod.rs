@@ -44,8 +44,8 @@ pub(crate) fn served(build: Build, distance: Option<Duration>) -> Served {
     };
     let store = Store::connect(build, &url).unwrap_or_else(|e| panic!("{e}"));
     let target = Target::serve(
-        accounts::app(store),
         PoolSettings::workers(1).expect("one worker"),
+        accounts::app(store),
     )
     .unwrap_or_else(|e| panic!("{e}"));
     Served {

@@ -33,7 +33,7 @@ pub(crate) fn served_with(build: Build, change: impl FnOnce(Store) -> Store) -> 
     let database = Database::create(folder.path().join("inventory.db")).expect("the database");
     let store = change(Store::open(build, &database).expect("the store"));
     // Named for the build, so that each build's claims are told apart in their reports.
-    let target = Target::serve(app(store), PoolSettings::workers(1)?)?.named(build.name());
+    let target = Target::serve(PoolSettings::workers(1)?, app(store))?.named(build.name());
     Ok(Served {
         target,
         database,
