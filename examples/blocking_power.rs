@@ -398,7 +398,7 @@ fn main() -> Result {
             let report = checked.report();
             if expect
                 .says
-                .is_some_and(|why| report.headline().contains(why))
+                .is_some_and(|why| report.finding().is_some_and(|f| f.contains(why)))
             {
                 said += 1;
             }

@@ -105,25 +105,90 @@ pub struct ClaimReport {
 }
 
 impl ClaimReport {
-    /// One line: the verdict, the claim and what it found in words — "broken: \"POST
-    /// /orders does not block its worker\" — waits ≈0.24 ms of each 0.70 ms request while
-    /// holding its worker (34.4 %, at most 5 %)". A claim that measured no round says why
-    /// instead (perfshape or the machine was the limit, and which). The figure and the band
-    /// are on the line that says how sure the verdict is ([`ClaimReport::sureness`]).
+    /// One line of at most 149 characters (160 with the "perfshape: " a report is printed
+    /// after): the verdict, the claim and what it
+    /// found, to its first clause — "broken: \"POST /orders does not block its worker\" —
+    /// waits ≈0.24 ms of each 0.70 ms request while holding its worker". The rest of what it
+    /// found is [`ClaimReport::detail`], the line under it. A claim that measured no round
+    /// says why instead (perfshape or the machine was the limit, and which). The figure and
+    /// the band are on the line that says how sure the verdict is
+    /// ([`ClaimReport::sureness`]).
     pub fn headline(&self) -> String {
-        format!(
-            "{}: {:?}{}",
-            self.verdict,
-            self.name,
-            self.finding()
-                .map(|e| format!(" — {e}"))
-                .unwrap_or_default()
-        )
+        let (brief, _) = self.split();
+        if brief.is_empty() {
+            format!("{}: {:?}", self.verdict, self.name)
+        } else {
+            format!("{}{brief}", self.prefix())
+        }
+    }
+
+    /// What the claim found past its headline's first clause — the share against the
+    /// allowance, the call the kernel saw — where the headline did not hold all of it.
+    pub fn detail(&self) -> Option<String> {
+        let (_, rest) = self.split();
+        (!rest.is_empty()).then(|| unwrapped(rest))
+    }
+
+    /// "broken: \"POST /orders does not block its worker\"", and " — " where a finding
+    /// follows.
+    fn prefix(&self) -> String {
+        let dash = if self.finding().is_some() {
+            " — "
+        } else {
+            ""
+        };
+        format!("{}: {:?}{dash}", self.verdict, self.name)
+    }
+
+    /// The finding as the headline takes it and the rest: the whole where it fits in
+    /// `HEADLINE_MAX`, nothing where the claim's name leaves less than `LEAST_BRIEF`, else cut before its first "; " or, where that is still too long,
+    /// its first " (" or, failing those, the last word that fits (with "…").
+    fn split(&self) -> (String, &str) {
+        let Some(finding) = self.finding() else {
+            return (String::new(), "");
+        };
+        let room = HEADLINE_MAX.saturating_sub(self.prefix().chars().count());
+        let fits = |text: &str| text.chars().count() <= room;
+        if fits(finding) {
+            return (finding.to_string(), "");
+        }
+        // A claim whose name leaves too little room (a mix names every route) says what it
+        // found on the line under it, whole.
+        if room < LEAST_BRIEF {
+            return (String::new(), finding);
+        }
+        for mark in ["; ", " ("] {
+            if let Some(at) = finding.find(mark)
+                && fits(&finding[..at])
+            {
+                let rest = finding[at..].trim_start_matches("; ").trim_start();
+                return (finding[..at].to_string(), rest);
+            }
+        }
+        let mut end = 0;
+        for (at, c) in finding.char_indices() {
+            if c == ' ' {
+                if fits(&finding[..at]) {
+                    end = at;
+                } else {
+                    break;
+                }
+            }
+        }
+        let end = if end == 0 {
+            finding
+                .char_indices()
+                .nth(room.saturating_sub(1))
+                .map_or(finding.len(), |(at, _)| at)
+        } else {
+            end
+        };
+        (format!("{}…", &finding[..end]), finding[end..].trim_start())
     }
 
     /// What the claim found, in words: its first sentence of meaning, or why no round was
-    /// measured.
-    fn finding(&self) -> Option<&str> {
+    /// measured. The headline leads with it, cut to fit ([`ClaimReport::detail`]).
+    pub fn finding(&self) -> Option<&str> {
         match self.explanation.first() {
             Some(first) => Some(first.as_str()),
             None if self.rounds.is_empty() => Some(self.reason.as_str()),
@@ -162,6 +227,9 @@ impl ClaimReport {
     /// [`REPORT_ENV`]`=full`; `{report:#}` is the full report.
     pub fn lead(&self) -> String {
         let mut s = self.headline();
+        if let Some(detail) = self.detail() {
+            let _ = write!(s, "\n  found: {detail}");
+        }
         if let Some(advice) = &self.advice {
             let _ = write!(s, "\n  cause: {}\n  do: {}", advice.cause, advice.action);
         }
@@ -257,6 +325,38 @@ fn fnv1a(text: &str) -> u64 {
     })
 }
 
+/// `rest` with the parentheses of a leading parenthetical taken off — "(26.8 %, at most
+/// 5 %); the kernel saw …" reads "26.8 %, at most 5 %; the kernel saw …" on a line of its
+/// own.
+fn unwrapped(rest: &str) -> String {
+    let Some(inner) = rest.strip_prefix('(') else {
+        return rest.to_string();
+    };
+    let mut depth = 1;
+    for (at, c) in inner.char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return format!("{}{}", &inner[..at], &inner[at + 1..]);
+                }
+            }
+            _ => {}
+        }
+    }
+    rest.to_string()
+}
+
+/// The fewest characters of a finding the headline cuts it to: with less room, the finding
+/// goes whole to the line under it.
+const LEAST_BRIEF: usize = 40;
+
+/// The most characters a report's first line takes, "perfshape: " before it included: a
+/// failure is read in the time it takes to read one line (the verdict, the claim, and
+/// what held the worker), and the rest under it.
+pub(crate) const HEADLINE_MAX: usize = 160 - "perfshape: ".len();
+
 /// `PERFSHAPE_REPORT=full` prints every claim's full report — every meaning, the evidence,
 /// each round, the settings and the machine — where the default leads with what is wrong,
 /// its cause, what to do and how sure, and names where the rest is.
@@ -277,6 +377,9 @@ impl std::fmt::Display for ClaimReport {
         }
         let mut s = String::new();
         let _ = writeln!(s, "{}", self.headline());
+        if let Some(detail) = self.detail() {
+            let _ = writeln!(s, "  found: {detail}");
+        }
         if let Some(advice) = &self.advice {
             let _ = writeln!(s, "  cause: {}", advice.cause);
             let _ = writeln!(s, "  do: {}", advice.action);

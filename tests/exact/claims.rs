@@ -422,6 +422,63 @@ fn ideal_and_context_come_from_the_sides() -> Result {
 
 /// What a claim means goes in its headline and its report, and in the snapshot only when
 /// it does not hold (it carries figures).
+/// A failure is read in one line: at most 160 characters with the "perfshape: " it is
+/// printed after — the verdict, the claim, and what it found to its first clause — and the
+/// rest of what it found on the line under it, said once.
+#[test]
+fn a_report_leads_with_one_line_of_at_most_160_characters() -> Result {
+    let calls = Mutex::new(Vec::new());
+    let found = "waits ≈0.14 ms of each 0.53 ms request while holding its worker (26.8 %, at most 5 %, at least 0.05 ms); the kernel saw it blocked in fsync() of /tmp/.tmpit9WTY/on-worker.db-wal, in 10 of the 10 samples that caught the worker waiting";
+    let broken = Claim::ratio(
+        "POST /items/sku-0001/movements does not block its worker",
+        series("a", &[0.2], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .explain(move |_| vec![found.to_string()])
+    .gate_mode(perfshape::claim::GateMode::Advisory)
+    .artifacts_in(crate::scratch())
+    .check()?;
+    let report = broken.report();
+    let headline = report.headline();
+    assert_eq!(
+        headline,
+        "broken: \"POST /items/sku-0001/movements does not block its worker\" — waits ≈0.14 ms of each 0.53 ms request while holding its worker"
+    );
+    assert!(format!("perfshape: {headline}").chars().count() <= 160);
+    assert_eq!(
+        report.detail().as_deref(),
+        Some(
+            "26.8 %, at most 5 %, at least 0.05 ms; the kernel saw it blocked in fsync() of /tmp/.tmpit9WTY/on-worker.db-wal, in 10 of the 10 samples that caught the worker waiting"
+        )
+    );
+    let lead = report.lead();
+    let mut lines = lead.lines();
+    assert_eq!(lines.next(), Some(headline.as_str()));
+    assert!(
+        lines
+            .next()
+            .is_some_and(|l| l.starts_with("  found: 26.8 %")),
+        "{lead}"
+    );
+    // The whole finding stays whole where a reader asks for it.
+    assert_eq!(report.finding(), Some(found));
+    // One that fits is the headline whole, with nothing under it.
+    let fits = Claim::ratio(
+        "a ÷ b",
+        series("a", &[0.2], &calls),
+        series("b", &[0.1], &calls),
+    )
+    .at_least(3.0)
+    .explain(|_| vec!["took 2.0×".to_string()])
+    .gate_mode(perfshape::claim::GateMode::Advisory)
+    .artifacts_in(crate::scratch())
+    .check()?;
+    assert!(fits.report().headline().ends_with("— took 2.0×"));
+    assert_eq!(fits.report().detail(), None);
+    Ok(())
+}
+
 #[test]
 fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     let calls = Mutex::new(Vec::new());

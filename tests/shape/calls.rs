@@ -47,8 +47,8 @@ fn a_note_synced_with_std_fs_blocks_and_its_report_names_the_file() -> Result {
         assert!(
             checked
                 .report()
-                .headline()
-                .contains("the kernel saw it blocked in"),
+                .finding()
+                .is_some_and(|f| f.contains("the kernel saw it blocked in")),
             "{report}"
         );
     }

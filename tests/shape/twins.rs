@@ -96,8 +96,8 @@ fn a_list_waits_while_the_sync_write_holds_the_worker() -> Result {
     assert!(
         checked
             .report()
-            .headline()
-            .contains("every worker was held")
+            .finding()
+            .is_some_and(|f| f.contains("every worker was held"))
     );
     Ok(())
 }

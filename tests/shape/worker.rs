@@ -103,11 +103,8 @@ fn an_audit_write_in_a_spawned_task_blocks_the_worker() -> Result {
     let target = served()?;
     let checked = order(&target, false).does_not_block_its_worker().check()?;
     if expect(&checked, Verdict::Broken) {
-        let headline = checked.report().headline();
-        assert!(
-            headline.contains("outside the requests' own polls"),
-            "{headline}"
-        );
+        let found = checked.report().finding().unwrap_or_default();
+        assert!(found.contains("outside the requests' own polls"), "{found}");
         let outside = checked.report().observed["worker waiting outside polls ms"];
         assert!(outside > 1.0, "{}", checked.report());
     }
@@ -223,10 +220,10 @@ fn a_launched_service_s_long_stretch_of_cpu_breaks() -> Result {
         .does_not_block_its_worker()
         .check()?;
     if expect(&inline, Verdict::Broken) {
-        let headline = inline.report().headline();
+        let found = inline.report().finding().unwrap_or_default();
         assert!(
-            headline.contains("computes 10 ms in one stretch serving one request"),
-            "{headline}"
+            found.contains("computes 10 ms in one stretch serving one request"),
+            "{found}"
         );
     }
     Ok(())
@@ -274,11 +271,8 @@ fn a_mix_counts_what_a_route_s_spawned_task_makes_the_worker_wait() -> Result {
         |offload: bool| target.mix([(order(&target, offload), 1), (target.get("/health"), 1)]);
     let flawed = mix(false).none_blocks_its_worker().check()?;
     if expect(&flawed, Verdict::Broken) {
-        let headline = flawed.report().headline();
-        assert!(
-            headline.contains("outside every route's polls"),
-            "{headline}"
-        );
+        let found = flawed.report().finding().unwrap_or_default();
+        assert!(found.contains("outside every route's polls"), "{found}");
     }
     expect(&mix(true).none_blocks_its_worker().check()?, Verdict::Holds);
     Ok(())

@@ -47,13 +47,13 @@ fn diesel_on_the_worker_blocks_it_at_production_distance() -> Result {
     let served = served(Build::OnWorker, Some(DISTANCE));
     let checked = list(&served.target).does_not_block_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
-    let headline = checked.report().headline();
-    assert!(headline.contains("waits ≈"), "{}", checked.report());
+    let found = checked.report().finding().unwrap_or_default();
+    assert!(found.contains("waits ≈"), "{}", checked.report());
     // The kernel names the call where it is read (Linux): libpq's wait on its connection,
     // to the proxy.
-    if !headline.contains("is not read") {
+    if !found.contains("is not read") {
         assert!(
-            headline.contains("on its connection to perfshape's Downstream to"),
+            found.contains("on its connection to perfshape's Downstream to"),
             "{}",
             checked.report()
         );

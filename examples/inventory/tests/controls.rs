@@ -50,11 +50,8 @@ fn the_traffic_on_the_sync_driver_names_the_write() -> Result {
     let checked = traffic(&served.target).none_blocks_its_worker().check()?;
     let report = checked.report();
     assert_eq!(checked.verdict(), Verdict::Broken, "{report}");
-    // The headline's sentence, after the claim's name (which lists every route).
-    let headline = report.headline();
-    let (_, sentence) = headline
-        .split_once(" — ")
-        .expect("a headline with a sentence");
+    // What it found, after the claim's name (which lists every route).
+    let sentence = report.finding().expect("a finding");
     assert!(
         sentence.starts_with("POST /items/sku-0001/movements waits"),
         "{report}"
