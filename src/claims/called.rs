@@ -33,6 +33,19 @@ pub(crate) fn route(path: &str) -> Place {
     Place::Route(path.split('?').next().unwrap_or(path).to_string())
 }
 
+/// The call the kernel saw the worker blocked in at `route`, in words, and in how many of
+/// the samples that caught it waiting: what a report on a wait leads with ("blocked in
+/// fsync() of /var/app/audit.log"). `None` where no sample caught it waiting, or the
+/// samples are not read here ([`named`] says which).
+pub(crate) fn blocked_in(calls: &Calls, route: &Place) -> Option<(String, u32, u32)> {
+    if !crate::blocked_call::available() {
+        return None;
+    }
+    calls
+        .commonest_wait(route)
+        .map(|(seen, n, all)| (words(&seen), n, all))
+}
+
 /// What the samples say of a hold `how` at `route` (a task's wait: outside any response),
 /// in words: "write() of /tmp/app/audit.log, in 31 of the 40 samples that caught the worker
 /// waiting". `None` where nothing at that place was sampled; where the samples are not read

@@ -48,7 +48,7 @@ fn a_note_synced_with_std_fs_blocks_and_its_report_names_the_file() -> Result {
             checked
                 .report()
                 .finding()
-                .is_some_and(|f| f.contains("the kernel saw it blocked in")),
+                .is_some_and(|f| f.starts_with("blocked in ")),
             "{report}"
         );
     }

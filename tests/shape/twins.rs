@@ -36,9 +36,15 @@ fn a_sync_write_in_a_handler_is_a_worker_blocked() -> Result {
         headline.starts_with("broken: \"POST /todos does not block its worker\" — "),
         "{headline}"
     );
+    // What held the worker leads: the call where the kernel named it, the wait after it.
+    let found = checked.report().finding().unwrap_or_default();
     assert!(
-        headline.contains("waits ≈2."),
-        "the report says it waits: {headline}"
+        found.contains("waits ≈2."),
+        "the report says it waits: {found}"
+    );
+    assert!(
+        headline.contains("— blocked in "),
+        "the first line names the call: {headline}"
     );
     // The evidence from outside is of 20 concurrent requests, not fewer: on one worker
     // they take ≈16× one alone (a fan-out of 1 would read ≈1×).
@@ -60,7 +66,14 @@ fn a_std_mutex_waited_for_on_the_worker_is_a_worker_blocked() -> Result {
         return Ok(());
     };
     assert_eq!(verdict, Verdict::Broken, "{}", checked.report());
-    assert!(checked.report().headline().contains("waits ≈"));
+    let found = checked.report().finding().unwrap_or_default();
+    assert!(found.contains("waits ≈"), "{found}");
+    // The kernel names the lock's wait: futex().
+    assert!(
+        checked.report().headline().contains("— blocked in futex()"),
+        "{}",
+        checked.report().headline()
+    );
     Ok(())
 }
 

@@ -115,7 +115,14 @@ pub(super) fn sentences(
         } else {
             Hold::Waits
         };
-        format!("waits {waits}{}", seen(how))
+        // The call first, where the kernel named it: what held the worker leads the
+        // report's first line.
+        match (how, called::blocked_in(calls, route)) {
+            (Hold::Waits, Some((call, n, all))) => format!(
+                "blocked in {call} (the kernel saw it in {n} of the {all} samples that caught the worker waiting); it waits {waits}"
+            ),
+            _ => format!("waits {waits}{}", seen(how)),
+        }
     } else {
         format!(
             "computes {} in one {} without giving its worker back (budget {budget}); it waits {waits}{}",
