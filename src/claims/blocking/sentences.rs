@@ -83,7 +83,12 @@ pub(super) fn sentences(
     // a hold, and the queue for the workers after it.
     let on_the_workers =
         matches!(queue, Queue::OnTheWorkers(_)) && report.verdict == Verdict::Inconclusive;
-    let first = if report.verdict.holds() || on_the_workers {
+    // An undecided claim whose median round kept within every part of its allowance (its
+    // rounds too few, or a build that cannot tell) says what its polls did as a hold does,
+    // not as a break.
+    let within = waiting_used <= 1.0 && computing_used <= 1.0 && slept_used <= 1.0;
+    let undecided_within = report.verdict == Verdict::Inconclusive && within;
+    let first = if report.verdict.holds() || on_the_workers || undecided_within {
         if h.all_waiting() < Duration::from_micros(5) {
             format!(
                 "never waits while holding its worker (each {} request); {longest} computes {computes}",
