@@ -224,39 +224,46 @@ impl Request {
 
     /// A JSON body serialised by serde, with `Content-Type: application/json`; a value serde
     /// cannot serialise is named when the request is first used, before any load.
-    pub fn json<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Request {
-        match serde_json::to_vec(value) {
-            Ok(body) => {
-                self.headers
-                    .insert(CONTENT_TYPE, HeaderValue::from_static("application/json"));
-                self.body = Some(body.into());
-            }
-            Err(e) => self.fail(
-                "JSON body",
-                format!("{e} (for {} {})", self.method, self.path),
-                "a value serde_json can serialise",
-            ),
-        }
-        self
+    pub fn json<T: serde::Serialize + ?Sized>(self, value: &T) -> Request {
+        self.encoded(
+            serde_json::to_vec(value).map_err(|e| e.to_string()),
+            "application/json",
+            ("JSON body", "a value serde_json can serialise"),
+        )
     }
 
     /// A form body (`application/x-www-form-urlencoded`, as an HTML form posts), encoded by
     /// serde (as reqwest's `RequestBuilder::form`): a sign-in, a search. A value that cannot
     /// be encoded is named when the request is first used, before any load.
-    pub fn form<T: serde::Serialize + ?Sized>(mut self, value: &T) -> Request {
-        match serde_urlencoded::to_string(value) {
-            Ok(body) => {
-                self.headers.insert(
-                    CONTENT_TYPE,
-                    HeaderValue::from_static("application/x-www-form-urlencoded"),
-                );
-                self.body = Some(body.into());
-            }
-            Err(e) => self.fail(
+    pub fn form<T: serde::Serialize + ?Sized>(self, value: &T) -> Request {
+        self.encoded(
+            serde_urlencoded::to_string(value).map_err(|e| e.to_string()),
+            "application/x-www-form-urlencoded",
+            (
                 "form body",
-                format!("{e} (for {} {})", self.method, self.path),
                 "a struct or a list of pairs of plain values (serde_urlencoded)",
             ),
+        )
+    }
+
+    /// The body `encoded` with its `content_type`, or, where it could not be encoded, the
+    /// refusal naming `what` and what is `allowed`.
+    fn encoded(
+        mut self,
+        encoded: std::result::Result<impl Into<bytes::Bytes>, String>,
+        content_type: &'static str,
+        (what, allowed): (&'static str, &'static str),
+    ) -> Request {
+        match encoded {
+            Ok(body) => {
+                self.headers
+                    .insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+                self.body = Some(body.into());
+            }
+            Err(e) => {
+                let value = format!("{e} (for {} {})", self.method, self.path);
+                self.fail(what, value, allowed);
+            }
         }
         self
     }
