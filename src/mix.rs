@@ -113,11 +113,10 @@ impl Mix {
         Ok(())
     }
 
-    /// The order of one cycle of the mix: route and the route's own count before it.
-    pub(crate) fn cycle(&self) -> Vec<(usize, usize)> {
+    /// The order of one cycle of the mix: the route of each of its requests.
+    pub(crate) fn cycle(&self) -> Vec<usize> {
         let total: usize = self.routes.iter().map(|(_, w)| w).sum();
         let mut current = vec![0i64; self.routes.len()];
-        let mut seen = vec![0usize; self.routes.len()];
         let mut cycle = Vec::with_capacity(total);
         for _ in 0..total {
             for (c, (_, weight)) in current.iter_mut().zip(&self.routes) {
@@ -127,8 +126,7 @@ impl Mix {
                 .max_by_key(|&r| (current[r], std::cmp::Reverse(r)))
                 .unwrap_or(0);
             current[best] -= total as i64;
-            cycle.push((best, seen[best]));
-            seen[best] += 1;
+            cycle.push(best);
         }
         cycle
     }
@@ -139,10 +137,7 @@ impl Mix {
         let cycle = Arc::new(self.cycle());
         let routes: Arc<Vec<(Endpoint, usize)>> = Arc::new(self.routes.clone());
         let (first, _) = &self.routes[0];
-        let vary = move |i: usize, _: Request| {
-            let (route, _) = cycle[i % cycle.len()];
-            routes[route].0.next_request()
-        };
+        let vary = move |i: usize, _: Request| routes[cycle[i % cycle.len()]].0.next_request();
         Ok(
             Plan::new(self.target.base(), first.request(), Some(Arc::new(vary)))?
                 .labelled(self.name()),

@@ -217,8 +217,7 @@ impl Mix {
             vec![Vec::new(); self.routes.len()];
         let mut received: BTreeMap<String, usize> = BTreeMap::new();
         for record in &run.records {
-            let (route, _) = cycle[record.index % cycle.len()];
-            records[route].push(record);
+            records[cycle[record.index % cycle.len()]].push(record);
             if let Some(label) = &record.received {
                 *received.entry(label.clone()).or_default() += 1;
             }

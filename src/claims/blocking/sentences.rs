@@ -190,9 +190,7 @@ pub(super) fn sentences(
     }
     // The requests queued, but not for the worker: behind something that admits few at a
     // time (where they queued for the workers, the claim is inconclusive: `unexplained`).
-    if let Queue::OnTheWorkers(busy) = queue
-        && on_the_workers
-    {
+    if let (Queue::OnTheWorkers(busy), true) = (queue, on_the_workers) {
         lines[0].push_str(&format!(
             "; but its requests queued for a worker that was busy {:.0} % of the time with something its polls do not explain",
             busy * 100.0
