@@ -11,11 +11,10 @@ use std::time::Duration;
 use crate::client::{Plan, Request, Vary};
 use crate::error::{Refused, Result, check_range};
 use crate::limits::MAX_REQUESTS;
-use crate::load::{Load, ScenarioInput};
 use crate::run::Run;
 use crate::target::Target;
 
-use crate::vocab::{Allowance, ClientStrategy, Held, PoolSettings, ServerStrategy};
+use crate::vocab::{Allowance, ClientStrategy, Held, PoolSettings};
 
 /// A comparison's fan-out ([`Endpoint::faster_than`]): at least this many requests, and
 /// at least [`COMPARISON_PER_WORKER`] per server worker, so a handler holding its worker
@@ -330,30 +329,6 @@ impl Endpoint {
             COMPARISON_FAN_OUT.max(COMPARISON_PER_WORKER * workers)
         })
     }
-
-    /// This endpoint, claimed to behave like `scenario`'s server strategy with its work
-    /// time (say, an async handler of 20 ms): the load goes to this endpoint, and its
-    /// measures expect what the model predicts for that strategy.
-    pub fn load(&self, scenario: impl Into<ScenarioInput>) -> Result<Load> {
-        let scenario = scenario.into().0?;
-        Load::new(self.target(), self.plan()?, scenario.clone(), scenario)
-    }
-
-    #[doc(hidden)]
-    /// Offers `actual`'s load to this endpoint while the measures state `claimed`: a
-    /// negative control, as [`Target::load_claiming`] is for the demo service.
-    pub fn load_claiming(
-        &self,
-        actual: impl Into<ScenarioInput>,
-        claimed: impl Into<ScenarioInput>,
-    ) -> Result<Load> {
-        Load::new(
-            self.target(),
-            self.plan()?,
-            actual.into().0?,
-            claimed.into().0?,
-        )
-    }
 }
 
 // A target's endpoints are made here, beside what an endpoint is, so that `target.rs`
@@ -413,11 +388,5 @@ impl Target {
     /// [`Endpoint::vary`]).
     pub fn request(&self, request: Request) -> Endpoint {
         Endpoint::new(self, request)
-    }
-
-    /// The demo service's endpoint for `strategy` with `work` (`/blocking?ms=20`, …),
-    /// checked as [`checked_get`](Self::checked_get) checks one.
-    pub fn demo_endpoint(&self, strategy: ServerStrategy, work: Duration) -> Result<Endpoint> {
-        self.checked_get(&strategy.path_and_query(work)?)
     }
 }

@@ -1,10 +1,7 @@
-//! One error type for the whole crate.
+//! One error type for the whole gate.
 //!
 //! Every variant names what is wrong and what would be right, so that a user reading the
 //! message can fix the input without reading perfshape's source.
-
-#[cfg(feature = "experiments")]
-use std::path::PathBuf;
 
 /// Everything perfshape can refuse or fail at.
 ///
@@ -34,10 +31,6 @@ pub enum Error {
         /// The names perfshape knows.
         expected: String,
     },
-    #[cfg(feature = "experiments")]
-    /// A fixture file could not be read or is not a valid experiment.
-    #[error(transparent)]
-    Fixture(#[from] FixtureError),
     /// An operating-system resource (thread, socket, runtime, file) could not be had.
     #[error("{what}: {source}")]
     Io {
@@ -133,16 +126,6 @@ pub enum Error {
         /// something other than a claim, such as a snapshot).
         reports: Vec<crate::outcome::ClaimReport>,
     },
-    #[cfg(feature = "experiments")]
-    /// A load engine (Locust, k6) could not be started, or ran and failed: which engine,
-    /// the command or process, and what it said.
-    #[error("{engine}: {what}")]
-    Engine {
-        /// `locust` or `k6`.
-        engine: &'static str,
-        /// What went wrong, with the engine's own words where it gave any.
-        what: String,
-    },
     /// The builder a served service was given
     /// ([`Target::serve_with`](crate::Target::serve_with)) returned an error, panicked or
     /// did not finish in time, or a launch function
@@ -152,36 +135,11 @@ pub enum Error {
         /// What the builder did: its error, its panic's message, or how long it ran.
         what: String,
     },
-    /// A service a comparison starts from a command could not be started, or did not
-    /// listen: which side, the command as run, and what happened (its last output lines).
-    #[error("the {name} command `{command}` {what}")]
-    Service {
-        /// `base` or `candidate`.
-        name: String,
-        /// The command, its port filled in.
-        command: String,
-        /// What went wrong.
-        what: String,
-    },
-    #[cfg(feature = "experiments")]
-    /// An engine's statistics lack what a verdict needs — a row, a round, a column — or
-    /// hold failed requests: no verdict is taken from partial data.
-    #[error("{source_name}: {what}")]
-    Statistics {
-        /// The statistics file (or the run) they came from.
-        source_name: String,
-        /// What is missing or wrong.
-        what: String,
-    },
-    #[cfg(feature = "experiments")]
-    /// A plot could not be drawn (a report's figure).
-    #[error("drawing {what}: {reason}")]
-    Plot {
-        /// Which figure.
-        what: String,
-        /// The plotting library's message.
-        reason: String,
-    },
+    /// An error of code built on perfshape — the experiments' crate, a harness of a
+    /// team's — raised where perfshape's error is expected (inside a
+    /// [`Measure`](crate::claim::Measure)): its message, and its causes.
+    #[error(transparent)]
+    Other(Box<dyn std::error::Error + Send + Sync>),
 }
 
 /// What became of a task that did not return — "panicked: no DATABASE_URL", "was
@@ -211,7 +169,7 @@ impl std::fmt::Debug for Error {
         write!(f, "{self}")?;
         let mut source = std::error::Error::source(self);
         while let Some(cause) = source {
-            // Fixture errors already include their kind's message in their own.
+            // A cause already in the message (a wrapped error's) is not said twice.
             if !self.to_string().contains(&cause.to_string()) {
                 write!(f, "\n  caused by: {cause}")?;
             }
@@ -219,42 +177,6 @@ impl std::fmt::Debug for Error {
         }
         Ok(())
     }
-}
-
-/// A fixture that cannot be loaded: the file, the line, and what is wrong there.
-#[cfg(feature = "experiments")]
-#[derive(Debug, thiserror::Error)]
-#[error("{}:{line}: {kind}", path.display())]
-pub struct FixtureError {
-    /// The fixture file.
-    pub path: PathBuf,
-    /// The 1-based line the problem is on (1 when the file could not be read at all).
-    pub line: usize,
-    /// What is wrong.
-    #[source]
-    pub kind: FixtureErrorKind,
-}
-
-/// What is wrong in a fixture.
-#[cfg(feature = "experiments")]
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum FixtureErrorKind {
-    /// The file could not be read.
-    #[error("cannot read the fixture: {0}")]
-    Read(#[source] std::io::Error),
-    /// The TOML is malformed, a field is missing or has the wrong type.
-    #[error("{0}")]
-    Toml(String),
-    /// A field is present but its value is not acceptable.
-    #[error("{field}: {source}")]
-    Field {
-        /// Where the field is, e.g. `scenario[2].n`.
-        field: String,
-        /// Why it is not acceptable.
-        #[source]
-        source: Box<Error>,
-    },
 }
 
 /// `Result` with perfshape's [`Error`]; the default `T = ()` lets tests end in `Ok(())`.
@@ -358,7 +280,7 @@ impl Refused {
 }
 
 /// Checks that `value` lies in `lo..=hi`, naming the field when it does not.
-pub(crate) fn check_range<T>(field: &'static str, value: T, lo: T, hi: T, unit: &str) -> Result<T>
+pub fn check_range<T>(field: &'static str, value: T, lo: T, hi: T, unit: &str) -> Result<T>
 where
     T: PartialOrd + std::fmt::Display + Copy,
 {

@@ -24,16 +24,12 @@ struct Seen {
 /// it and the report that shows it. A running service's workers are not ours to read: for
 /// a URL target only the machine and the load client are.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Evidence(Notes<Seen>);
+pub struct Evidence(Notes<Seen>);
 
 impl Evidence {
     /// Runs `load` on `target`, reading the machine, the load client's pool and (when
     /// perfshape serves the target) the server's pool around it.
-    pub(crate) fn observe<T>(
-        &self,
-        target: &Target,
-        load: impl FnOnce() -> Result<T>,
-    ) -> Result<T> {
+    pub fn observe<T>(&self, target: &Target, load: impl FnOnce() -> Result<T>) -> Result<T> {
         let meter = UsageMeter::start(target.client(), target.served().map(|s| s.pool()));
         let started = Instant::now();
         let done = load()?;
@@ -48,14 +44,14 @@ impl Evidence {
     }
 
     /// The last load observed: how long it took and what the machine and the pools did.
-    pub(crate) fn last(&self) -> Option<(std::time::Duration, Usage)> {
+    pub fn last(&self) -> Option<(std::time::Duration, Usage)> {
         self.0.last().map(|s| (s.length, s.usage))
     }
 
     /// The median load (by length), as a line of a report: `runtime over the median 10
     /// concurrent /report: worker 0 busy 204 ms of 205 ms …; machine 2 cores 40% busy;
     /// load client 12% busy; server 50% busy`.
-    pub(crate) fn describe(&self, what: &str) -> Option<String> {
+    pub fn describe(&self, what: &str) -> Option<String> {
         let mut seen = self.0.to_vec();
         seen.sort_by_key(|s| s.length);
         let median = seen.get(seen.len() / 2)?;

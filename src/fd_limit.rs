@@ -10,14 +10,14 @@ use crate::error::Result;
 
 /// Windows has no per-process limit on sockets to raise.
 #[cfg(not(unix))]
-pub(crate) fn ensure_fd_limit(_needed: u64) -> Result<()> {
+pub fn ensure_fd_limit(_needed: u64) -> Result<()> {
     Ok(())
 }
 
 /// Raises the soft limit on open files to at least `needed` (up to the hard limit), or
 /// says how to raise it.
 #[cfg(unix)]
-pub(crate) fn ensure_fd_limit(needed: u64) -> Result<()> {
+pub fn ensure_fd_limit(needed: u64) -> Result<()> {
     let (soft, hard) = rlimit::Resource::NOFILE
         .get()
         .map_err(|e| Error::io("reading the open-files limit", e))?;

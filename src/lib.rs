@@ -1,12 +1,9 @@
-//! # perfshape — the performance *shape* of async vs blocking code, as tested facts
+//! # perfshape — does your async service block its workers? A tested fact, in CI
 //!
-//! Five well-known experiments (ASP.NET, C#) showed that async only pays when client and
-//! server are both async, that blocking handlers starve a thread pool, that offloading
-//! blocking work only moves the cap, that a per-host connection cap turns an async client
-//! back into a queue, and that one task per tiny CPU item is far slower than a loop.
-//! perfshape reproduces them with tokio, axum and reqwest as **claims** — ratios measured
-//! side by side in one run, inside tolerance bands, with a three-way verdict — and lets
-//! you put the same claims on **your own service**:
+//! Put your own `axum::Router` on a constrained pool of perfshape's, name a route, and
+//! claim what it must do; the claim measures it side by side in one run and gives a
+//! three-way verdict: **holds**, **broken** (naming what held the worker) or
+//! **inconclusive** (saying why, and what would tell).
 //!
 //! ```
 //! use axum::{Router, routing::get};
@@ -22,94 +19,87 @@
 //! let target = Target::serve(PoolSettings::workers(1)?, app)?;
 //! let checked = target.get("/report").does_not_block_its_worker().check()?;
 //! assert_eq!(checked.verdict(), Verdict::Broken);
-//! // "waits ≈20 ms of each 21 ms request while holding its worker (97.5 %, at most 5 %) …"
+//! // "broken: GET /report blocked in clock_nanosleep(): a sleep …"
 //! # Ok::<(), perfshape::Error>(())
 //! ```
 //!
-//! What a service team writes, all at the crate's root:
-//! - a [`Target`] is what is measured: your `axum::Router` on a constrained pool
-//!   ([`PoolSettings`]: workers, blocking cap; [`TargetBuilder`] for the load client's
-//!   settings), or a running service's URL — a cheap handle, like `reqwest::Client`;
-//! - an [`Endpoint`] is a [`Request`] on a target (method, path, headers, body, optionally
-//!   varied per request), with the ready-made claims ([`claims`]: does not block its
-//!   worker, keeps answering, concurrency limit, faster than); a [`Mix`] sends several by
-//!   weight and names the route that blocks. On a router perfshape serves, every poll of
-//!   every response is timed and split into computing, waiting and preempted by the worker
-//!   thread's own clocks, so a 50 µs handler that never waits holds and a 2 ms sync call on
-//!   the worker breaks;
+//! In a test, [`assert_shape!`] snapshots the claim's shape (with insta) and fails the test
+//! on a broken claim: `assert_shape!(target.get("/report").does_not_block_its_worker())`.
+//!
+//! What a service team writes is at the crate's root:
+//! - a [`Target`] is what is measured: your router on a constrained pool ([`PoolSettings`]:
+//!   workers, blocking cap), built on that pool ([`Target::serve_with`]) or started as its
+//!   `main` starts it ([`Target::launch`]), or a running service's URL; a cheap handle,
+//!   like `reqwest::Client` ([`TargetBuilder`] for the load client's settings);
+//! - an [`Endpoint`] is a [`Request`] on a target (method, path, headers, a JSON or form
+//!   body, varied per request), with the ready-made [`claims`]: does not block its worker,
+//!   keeps answering during another route, concurrency limit, faster than another build; a
+//!   [`Mix`] sends several routes by weight and names the one that blocks;
 //! - a [`Downstream`] puts the test's database at production's distance;
-//! - a [`Claim`] checks to a [`Checked`] claim with its [`Verdict`]; [`assert_shape!`]
-//!   snapshots its shape and applies the gate; the [`Error`] names what is wrong.
+//! - a [`Claim`] checks to a [`Checked`] claim with its [`Verdict`]; the [`Error`] names
+//!   what is wrong.
 //!
-//! The experiments' vocabulary has modules of its own: a [`scenario::Scenario`] is strategy
-//! × pools × load; on perfshape's demo service it becomes a [`load::Load`] whose measures
-//! expect what the [`model::Model`] predicts; a [`client::LoadClient`] offers a load and
-//! returns a [`run::Run`] (one record per request, `sent == ok + failed`) and its
-//! [`summary::Summary`]; a custom claim's sides are [`claim::Measure`]s; two builds are
-//! compared with a [`compare::Comparison`].
+//! On a router perfshape serves, every poll of every response is timed and split into
+//! computing, waiting and preempted by the worker thread's own clocks, so a 50 µs handler
+//! that never waits holds and a 2 ms sync call on the worker breaks. Nothing asserts an
+//! absolute time: every timing claim is a ratio measured in one run, and a machine too noisy
+//! to tell gets [`Verdict::Inconclusive`], not a false failure.
 //!
-//! Nothing here asserts an absolute time: every timing claim is a ratio measured in one
-//! run, and a machine too noisy to tell gets [`Verdict::Inconclusive`], not a false failure.
-//!
-//! Layers, bottom to top (nothing reaches up; `scripts/import-circles.py` checks it): the
-//! vocabulary (strategies, lifecycles, pool settings, phases, the wire format) and what a
-//! claim decided, as data (its band, verdict and report, which the error type's gate
-//! failure carries) → [`error`] → [`pool`], [`server`], [`inproc`] → [`run`] and
-//! [`summary`] → [`client`] → [`usage`] → [`model`] → [`claim`] → [`Target`] and its
-//! [`TargetBuilder`] → [`scenario`], [`load`], [`endpoint`], [`mix`] (each adding the
-//! `Target` methods that make it), [`probe`] → the ready-made [`claims`] and [`compare`] →
-//! `experiment`, `report` and `external` (a fixture's rows on Locust or k6, judged from
-//! their statistics) → the `perfshape` CLI.
+//! The modules hold what a team reaches for less often: [`claim`] (a claim of your own,
+//! its measures, band and decision rule), [`claims`] (the ready-made claims' types and a
+//! comparison of two builds), [`client`] (the load client's strategies and lifecycles),
+//! [`load`] (what a load measured: one record per request, `sent == ok + failed`), [`probe`]
+//! (the pool behind any URL) and [`runtime`] (the pool and server perfshape runs a service
+//! on, and the downstream proxy).
 //!
 //! Every builder reads as reqwest's: a setter never fails, and what it refuses is named
 //! where the chain ends — a claim's [`check`](Claim::check), an endpoint's first request, a
 //! [`TargetBuilder`]'s constructor — before anything is sent.
+//!
+//! # Features
+//! - `insta` (default): [`assert_shape!`] and [`assert_shapes!`], snapshotting with insta.
+//! - `https`: `https://` targets (rustls with ring).
+//! - `grpc`: gRPC unary calls ([`Request::grpc`]), over HTTP/2; a served router answers
+//!   HTTP/2 too, as a tonic server's routes need.
+//!
+//! The five experiments perfshape reproduces (ASP.NET's, in Rust) are the crate
+//! `perfshape-experiments` beside this one, and the `perfshape` command runs them.
 #![warn(missing_docs)]
+#![cfg_attr(docsrs, feature(doc_cfg))]
 
+#[doc(hidden)]
+pub mod __support;
 #[cfg(feature = "insta")]
 mod assert;
 mod blocked_call;
 mod build;
-#[cfg(feature = "experiments")]
-pub mod catalog;
 pub mod claim;
 pub mod claims;
 pub mod client;
-pub mod compare;
-pub mod cpu_quota;
+mod compare;
+mod cpu_quota;
 mod cut_short;
-pub mod downstream;
-pub mod endpoint;
-pub mod error;
+mod downstream;
+mod endpoint;
+mod error;
 mod evidence;
-#[cfg(feature = "experiments")]
-pub mod experiment;
-#[cfg(feature = "experiments")]
-pub mod external;
 mod fd_limit;
-pub mod inproc;
-mod kernel;
-pub mod limits;
-pub mod load;
+mod limits;
 mod local_downstream;
-pub mod mix;
-pub mod model;
+mod mix;
 mod outcome;
 mod platform;
-pub mod pool;
+mod pool;
 pub mod probe;
 mod record;
-#[cfg(feature = "experiments")]
-pub mod report;
-pub mod run;
-pub mod scenario;
-pub mod server;
+mod run;
+mod server;
 mod service_process;
-pub mod summary;
+mod summary;
 mod target;
 mod target_builder;
 mod thread_clock;
-pub mod usage;
+mod usage;
 mod vocab;
 
 pub use claim::{Checked, Claim, Verdict};
@@ -123,6 +113,26 @@ pub use server::Shutdown;
 pub use target::Target;
 pub use target_builder::TargetBuilder;
 
+/// What a load measured: one record per request (`sent == ok + failed`, always), the
+/// load's figures, and what the machine and both pools were doing meanwhile.
+pub mod load {
+    pub use crate::run::{Connection, CutShort, FailureKind, Outcome, RequestRecord, Run};
+    pub use crate::summary::{Latency, Summary, count_waves};
+    pub use crate::usage::{CpuReading, OWN_SHARE, SATURATED, StealReading, Usage, WAITING};
+}
+
+/// Where perfshape runs a service: the constrained [`Pool`](runtime::Pool), the
+/// [`Server`](runtime::Server) on it with the headers it stamps on every response, the
+/// cgroup's CPU quota, the bounds on every setting, and the [`Downstream`] proxy.
+pub mod runtime {
+    pub use crate::cpu_quota::{CpuQuota, QuotaReading, cpus_in_words};
+    pub use crate::downstream::{Carried, MAX_CONNECTIONS, MAX_LATENCY, Proxy};
+    pub use crate::limits::*;
+    pub use crate::pool::{Activity, Pool, PoolSettings, Scheduler, Window, WorkerActivity};
+    pub use crate::server::{
+        HELD, Held, PEER, RUNTIME, RuntimeFigures, SEQ, SERVED_BY, Server, Service, Shutdown, Split,
+    };
+}
 #[cfg(feature = "insta")]
 #[doc(hidden)]
 pub use insta as __insta;

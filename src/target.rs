@@ -1,5 +1,5 @@
-//! What a claim measures: a router perfshape serves on a constrained pool (yours or its
-//! demo), or a service already running at a URL — with the load client that measures it,
+//! What a claim measures: a router perfshape serves on a constrained pool, or a service
+//! already running at a URL — with the load client that measures it,
 //! on a pool of its own, reused across rounds.
 
 use std::sync::{Arc, OnceLock};
@@ -26,9 +26,10 @@ const SETTLED_WITHIN: Duration = Duration::from_millis(200);
 /// - [`Target::serve`]: your `axum::Router`, served by perfshape on a pool it owns
 ///   (`workers`, `max_blocking`), on `127.0.0.1` at a free port, every response stamped
 ///   with the worker that served it;
-/// - [`Target::url`]: any running service, in any language, on any host you name;
-/// - [`Target::demo`]: perfshape's own demo service, whose routes are the server
-///   strategies of the experiments (the suite's claims run on it).
+/// - [`Target::serve_with`]: your service built on the pool that serves it, what it spawns
+///   as it starts on the workers the claims measure;
+/// - [`Target::launch`]: your service started as its `main` starts it;
+/// - [`Target::url`]: any running service, in any language, on any host you name.
 ///
 /// The load client runs on its own 2-worker pool, so a starved server cannot stall the
 /// clock that measures it; [`Target::builder`] configures another before the target
@@ -53,6 +54,9 @@ const SETTLED_WITHIN: Duration = Duration::from_millis(200);
 pub struct Target {
     base: String,
     kind: Kind,
+    /// What a served router is called in reports: `router`, unless the experiments call
+    /// theirs `demo service`.
+    noun: &'static str,
     name: Option<String>,
     client: Arc<LoadClient>,
     /// A URL's service, when it runs on this machine in a process of its own: found once,
@@ -68,8 +72,6 @@ pub struct Target {
 /// Which kind of target, for reports and for what a target can do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    /// perfshape's demo service.
-    Demo,
     /// A router perfshape serves.
     Router,
     /// A running service at a URL.
@@ -90,6 +92,7 @@ impl Target {
         Target {
             base,
             kind,
+            noun: "router",
             name: None,
             client: Arc::new(client),
             local: Arc::default(),
@@ -248,9 +251,16 @@ impl Target {
         self.server.as_ref().map(|s| s.pool().settings())
     }
 
-    /// Whether this is perfshape's demo service, which serves every server strategy.
-    pub fn is_demo(&self) -> bool {
-        self.kind == Kind::Demo
+    /// The same target, its served router called `noun` in reports (`demo service on W=2
+    /// B=512`): what the experiments' crate calls its demo.
+    pub(crate) fn with_noun(mut self, noun: &'static str) -> Target {
+        self.noun = noun;
+        self
+    }
+
+    /// What a served router is called in reports ([`with_noun`](Self::with_noun)).
+    pub(crate) fn noun(&self) -> &'static str {
+        self.noun
     }
 
     /// The name given with [`named`](Self::named), if any.
@@ -261,12 +271,11 @@ impl Target {
 
 impl std::fmt::Display for Target {
     /// What the target is, in stable words for reports and snapshots (never a port):
-    /// `router on W=1 B=512`, `demo service on W=2 B=512`, `running service`; a
+    /// `router on W=1 B=512`, `launched service on W=1 B=512`, `running service`; a
     /// [`named`](Target::named) target is `new service (router on W=1 B=512)`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let what = match (self.kind, self.pool_settings()) {
-            (Kind::Demo, Some(pool)) => format!("demo service on {pool}"),
-            (Kind::Router, Some(pool)) => format!("router on {pool}"),
+            (Kind::Router, Some(pool)) => format!("{} on {pool}", self.noun),
             (Kind::Launched, Some(pool)) => format!("launched service on {pool}"),
             _ => "running service".to_string(),
         };

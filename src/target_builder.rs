@@ -1,4 +1,4 @@
-//! How a [`Target`] is made: what it is (a router perfshape serves, its demo, a URL) and the
+//! How a [`Target`] is made: what it is (a router perfshape serves, a service it launches, a URL) and the
 //! load client that will measure it, configured before the target exists — as reqwest's
 //! `ClientBuilder` makes a `Client` — so the client's runtime starts once, with every
 //! setting, and every endpoint of the target shares it.
@@ -32,7 +32,7 @@ const CLIENT_WORKERS: usize = 2;
 
 /// A [`Target`] before it exists: the load client that will measure it. Start with
 /// [`Target::builder`], end with what the target is — [`serve`](Self::serve),
-/// [`server`](Self::server), [`demo`](Self::demo), [`url`](Self::url).
+/// [`server`](Self::server), [`url`](Self::url).
 ///
 /// Its setters never fail; the one that ends the chain checks them all and names the first
 /// out of range (`invalid workers: 0 (allowed: 1 to 256)`), before any server or client
@@ -49,7 +49,7 @@ const CLIENT_WORKERS: usize = 2;
 ///     .serve(PoolSettings::workers(1)?, router)?;
 /// assert_eq!(target.client().pool().settings().workers, 1);
 ///
-/// let err = Target::builder().client_workers(0).demo(PoolSettings::workers(1)?).unwrap_err();
+/// let err = Target::builder().client_workers(0).url("http://127.0.0.1:9").unwrap_err();
 /// assert_eq!(err.to_string(), "invalid workers: 0 (allowed: 1 to 256)");
 /// # Ok::<(), perfshape::Error>(())
 /// ```
@@ -180,14 +180,6 @@ impl TargetBuilder {
     /// because building the router needs its runtime).
     pub fn server(self, server: Server) -> Result<Target> {
         Ok(served(server, Kind::Router, self.client()?))
-    }
-
-    /// perfshape's demo service (every server strategy, and `/health`) on a new pool with
-    /// `settings`.
-    pub fn demo(self, settings: PoolSettings) -> Result<Target> {
-        let client = self.client()?;
-        let server = Server::start(Pool::new("server", settings)?)?;
-        Ok(served(server, Kind::Demo, client))
     }
 
     /// A running service at `base` (e.g. `http://127.0.0.1:8080` or
@@ -370,12 +362,6 @@ impl Target {
     /// because building the router needs its runtime).
     pub fn server(server: Server) -> Result<Target> {
         Target::builder().server(server)
-    }
-
-    /// perfshape's demo service (every server strategy, and `/health`) on a new pool with
-    /// `settings`.
-    pub fn demo(settings: PoolSettings) -> Result<Target> {
-        Target::builder().demo(settings)
     }
 
     /// A running service at `base` (e.g. `http://127.0.0.1:8080` or

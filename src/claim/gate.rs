@@ -39,7 +39,7 @@ static SHAPE_LOCK: Mutex<()> = Mutex::new(());
 /// nextest runs each test in its own process and the `shape` test group runs one at a
 /// time; plain `cargo test` runs the tests of a binary on threads, so every claim also
 /// takes this lock while it measures: two claims in one process never overlap.
-pub(crate) fn shape_lock() -> MutexGuard<'static, ()> {
+pub fn shape_lock() -> MutexGuard<'static, ()> {
     // A claim that panicked mid-measurement leaves nothing to repair: measurements own
     // their servers and clients.
     SHAPE_LOCK

@@ -27,13 +27,11 @@ pub use crate::outcome::Band;
 pub use crate::outcome::Expected;
 pub use crate::outcome::Margin;
 pub use crate::outcome::Unit;
-#[cfg(feature = "experiments")]
-pub(crate) use crate::outcome::short;
 pub use crate::outcome::{ClaimReport, OutOfTime, REPORT_ENV, Round, ShapeSummary, artifact_dir};
 pub use crate::outcome::{GATE_ENV, GateMode};
 pub use crate::outcome::{Verdict, median, noise_floor};
 pub use checked::Checked;
-pub(crate) use gate::shape_lock;
+pub use gate::shape_lock;
 pub use measure::Measure;
 pub use notes::Notes;
 pub use rule::{Decision, DecisionRule, MAX_ROUNDS, median_interval};
@@ -312,7 +310,6 @@ impl<'a> Claim<'a> {
     /// engine's statistics): the time that measurement took and its physical limit, which
     /// the report then shows instead of the replay's own (nothing) — so that a run's sum
     /// of measured time against limits counts the engine's run once.
-    #[cfg(feature = "experiments")]
     pub(crate) fn measured_elsewhere(mut self, took: Duration, limit: Duration) -> Self {
         self.elsewhere = Some((took, limit));
         self

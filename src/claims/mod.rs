@@ -1,7 +1,7 @@
 //! The ready-made claims, one file each, each adding its methods to [`Endpoint`]
 //! (or [`Mix`]) from where it lives: does not block its worker, keeps answering, concurrency
-//! limit, faster than, and the traffic mix's none blocks. A comparison of two builds is
-//! [`Comparison`](crate::compare::Comparison).
+//! limit, faster than, and the traffic mix's none blocks; and a [`Comparison`] of two builds
+//! (a base and a candidate) in the same interleaved rounds.
 //!
 //! What they share: how a load's requests held their worker, read from a served router's
 //! polls (`holding.rs`), the served workers' waits outside any response over a claim's whole
@@ -24,4 +24,5 @@ mod outside;
 mod remedy;
 mod worker_watch;
 
+pub use crate::compare::{Comparison, Percentile, SINGLE_IN_A_ROW, SideLoad};
 pub use limit::ConcurrencyLimit;

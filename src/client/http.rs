@@ -6,7 +6,7 @@ use crate::error::{Error, Result};
 
 /// Refuses, before anything is sent, a URL that is not an absolute `http(s)://` URL: a
 /// typo must fail at once, not as N failed requests.
-pub(crate) fn check_url(url: &str) -> Result<reqwest::Url> {
+pub fn check_url(url: &str) -> Result<reqwest::Url> {
     let unreachable = |reason: String| Error::Unreachable {
         url: url.to_string(),
         reason,

@@ -18,11 +18,12 @@ mod shards;
 mod tls;
 
 pub use driver::Driver;
-pub(crate) use http::check_url;
+pub use http::check_url;
 pub use limits::Limits;
 pub use offer::{Canary, LoadRequest};
+pub use request::Plan;
 pub use request::Request;
-pub(crate) use request::{Plan, Vary, path_and_query};
+pub(crate) use request::{Vary, path_and_query};
 
 use std::collections::HashSet;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,12 +48,18 @@ use inner::Inner;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server, scenario::ServerStrategy};
+/// use axum::{Router, routing::get};
+/// use perfshape::client::{ClientStrategy, Lifecycle, LoadClient};
+/// use perfshape::runtime::{Pool, Server};
 ///
-/// // Arrange
-/// let server = Server::start(Pool::workers("server", 2)?)?;
+/// // Arrange: a handler that awaits 20 ms, on two workers.
+/// let router = Router::new().route("/wait", get(|| async {
+///     tokio::time::sleep(Duration::from_millis(20)).await;
+///     "done"
+/// }));
+/// let server = Server::serve(Pool::workers("server", 2)?, router)?;
 /// let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
-/// let url = server.url(&ServerStrategy::Async, Duration::from_millis(20))?;
+/// let url = format!("{}/wait", server.base_url());
 /// // Act
 /// let run = client.run(ClientStrategy::FanOut, &url, 20)?;
 /// // Assert: every request is accounted for.

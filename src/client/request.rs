@@ -340,7 +340,7 @@ pub(crate) struct Prepared {
 /// The requests of one load on a target: the template's (checked before anything is sent)
 /// for every index, or the generator's for each.
 #[derive(Clone)]
-pub(crate) struct Plan {
+pub struct Plan {
     /// How reports name the load's requests: `POST /orders`.
     pub(crate) label: String,
     base: String,
@@ -403,7 +403,7 @@ impl Plan {
 
     /// A plain `GET` of an absolute URL (what [`LoadClient::run`](super::LoadClient::run)
     /// takes).
-    pub(crate) fn get(url: &reqwest::Url) -> Plan {
+    pub fn get(url: &reqwest::Url) -> Plan {
         let template = Request::get(path_and_query(url));
         Plan {
             label: template.to_string(),

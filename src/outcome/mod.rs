@@ -21,8 +21,7 @@ pub use gate_mode::{GATE_ENV, GateMode};
 pub use margin::Margin;
 pub use out_of_time::OutOfTime;
 pub(crate) use out_of_time::what_settles;
-#[cfg(feature = "experiments")]
-pub(crate) use report::short;
+pub use report::short;
 pub use report::{ClaimReport, REPORT_ENV, Round, ShapeSummary, artifact_dir};
 pub use unit::Unit;
 pub use verdict::{Verdict, median, noise_floor};

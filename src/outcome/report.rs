@@ -489,7 +489,7 @@ pub struct ShapeSummary {
 
 /// A figure to four significant digits, so an ideal computed from a model prints the same
 /// on every machine and a snapshot never holds a float's last bits.
-pub(crate) fn short(x: f64) -> String {
+pub fn short(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
         return x.to_string();
     }

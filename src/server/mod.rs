@@ -1,8 +1,6 @@
-//! The server side: any axum `Router` served on a constrained [`Pool`], and perfshape's
-//! demo service whose routes are the server strategies.
+//! The server side: any axum `Router` served on a constrained [`Pool`], every response
+//! stamped with the worker that served it and its polls clocked.
 
-mod demo;
-mod faults;
 mod launched;
 pub(crate) mod ledger;
 mod trace;
@@ -10,30 +8,17 @@ mod trace;
 use std::net::SocketAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
 
 use axum::serve::ListenerExt;
 
 pub use crate::vocab::wire::{HELD, PEER, RUNTIME, SEQ, SERVED_BY, Split};
-pub use crate::vocab::{Held, RuntimeFigures, WorkReport};
+pub use crate::vocab::{Held, RuntimeFigures};
 pub use launched::Shutdown;
 
 use self::ledger::Ledger;
 use crate::error::{Error, Result};
 use crate::limits::ACCEPT_BACKLOG;
 use crate::pool::Pool;
-use crate::vocab::ServerStrategy;
-
-/// perfshape's demo router, for calling without a socket (tests, paused time).
-///
-/// Every strategy's route (`/blocking?ms=20`, `/async?ms=20`, `/offload?ms=20`,
-/// `/mixed?block_ms=10&wait_ms=10`, `/cpu?ms=20` or `?iters=N`, `/lock?ms=20`) and
-/// `/health`, each answering with a [`WorkReport`]; and faults on demand
-/// (`/fault/status?every=3&ms=N` answers 500 to every third request, `/fault/drop?ms=N`
-/// cuts its response short, `/fault/stall?ms=N` waits N ms).
-pub fn app() -> axum::Router {
-    demo::app(demo::AppState::new(Instant::now())).merge(faults::routes())
-}
 
 /// What a [`Server`] serves: a tower service of HTTP requests that never fails (its errors
 /// are responses), as `axum::serve` takes — an `axum::Router`, or layers around one.
@@ -63,8 +48,7 @@ impl<S> Service for S where
 {
 }
 
-/// A router running on its own [`Pool`], bound to a local port: perfshape's demo
-/// ([`Server::start`]) or anyone's ([`Server::serve`]).
+/// A router running on its own [`Pool`], bound to a local port.
 ///
 /// Every response gets the [`SERVED_BY`], [`PEER`], [`RUNTIME`] and [`HELD`] headers, Nagle is off
 /// on every accepted connection (a small response held back by Nagle plus a delayed ACK
@@ -73,16 +57,12 @@ impl<S> Service for S where
 /// are stuck in a blocking call.
 ///
 /// ```
-/// use std::time::Duration;
-/// use perfshape::{pool::Pool, server::Server, scenario::ServerStrategy};
+/// use axum::{Router, routing::get};
+/// use perfshape::runtime::{Pool, Server};
 ///
-/// // Arrange: the demo service on two workers.
-/// let server = Server::start(Pool::workers("server", 2)?)?;
-/// // Act: ask where a 20 ms blocking request goes.
-/// let url = server.url(&ServerStrategy::Blocking, Duration::from_millis(20))?;
-/// // Assert
-/// assert!(url.starts_with("http://127.0.0.1:"));
-/// assert!(url.ends_with("/blocking?ms=20"));
+/// let router = Router::new().route("/hello", get(|| async { "hello" }));
+/// let server = Server::serve(Pool::workers("server", 1)?, router)?;
+/// assert!(server.base_url().starts_with("http://127.0.0.1:"));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Debug)]
@@ -98,23 +78,8 @@ pub struct Server {
 }
 
 impl Server {
-    /// Serves perfshape's demo [`app`] on `pool`, at `127.0.0.1` on a free port.
-    pub fn start(pool: Pool) -> Result<Server> {
-        Server::serve(pool, app())
-    }
-
     /// Serves `router` on `pool`, which the server owns from now on, at `127.0.0.1` on a
     /// port the system picks.
-    ///
-    /// ```
-    /// use axum::{Router, routing::get};
-    /// use perfshape::{pool::Pool, server::Server};
-    ///
-    /// let router = Router::new().route("/hello", get(|| async { "hello" }));
-    /// let server = Server::serve(Pool::workers("server", 1)?, router)?;
-    /// assert!(server.base_url().starts_with("http://127.0.0.1:"));
-    /// # Ok::<(), perfshape::Error>(())
-    /// ```
     ///
     /// Anything `axum::serve` serves will do: a `Router` (with its state given), or a
     /// tower stack around one (`ServiceBuilder::new().concurrency_limit(2).service(router)`)
@@ -197,21 +162,6 @@ impl Server {
     /// `http://<addr>`, to which a path is appended.
     pub fn base_url(&self) -> String {
         format!("http://{}", self.addr)
-    }
-
-    /// The demo service's URL for `strategy` with `work` (validated against
-    /// [`MAX_WORK`](crate::limits::MAX_WORK)).
-    pub fn url(&self, strategy: &ServerStrategy, work: Duration) -> Result<String> {
-        Ok(format!(
-            "{}{}",
-            self.base_url(),
-            strategy.path_and_query(work)?
-        ))
-    }
-
-    /// The demo service's `/health`, which answers at once when a worker is free to run it.
-    pub fn health_url(&self) -> String {
-        format!("{}/health", self.base_url())
     }
 
     /// TCP connections accepted so far.

@@ -3,11 +3,13 @@
 
 use std::time::Duration;
 
-pub(crate) fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+/// A duration as a float of milliseconds.
+pub fn serialize<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64() * 1e3)
 }
 
-pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+/// A float of milliseconds (finite, ≥ 0) as a duration.
+pub fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
     let ms = <f64 as serde::Deserialize>::deserialize(d)?;
     if ms.is_finite() && ms >= 0.0 {
         Ok(Duration::from_secs_f64(ms / 1e3))
@@ -19,20 +21,19 @@ pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Dura
 }
 
 /// The same for an optional duration (`null` when absent).
-pub(crate) mod opt {
+pub mod opt {
     use std::time::Duration;
 
-    pub(crate) fn serialize<S: serde::Serializer>(
-        d: &Option<Duration>,
-        s: S,
-    ) -> Result<S::Ok, S::Error> {
+    /// An optional duration as a float of milliseconds, or `null`.
+    pub fn serialize<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
         match d {
             Some(d) => super::serialize(d, s),
             None => s.serialize_none(),
         }
     }
 
-    pub(crate) fn deserialize<'de, D: serde::Deserializer<'de>>(
+    /// A float of milliseconds, or `null`, as an optional duration.
+    pub fn deserialize<'de, D: serde::Deserializer<'de>>(
         d: D,
     ) -> Result<Option<Duration>, D::Error> {
         let ms = <Option<f64> as serde::Deserialize>::deserialize(d)?;

@@ -194,20 +194,6 @@ impl FromStr for Held {
     }
 }
 
-/// The JSON body of every work response of perfshape's demo strategies.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct WorkReport {
-    /// The strategy that served the request (`blocking`, `async`, ...).
-    pub strategy: String,
-    /// Microseconds from server start to the handler's first line.
-    pub begin_us: u64,
-    /// Microseconds from server start to the handler's last line.
-    pub end_us: u64,
-    /// For the CPU strategy: logarithms computed.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub iterations: Option<u64>,
-}
-
 /// Stable tokio runtime metrics, read when a handler starts: the tokio counterpart of the
 /// thread-pool figures ASP.NET reported in seed 000.
 ///

@@ -1,0 +1,329 @@
+//! A Scenario: server strategy × pools × load, validated — one cell of an experiment, and
+//! what a [`Load`](crate::load::Load) runs on a demo target.
+
+use std::time::Duration;
+
+use crate::demo::Demo;
+use crate::error::{Error, Result};
+use crate::load::Loads;
+use crate::model::Model;
+pub use crate::vocab::ServerStrategy;
+use perfshape::__support::check_range;
+use perfshape::Target;
+use perfshape::claim::Expected;
+use perfshape::client::{ClientStrategy, Lifecycle};
+use perfshape::load::Run;
+use perfshape::runtime::{DEFAULT_MAX_BLOCKING, MAX_REQUESTS};
+use perfshape::runtime::{PoolSettings, Scheduler};
+
+/// One experiment cell: how the server works, how the client offers load, how much.
+///
+/// ```
+/// use std::time::Duration;
+/// use perfshape::{client::ClientStrategy, scenario::Scenario, scenario::ServerStrategy};
+///
+/// let scenario = Scenario::builder()
+///     .server(ServerStrategy::Blocking)
+///     .client(ClientStrategy::FanOut)
+///     .workers(2)
+///     .requests(20)
+///     .work(Duration::from_millis(20))
+///     .build()?;
+/// assert_eq!(scenario.label(), "fan-out → blocking");
+/// assert_eq!(scenario.model().predict()?.wall, Duration::from_millis(200)); // ceil(20/2) × 20 ms
+/// # Ok::<(), perfshape::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// How the handler spends its work time.
+    pub server: ServerStrategy,
+    /// The server's pool.
+    pub server_pool: PoolSettings,
+    /// How load is offered.
+    pub client: ClientStrategy,
+    /// How the client gets its HTTP client.
+    pub lifecycle: Lifecycle,
+    /// Requests in the load (for a closed loop: at most).
+    pub n: usize,
+    /// Work time per request (for `Mixed`, its own block + wait).
+    pub work: Duration,
+}
+
+impl Scenario {
+    /// A builder with the seed-000 defaults: blocking server on 2 workers, sequential
+    /// client, shared lifecycle, N = 10, 20 ms of work.
+    pub fn builder() -> ScenarioBuilder {
+        ScenarioBuilder::default()
+    }
+
+    /// The [`Model`] of this scenario: where every claim on it takes its expectation.
+    pub fn model(&self) -> Model {
+        let model = Model::of(
+            self.server,
+            self.server_pool,
+            self.work,
+            self.client,
+            self.n,
+        );
+        match self.lifecycle.connection_cap() {
+            Some(cap) => model.with_connection_cap(cap),
+            None => model,
+        }
+    }
+
+    /// What the model predicts for this scenario's wall time, with how it follows: a
+    /// [`Load`](crate::load::Load)'s `wall()` expects it, and another measure may be held
+    /// against it (`async_load.wall().expecting(blocking.expected_wall()?)`).
+    pub fn expected_wall(&self) -> Result<Expected> {
+        let model = self.model();
+        Ok(Expected::duration(model.predict()?.wall, model.to_string()))
+    }
+
+    /// `client → server`, e.g. `sync-over-async(1 threads) → blocking` or `12 users →
+    /// async`: how a claim's side is labelled (a loop's full settings are in the context).
+    pub fn label(&self) -> String {
+        let server = self.server;
+        match self.client {
+            ClientStrategy::ClosedLoop { users, .. } => format!("{users} users → {server}"),
+            ClientStrategy::OpenLoop { rate, .. } => format!("open loop at {rate}/s → {server}"),
+            client => format!("{client} → {server}"),
+        }
+    }
+
+    /// The settings a claim shows for this scenario, in stable form.
+    pub fn context(&self) -> Vec<(&'static str, String)> {
+        let mut context = vec![
+            ("client", self.client.to_string()),
+            ("server pool", self.server_pool.to_string()),
+            ("lifecycle", self.lifecycle.to_string()),
+            ("work", format!("{} ms", self.work.as_millis())),
+        ];
+        // A closed loop is bounded by its duration; its N only caps it.
+        if !matches!(self.client, ClientStrategy::ClosedLoop { .. }) {
+            context.push(("n", self.n.to_string()));
+        }
+        context
+    }
+
+    /// Serves this scenario on a fresh demo target, warms up the connections and threads
+    /// the load will use, runs the load once, and returns its run (failures included:
+    /// the experiment tables show them).
+    pub fn measure(&self) -> Result<Run> {
+        let target = Target::builder()
+            .lifecycle(self.lifecycle)
+            .demo(self.server_pool)?;
+        target.load(self.clone())?.measure_once()
+    }
+
+    /// As [`measure`](Self::measure), after calibrating on the same target what one
+    /// request costs outside its handler: the same client, lifecycle, pool and N with no
+    /// work (on the scenario's own handler when 16 or more requests are in flight, else
+    /// on a blocking handler of zero time), whose median wall of three ÷ N is the
+    /// [`Model::overhead`] — for a fan-out the HTTP stack's CPU per request, client and
+    /// server together; for a sequential client its round trip; for a client per request,
+    /// building it too. Closed and open loops are not calibrated (zero): their load is
+    /// paced by users and rate, not by how fast the stack turns requests over.
+    pub fn measure_calibrated(&self) -> Result<(Run, Duration)> {
+        let mut rounds = self.measure_calibrated_rounds(1)?;
+        Ok(rounds.remove(0))
+    }
+
+    /// As [`measure_calibrated`](Self::measure_calibrated), `rounds` times (1 to 100) on
+    /// the same target, each round's load run right after its own calibration: the run
+    /// and the overhead of each round, in order. With more than one round, each round
+    /// calibrates on one zero-work run — the rounds' median settles what the median of
+    /// three settles for a single round — so that a round's load and its calibration meet
+    /// the machine in the same state.
+    pub fn measure_calibrated_rounds(&self, rounds: usize) -> Result<Vec<(Run, Duration)>> {
+        check_range("calibrated rounds", rounds as u64, 1, 100, "")?;
+        let target = Target::builder()
+            .lifecycle(self.lifecycle)
+            .demo(self.server_pool)?;
+        let loaded = target.load(self.clone())?;
+        let idle = match self.client {
+            ClientStrategy::ClosedLoop { .. } | ClientStrategy::OpenLoop { .. } => None,
+            _ => {
+                // The row's own handler with no work, so that its path is counted (an
+                // async handler's timer, an offload's hand-over to the blocking pool) —
+                // when many requests are in flight. A waiting handler of zero time still
+                // waits for the timer's next tick (up to 1 ms): shared by a fan-out's
+                // requests, but paid by each of a few callers in turn, so those calibrate
+                // on a blocking handler of zero time, which returns at once.
+                let server = if self.client.concurrency(self.n) >= CALIBRATE_OWN_HANDLER_FROM {
+                    self.server
+                } else {
+                    ServerStrategy::Blocking
+                };
+                Some(target.load(Scenario {
+                    server,
+                    work: Duration::ZERO,
+                    ..self.clone()
+                })?)
+            }
+        };
+        // The median of three for a single round: one zero-work fan-out of 1000 on
+        // 2 cores varied 28–87 µs a request between runs; the median settles it.
+        let per_round = if rounds == 1 { CALIBRATION_RUNS } else { 1 };
+        let requests = u32::try_from(self.n).unwrap_or(u32::MAX);
+        let mut measured = Vec::with_capacity(rounds);
+        for round in 0..rounds {
+            let overhead = match &idle {
+                None => Duration::ZERO,
+                Some(idle) => {
+                    let mut walls = Vec::with_capacity(per_round);
+                    for i in 0..per_round {
+                        walls.push(if round == 0 && i == 0 {
+                            idle.measure_once()?.wall
+                        } else {
+                            idle.run()?.wall
+                        });
+                    }
+                    walls.sort();
+                    walls[walls.len() / 2] / requests
+                }
+            };
+            let run = if round == 0 {
+                loaded.measure_once()?
+            } else {
+                loaded.measure_again()?
+            };
+            measured.push((run, overhead));
+        }
+        Ok(measured)
+    }
+}
+
+/// Zero-work runs whose median wall calibrates [`Scenario::measure_calibrated`].
+const CALIBRATION_RUNS: usize = 3;
+/// From this many requests in flight, a row calibrates on its own handler with no work.
+const CALIBRATE_OWN_HANDLER_FROM: usize = 16;
+
+/// Builds a [`Scenario`], validating every field in [`build`](Self::build).
+#[derive(Clone, Debug)]
+#[must_use]
+pub struct ScenarioBuilder {
+    server: ServerStrategy,
+    workers: usize,
+    max_blocking: usize,
+    scheduler: Scheduler,
+    client: ClientStrategy,
+    lifecycle: Lifecycle,
+    n: usize,
+    work: Duration,
+}
+
+impl Default for ScenarioBuilder {
+    fn default() -> Self {
+        ScenarioBuilder {
+            server: ServerStrategy::Blocking,
+            workers: 2,
+            max_blocking: DEFAULT_MAX_BLOCKING,
+            scheduler: Scheduler::Default,
+            client: ClientStrategy::Sequential,
+            lifecycle: Lifecycle::Shared,
+            n: 10,
+            work: Duration::from_millis(20),
+        }
+    }
+}
+
+impl ScenarioBuilder {
+    /// The server strategy.
+    pub fn server(mut self, server: ServerStrategy) -> Self {
+        self.server = server;
+        self
+    }
+    /// Server worker threads (1..=256).
+    pub fn workers(mut self, workers: usize) -> Self {
+        self.workers = workers;
+        self
+    }
+    /// The server's blocking-thread cap (1..=4096).
+    pub fn max_blocking(mut self, max_blocking: usize) -> Self {
+        self.max_blocking = max_blocking;
+        self
+    }
+    /// The server's tokio scheduler variant (validated in `build`).
+    pub fn scheduler(mut self, scheduler: Scheduler) -> Self {
+        self.scheduler = scheduler;
+        self
+    }
+    /// The server's pool, every setting at once.
+    pub fn pool(self, pool: PoolSettings) -> Self {
+        self.workers(pool.workers)
+            .max_blocking(pool.max_blocking)
+            .scheduler(pool.scheduler)
+    }
+    /// The client strategy.
+    pub fn client(mut self, client: ClientStrategy) -> Self {
+        self.client = client;
+        self
+    }
+    /// The client lifecycle (validated in `build`).
+    pub fn lifecycle(mut self, lifecycle: Lifecycle) -> Self {
+        self.lifecycle = lifecycle;
+        self
+    }
+    /// Requests in the load (1..=100,000).
+    pub fn requests(mut self, n: usize) -> Self {
+        self.n = n;
+        self
+    }
+    /// Work time per request (0 to 60 s).
+    pub fn work(mut self, work: Duration) -> Self {
+        self.work = work;
+        self
+    }
+
+    /// Validates and builds.
+    pub fn build(self) -> Result<Scenario> {
+        check_range("n", self.n, 1, MAX_REQUESTS, "")?;
+        self.server.validate(self.work)?;
+        self.client.validate()?;
+        self.lifecycle.validate()?;
+        Ok(Scenario {
+            server: self.server,
+            server_pool: PoolSettings::new(self.workers, self.max_blocking)?
+                .with_scheduler(self.scheduler)?,
+            client: self.client,
+            lifecycle: self.lifecycle,
+            n: self.n,
+            work: self.server.work_time(self.work),
+        })
+    }
+}
+
+/// Checks that `target` measures the way `scenario` says: with the scenario's client
+/// lifecycle and, when perfshape serves it, on the scenario's server pool.
+pub(crate) fn check_matches(target: &Target, scenario: &Scenario) -> Result<()> {
+    if target
+        .pool_settings()
+        .is_some_and(|pool| pool != scenario.server_pool)
+    {
+        return Err(Error::invalid(
+            "server pool",
+            format!("{} in the scenario", scenario.server_pool),
+            format!("the target's {} (build it with target.scenario())", target),
+        ));
+    }
+    if target.client().lifecycle() != scenario.lifecycle {
+        return Err(Error::invalid(
+            "lifecycle",
+            format!("{} in the scenario", scenario.lifecycle),
+            format!(
+                "the target's {} (build it with target.scenario())",
+                target.client().lifecycle()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// A scenario builder with `target`'s server pool and client lifecycle.
+pub(crate) fn builder_for(target: &Target) -> ScenarioBuilder {
+    let builder = Scenario::builder().lifecycle(target.client().lifecycle());
+    match target.pool_settings() {
+        Some(pool) => builder.pool(pool),
+        None => builder,
+    }
+}
