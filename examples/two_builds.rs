@@ -19,7 +19,7 @@ use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::routing::get;
-use perfshape::{PoolSettings, pool::Pool, server::Server};
+use perfshape::{PoolSettings, runtime::Pool, runtime::Server};
 
 /// What both builds wait for per request.
 const WAIT: Duration = Duration::from_millis(20);

@@ -1,6 +1,6 @@
 //! The bound that ended a load early: what a run records and a summary, a probe step and a
 //! report carry. It lives below both `run` and `summary` so that neither reads the other
-//! for it (`perfshape::run::CutShort` re-exports it).
+//! for it (`perfshape::load::CutShort` re-exports it).
 
 use std::time::Duration;
 

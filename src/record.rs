@@ -181,7 +181,7 @@ impl RequestRecord {
 
     /// A request that failed before any response: `kind` says why (the run's deadline
     /// passed, or no client could be built for it). It is counted, never dropped.
-    pub(crate) fn failed_at(index: usize, at: Duration, kind: FailureKind) -> Self {
+    pub fn failed_at(index: usize, at: Duration, kind: FailureKind) -> Self {
         RequestRecord {
             index,
             intended_start: at,

@@ -74,7 +74,7 @@ impl Run {
     /// # Panics
     /// When the indices are not exactly `0..records.len()`: a load lost or duplicated a
     /// request, which is a bug in perfshape, never a measurement.
-    pub(crate) fn new(request: String, mut records: Vec<RequestRecord>, wall: Duration) -> Run {
+    pub fn new(request: String, mut records: Vec<RequestRecord>, wall: Duration) -> Run {
         records.sort_by_key(|r| r.index);
         assert!(
             records.iter().enumerate().all(|(i, r)| r.index == i),

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use exit::{EXIT_STATUS, Exit};
-use perfshape::report::TimeAxis;
+use perfshape_experiments::report::TimeAxis;
 
 mod cmd;
 mod exit;
@@ -116,7 +116,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs the command; what it decided, or why it could not run.
-fn run(cli: Cli) -> perfshape::Result<Exit> {
+fn run(cli: Cli) -> perfshape_experiments::Result<Exit> {
     let global = &cli.global;
     match cli.command.unwrap_or(Command::All(cmd::all::Args {})) {
         Command::All(args) => args.run(global),

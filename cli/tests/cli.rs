@@ -531,7 +531,7 @@ fn timed_compare_of_two_started_builds() {
         lines[1].starts_with("holds        /offload?ms=20: "),
         "{stdout}"
     );
-    let base = perfshape::external::StartedService::start(
+    let base = perfshape_experiments::external::StartedService::start(
         "base",
         &serve,
         None,

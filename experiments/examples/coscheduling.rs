@@ -11,12 +11,12 @@
 //! total, 1/W when even), and, in each round that took extra waves, how many workers
 //! slept through it (no task run, no park: never woken).
 
+use perfshape_experiments::load::Loads;
+use perfshape_experiments::scenario::ServerStrategy;
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use perfshape::{
-    PoolSettings, Target, client::ClientStrategy, pool::Scheduler, scenario::ServerStrategy,
-};
+use perfshape::{PoolSettings, client::ClientStrategy, runtime::Scheduler};
 
 /// A fan-out of `n` blocking requests of `work_ms` on `workers` workers.
 struct Case {
@@ -38,7 +38,7 @@ struct Round {
     asleep: usize,
 }
 
-fn main() -> perfshape::Result {
+fn main() -> perfshape_experiments::Result {
     let rounds: usize = match std::env::args().nth(1) {
         Some(arg) => arg.parse().map_err(|_| perfshape::Error::Invalid {
             field: "ROUNDS",
@@ -98,9 +98,9 @@ fn main() -> perfshape::Result {
     Ok(())
 }
 
-fn measure(case: &Case, scheduler: Scheduler) -> perfshape::Result<Vec<Round>> {
+fn measure(case: &Case, scheduler: Scheduler) -> perfshape_experiments::Result<Vec<Round>> {
     let settings = PoolSettings::workers(case.workers)?.with_scheduler(scheduler)?;
-    let target = Target::demo(settings)?;
+    let target = perfshape_experiments::demo::target(settings)?;
     let work = Duration::from_millis(case.work_ms);
     let load = target.load(
         target

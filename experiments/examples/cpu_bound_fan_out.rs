@@ -13,24 +13,23 @@
 //! spread, and how often the median of k ratios, resampled from the pairs, leaves the
 //! tables' band [0.9, 1.3].
 
+use perfshape_experiments::load::Loads;
+use perfshape_experiments::scenario::ServerStrategy;
 use std::time::{Duration, Instant};
 
-use perfshape::{
-    PoolSettings, Target, client::ClientStrategy, pool::Scheduler, scenario::ServerStrategy,
-    usage::StealReading,
-};
+use perfshape::{PoolSettings, client::ClientStrategy, load::StealReading, runtime::Scheduler};
 
 /// The tables' band ("agrees").
 const BAND: (f64, f64) = (0.9, 1.3);
 /// Resamples per median size.
 const TRIALS: usize = 100_000;
 
-fn main() -> perfshape::Result<()> {
+fn main() -> perfshape_experiments::Result<()> {
     let mut args = std::env::args().skip(1);
     let pairs: usize = args.next().map_or(50, |s| s.parse().expect("PAIRS"));
     let n: usize = args.next().map_or(1000, |s| s.parse().expect("N"));
     let pool = PoolSettings::workers(8)?.with_scheduler(Scheduler::one_wave())?;
-    let target = Target::demo(pool)?;
+    let target = perfshape_experiments::demo::target(pool)?;
     let fan_out = |ms| {
         target
             .scenario()

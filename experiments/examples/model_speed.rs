@@ -2,12 +2,13 @@
 //!
 //! `cargo run --release --example model_speed`
 
+use perfshape_experiments::{model::Model, scenario::ServerStrategy};
 use std::time::{Duration, Instant};
 
-use perfshape::model::Offered;
-use perfshape::{PoolSettings, client::ClientStrategy, model::Model, scenario::ServerStrategy};
+use perfshape::{PoolSettings, client::ClientStrategy};
+use perfshape_experiments::model::Offered;
 
-fn main() -> perfshape::Result {
+fn main() -> perfshape_experiments::Result {
     let ms = Duration::from_millis;
     let pool = PoolSettings::new(8, 64)?;
     let cases = [

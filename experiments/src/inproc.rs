@@ -16,8 +16,8 @@ impl InProcess {
     ///
     /// ```
     /// use std::time::Duration;
-    /// use perfshape::pool::Pool;
-    /// use perfshape::inproc::InProcess;
+    /// use perfshape::runtime::Pool;
+    /// use perfshape_experiments::inproc::InProcess;
     ///
     /// let pool = Pool::workers("inproc", 1)?;
     /// let wall = InProcess::Aio.run(&pool, 100, Duration::from_millis(10))?;

@@ -31,7 +31,7 @@ use crate::error::Result;
 /// returns at once instead of waiting for it.
 ///
 /// ```
-/// use perfshape::pool::Pool;
+/// use perfshape::runtime::Pool;
 ///
 /// let pool = Pool::workers("example", 2)?;
 /// assert_eq!(pool.settings().workers, 2);

@@ -33,7 +33,7 @@ pub const SEQ: &str = "x-perfshape-seq";
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::server::Held;
+/// use perfshape::runtime::Held;
 ///
 /// let held: Held = "polls=3 longest_us=2004 total_us=2010".parse()?;
 /// assert_eq!(held.longest, Duration::from_micros(2004));
@@ -198,7 +198,7 @@ impl FromStr for Held {
 /// thread-pool figures ASP.NET reported in seed 000.
 ///
 /// ```
-/// use perfshape::server::RuntimeFigures;
+/// use perfshape::runtime::RuntimeFigures;
 ///
 /// let figures: RuntimeFigures = "workers=2 alive=5 queue=0".parse()?;
 /// assert_eq!(figures.num_alive_tasks, 5);

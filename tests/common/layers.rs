@@ -8,13 +8,16 @@ use axum::routing::get;
 use perfshape::{Claim, PoolSettings, Result, Target};
 use tower::ServiceBuilder;
 
+/// What each request to `/report` does: wait 20 ms, as the pools' Rust kinds do.
+pub(crate) const WORK_MS: u64 = 20;
+
 /// `/report` (an async 20 ms wait) behind `ConcurrencyLimitLayer::new(limit)`, on one
 /// worker: the handler never holds its worker, so the limit is the only pool there is.
 pub(crate) fn limited(limit: usize) -> Result<Target> {
     let router = Router::new().route(
         "/report",
         get(|| async {
-            tokio::time::sleep(Duration::from_millis(super::pools::WORK_MS)).await;
+            tokio::time::sleep(Duration::from_millis(WORK_MS)).await;
             "report"
         }),
     );

@@ -16,9 +16,7 @@ pub(crate) mod journal;
 #[path = "../apps/kv.rs"]
 pub(crate) mod kv;
 pub(crate) mod layers;
-pub(crate) mod model_vs_reality;
 pub(crate) mod orders;
-pub(crate) mod pools;
 #[allow(unreachable_pub)]
 #[path = "../apps/process.rs"]
 pub(crate) mod process;
@@ -30,7 +28,6 @@ pub(crate) mod signin;
 #[allow(unreachable_pub)]
 #[path = "../apps/todos.rs"]
 pub(crate) mod todos;
-pub(crate) mod wiremock;
 // The apps are written as a team writes them, in a crate of their own: public items.
 #[allow(unreachable_pub)]
 #[path = "../apps/worker.rs"]

@@ -215,7 +215,7 @@ fn rounds_that_straddle_the_band_go_on_until_the_budget_runs_out() -> Result {
         advice.action
     );
     // Where the machine's CPU is read, the do line says how busy it was.
-    if perfshape::usage::CpuReading::now().is_some() {
+    if perfshape::load::CpuReading::now().is_some() {
         assert!(out.machine_busy.is_some(), "{out:?}");
         assert!(
             advice

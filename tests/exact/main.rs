@@ -5,27 +5,13 @@
 
 mod claims;
 mod compare;
-mod cpu;
-mod deterministic;
 mod downstream;
-mod engines;
 mod errors;
-mod faults;
-mod model;
 mod readme;
-mod report;
 mod requests;
 mod retry;
 mod rule;
-mod server;
 mod targets;
-
-use std::time::Duration;
-
-/// Milliseconds.
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
 
 /// Where the claims decided here write their reports: a scratch folder, not the suite's
 /// artifact folder, so that `perfshape report` over a run shows only measured claims

@@ -89,8 +89,8 @@ fn the_connections_driver_sends_a_post_with_json_and_a_token_as_given() -> Resul
 #[test]
 fn the_connections_driver_times_a_stalled_request_out() -> Result {
     use perfshape::client::{Driver, Limits};
-    use perfshape::run::{Connection, FailureKind, Outcome};
-    use perfshape::{client::Lifecycle, client::LoadClient, pool::Pool, server::Server};
+    use perfshape::load::{Connection, FailureKind, Outcome};
+    use perfshape::{client::Lifecycle, client::LoadClient, runtime::Pool, runtime::Server};
     use std::time::Duration;
 
     let stalls = Arc::new(AtomicUsize::new(0));
@@ -362,12 +362,11 @@ fn a_mix_it_cannot_read_route_by_route_is_refused_before_any_load() -> Result {
 /// Owned handles: a helper can return an endpoint or a claim, and an async test can move
 /// a claim to another thread (`claim.await` runs it on tokio's blocking pool).
 #[test]
-fn endpoints_claims_loads_and_mixes_are_static_and_send() {
+fn endpoints_claims_and_mixes_are_static_and_send() {
     fn owned<T: Send + 'static>() {}
     owned::<Target>();
     owned::<perfshape::Endpoint>();
     owned::<perfshape::Claim<'static>>();
-    owned::<perfshape::load::Load>();
     owned::<perfshape::Mix>();
     owned::<perfshape::Checked>();
     owned::<perfshape::Error>();
@@ -387,9 +386,10 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     use axum::http::{StatusCode, header};
     use axum::routing::get;
     use perfshape::client::Driver;
-    use perfshape::run::{Connection, FailureKind, Outcome};
+    use perfshape::load::{Connection, FailureKind, Outcome};
     use perfshape::{
-        client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server,
+        client::ClientStrategy, client::Lifecycle, client::LoadClient, runtime::Pool,
+        runtime::Server,
     };
 
     let router = axum::Router::new()
@@ -418,7 +418,7 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
         duration: std::time::Duration::from_secs(10),
     };
     let url = |path: &str| format!("{}{path}", server.base_url());
-    let count = |run: &perfshape::run::Run, connection: Connection| {
+    let count = |run: &perfshape::load::Run, connection: Connection| {
         run.records
             .iter()
             .filter(|r| r.connection == connection)
@@ -435,7 +435,7 @@ fn the_connections_driver_accounts_for_every_request() -> perfshape::Result {
     assert!(run.records.iter().all(|r| r.body_len() == Some(2)));
     assert!(matches!(
         run.cut_short,
-        Some(perfshape::run::CutShort::Requests { n: 500, .. })
+        Some(perfshape::load::CutShort::Requests { n: 500, .. })
     ));
 
     let run = client.run(looping, &url("/boom"), 50)?;

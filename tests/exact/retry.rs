@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 
 use perfshape::client::Driver;
 use perfshape::{
-    Result, Target, client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool,
-    run::Run, summary::Summary,
+    Result, Target, client::ClientStrategy, client::Lifecycle, client::LoadClient, load::Run,
+    load::Summary, runtime::Pool,
 };
 
 /// What the server does with the second request on a connection.

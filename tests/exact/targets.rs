@@ -8,9 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use axum::Router;
 use axum::http::StatusCode;
 use axum::routing::get;
-use perfshape::{Error, PoolSettings, Result, Target, scenario::ServerStrategy};
-
-use crate::ms;
+use perfshape::{Error, PoolSettings, Result, Target};
 
 /// A port on 127.0.0.1 that nobody listens on.
 fn closed_port() -> u16 {
@@ -122,7 +120,7 @@ fn a_redirect_is_the_routes_answer_and_is_not_followed() -> Result {
     let run = moved.run(perfshape::client::ClientStrategy::Sequential, 2)?;
     assert_eq!(run.sent(), 2);
     for record in &run.records {
-        assert_eq!(record.outcome, perfshape::run::Outcome::Ok { status: 303 });
+        assert_eq!(record.outcome, perfshape::load::Outcome::Ok { status: 303 });
         assert!(record.outcome.is_redirect());
     }
     Ok(())
@@ -191,33 +189,6 @@ fn settings_out_of_range_name_the_field_and_the_range() -> Result {
     assert_eq!(
         err.to_string(),
         "invalid concurrency: 0 (allowed: 1 to 100000)"
-    );
-    Ok(())
-}
-
-#[test]
-fn a_scenario_runs_only_where_it_can() -> Result {
-    let router_target = Target::serve(PoolSettings::workers(1)?, router())?;
-    let err = router_target
-        .load(router_target.scenario().server(ServerStrategy::Async))
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .starts_with("invalid target: router on W=1 B=512 (allowed: perfshape's demo service"),
-        "{err}"
-    );
-    let demo = Target::demo(PoolSettings::workers(2)?)?;
-    let err = demo
-        .load(demo.scenario().workers(4).server(ServerStrategy::Async))
-        .unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "invalid server pool: W=4 B=512 in the scenario (allowed: the target's demo service on W=2 B=512 (build it with target.scenario()))"
-    );
-    let err = demo.load(demo.scenario().work(ms(61_000))).unwrap_err();
-    assert_eq!(
-        err.to_string(),
-        "invalid work_ms: 61000 ms (allowed: 0 ms to 60000 ms)"
     );
     Ok(())
 }

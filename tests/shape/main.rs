@@ -5,32 +5,19 @@
 //! tell; a retry would hide exactly that). Under plain `cargo test` each claim takes
 //! perfshape's process-wide lock while it measures, so claims never overlap either way.
 //!
-//! The experiments' claims live in perfshape's catalog (`src/catalog/`), written on the
-//! public API a user writes: a target, a scenario or an endpoint, a claim. Each test here
-//! checks one entry as claimed and snapshots it with `assert_shapes!`, which reports every
-//! claim of the entry before it fails. The same claims on deliberately wrong setups — the
-//! negative controls that prove each claim can fail — are in `tests/controls/`.
+//! Each test puts a service of the kinds teams write (`tests/apps/`, `tests/common/`) under
+//! the gate's claims, as a team's own test does, and snapshots the claims' shapes. The same
+//! claims on the services' blocking twins — the negative controls that prove each claim can
+//! fail — are in `tests/controls/`. The experiments' claims are the experiments crate's
+//! (`experiments/tests/shape/`).
 
 mod calls;
 #[path = "../common/mod.rs"]
 mod common;
-mod compare;
-mod endpoints;
 mod layers;
-mod loops;
-mod model_vs_reality;
 mod orders;
 mod outside;
-mod scaling;
-mod scheduler;
-mod seed000;
-mod seed001;
-mod seed002;
-mod seed003;
-mod seed004;
 mod services;
 mod signin;
-mod strategies;
 mod twins;
-mod wiremock;
 mod worker;

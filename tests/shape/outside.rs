@@ -8,7 +8,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use perfshape::{PoolSettings, Result, Target, Verdict, assert_shape, server::Server};
+use perfshape::{PoolSettings, Result, Target, Verdict, assert_shape, runtime::Server};
 
 use crate::common::handlers;
 use crate::common::process::Served;
@@ -26,7 +26,7 @@ fn serve_in_a_process_of_its_own() -> Result {
         return Ok(());
     }
     let server = Server::serve(
-        perfshape::pool::Pool::new("served", PoolSettings::workers(1)?)?,
+        perfshape::runtime::Pool::new("served", PoolSettings::workers(1)?)?,
         handlers::app(),
     )?;
     println!("listening on {}", server.base_url());

@@ -5,8 +5,8 @@ use std::str::FromStr;
 use std::time::Duration;
 
 use perfshape::claim::artifact_dir;
-use perfshape::external::StartedService;
-use perfshape::{Error, Target, compare::Percentile, compare::SideLoad};
+use perfshape::{Error, Target, claims::Percentile, claims::SideLoad};
+use perfshape_experiments::external::StartedService;
 
 use crate::exit::Exit;
 
@@ -190,7 +190,7 @@ impl FromStr for Share {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let load = self.side_load()?;
         let limits = perfshape::client::Limits {
             request_timeout: Duration::from_secs(self.timeout),
@@ -288,7 +288,7 @@ impl Args {
     }
 
     /// The load flags as the library's [`SideLoad`].
-    fn side_load(&self) -> perfshape::Result<SideLoad> {
+    fn side_load(&self) -> perfshape_experiments::Result<SideLoad> {
         let duration = Duration::from_millis(self.loop_ms);
         Ok(match (self.load, self.figure) {
             (LoadArg::Single, _) => SideLoad::Single,
@@ -310,7 +310,7 @@ impl Args {
         base: &perfshape::Endpoint,
         candidate: &perfshape::Endpoint,
         load: SideLoad,
-    ) -> perfshape::Result<Exit> {
+    ) -> perfshape_experiments::Result<Exit> {
         let mut comparison = candidate.compared_with(base).under(load);
         if self.bodies_may_differ {
             comparison = comparison.bodies_may_differ();

@@ -3,8 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use perfshape::claim::artifact_dir;
-use perfshape::experiment::{Experiment, Measured};
-use perfshape::report::{TABLE_SUFFIX, experiment_svg, experiment_table, timeline};
+use perfshape_experiments::experiment::{Experiment, Measured};
+use perfshape_experiments::report::{TABLE_SUFFIX, experiment_svg, experiment_table, timeline};
 
 use super::files::write;
 use crate::Global;
@@ -15,7 +15,7 @@ pub(super) fn reproduce_into(
     experiment: &Experiment,
     global: &Global,
     json: Option<&Path>,
-) -> perfshape::Result {
+) -> perfshape_experiments::Result {
     let verbose = global.verbose;
     eprintln!(
         "running {} ({} scenarios) …",
@@ -57,7 +57,11 @@ pub(super) fn reproduce_into(
     Ok(())
 }
 
-fn write_json(path: &Path, experiment: &Experiment, measured: &[Measured]) -> perfshape::Result {
+fn write_json(
+    path: &Path,
+    experiment: &Experiment,
+    measured: &[Measured],
+) -> perfshape_experiments::Result {
     let rows: Vec<_> = experiment
         .rows
         .iter()
@@ -118,7 +122,7 @@ pub(super) fn default_fixtures() -> PathBuf {
 }
 
 /// Every `*.toml` fixture in `dir`, in name order.
-pub(super) fn load_all(dir: &Path) -> perfshape::Result<Vec<Experiment>> {
+pub(super) fn load_all(dir: &Path) -> perfshape_experiments::Result<Vec<Experiment>> {
     let entries = std::fs::read_dir(dir).map_err(|e| perfshape::Error::Io {
         what: format!("reading the fixtures folder {}", dir.display()),
         source: e,
@@ -133,7 +137,8 @@ pub(super) fn load_all(dir: &Path) -> perfshape::Result<Vec<Experiment>> {
             field: "fixtures folder",
             value: dir.display().to_string(),
             allowed: "a folder with at least one *.toml fixture".into(),
-        });
+        }
+        .into());
     }
     paths.iter().map(Experiment::load).collect()
 }

@@ -32,13 +32,13 @@ enum Engine {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let Engine::K6 {
             fixture,
             out,
             schedule,
         } = self.engine;
-        let script = perfshape::external::k6_script(&schedule.schedule(&fixture)?)?;
+        let script = perfshape_experiments::external::k6_script(&schedule.schedule(&fixture)?)?;
         match out {
             Some(path) => write(&path, &script)?,
             None => print!("{script}"),

@@ -3,13 +3,16 @@
 use std::path::Path;
 
 /// Writes `text` to `path`, creating its folder.
-pub(crate) fn write(path: &Path, text: &str) -> perfshape::Result {
+pub(crate) fn write(path: &Path, text: &str) -> perfshape_experiments::Result {
     path.parent()
         .map_or(Ok(()), std::fs::create_dir_all)
         .and_then(|()| std::fs::write(path, text))
-        .map_err(|e| perfshape::Error::Io {
-            what: format!("writing {}", path.display()),
-            source: e,
+        .map_err(|e| {
+            perfshape::Error::Io {
+                what: format!("writing {}", path.display()),
+                source: e,
+            }
+            .into()
         })
 }
 

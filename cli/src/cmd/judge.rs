@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use perfshape::external::EngineStats;
+use perfshape_experiments::external::EngineStats;
 
 use super::schedule::{ScheduleArgs, judge};
 use crate::exit::Exit;
@@ -26,7 +26,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let schedule = self.schedule.schedule(&self.fixture)?;
         let stats = EngineStats::read_all(&self.stats)?;
         judge(&schedule, &stats, self.against_model)

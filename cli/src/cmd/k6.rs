@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use perfshape::external::{Engine, K6Run};
+use perfshape_experiments::external::{Engine, K6Run};
 
 use super::schedule::{ScheduleArgs, announce, judge};
 use crate::exit::Exit;
@@ -32,7 +32,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let schedule = self.schedule.schedule(&self.fixture)?;
         // A schedule k6 would refuse is named before k6 is looked for or the host dialled.
         schedule.check_engine(Engine::K6)?;

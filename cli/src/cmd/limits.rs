@@ -19,7 +19,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         limits(
             &self.dir.unwrap_or_else(artifact_dir),
             self.junit.as_deref(),
@@ -30,9 +30,9 @@ impl Args {
 
 /// Reads every claim report under `dir` and prints the claims' measured time against their
 /// physical limit, and (from nextest's JUnit report) the suite's test time against it.
-fn limits(dir: &Path, junit: Option<&Path>) -> perfshape::Result {
+fn limits(dir: &Path, junit: Option<&Path>) -> perfshape_experiments::Result {
     let io = |what: String| move |e| perfshape::Error::Io { what, source: e };
-    let records = perfshape::report::read_claims(dir)?;
+    let records = perfshape_experiments::report::read_claims(dir)?;
     let claims = records.len();
     let measured: f64 = records.iter().map(|c| c.elapsed / 1e3).sum();
     let limit: f64 = records.iter().filter_map(|c| c.limit).sum::<f64>() / 1e3;

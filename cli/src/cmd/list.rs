@@ -9,7 +9,7 @@ use crate::exit::Exit;
 pub(crate) struct Args {}
 
 impl Args {
-    pub(crate) fn run(self, global: &Global) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self, global: &Global) -> perfshape_experiments::Result<Exit> {
         let dir = global.fixtures.clone().unwrap_or_else(default_fixtures);
         for experiment in load_all(&dir)? {
             println!(

@@ -4,7 +4,7 @@ use std::time::Duration;
 
 use perfshape::client::ClientStrategy;
 use perfshape::client::Driver;
-use perfshape::limits::MAX_REQUESTS;
+use perfshape::runtime::MAX_REQUESTS;
 
 use crate::exit::Exit;
 
@@ -53,7 +53,7 @@ impl From<DriverArg> for Driver {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let Args {
             url,
             users,
@@ -125,7 +125,7 @@ impl Args {
 
 /// ` (3 sent again on a new connection)`: requests whose first connection the server closed
 /// or reset before answering; nothing when there were none.
-fn retried(summary: &perfshape::summary::Summary) -> String {
+fn retried(summary: &perfshape::load::Summary) -> String {
     match summary.retried {
         0 => String::new(),
         n => format!(" ({n} sent again on a new connection)"),

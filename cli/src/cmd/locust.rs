@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use perfshape::external::{LocustRun, locustfile};
+use perfshape_experiments::external::{LocustRun, locustfile};
 
 use super::files::write;
 use super::schedule::{ScheduleArgs, announce, judge};
@@ -41,7 +41,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let schedule = self.schedule.schedule(&self.fixture)?;
         if self.print_commands {
             // The commands are for other machines: Locust need not be installed here.

@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use perfshape::experiment::Experiment;
-use perfshape::limits::DEFAULT_MAX_BLOCKING;
+use perfshape::runtime::DEFAULT_MAX_BLOCKING;
+use perfshape_experiments::experiment::Experiment;
 
 use crate::exit::Exit;
 
@@ -51,8 +51,8 @@ struct WhatIf {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
-        let models: Vec<(String, perfshape::model::Model)> = match self.fixture {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
+        let models: Vec<(String, perfshape_experiments::model::Model)> = match self.fixture {
             Some(path) => Experiment::load(&path)?
                 .rows
                 .into_iter()
@@ -83,12 +83,12 @@ impl Args {
 }
 
 impl WhatIf {
-    fn model(&self) -> perfshape::Result<perfshape::model::Model> {
+    fn model(&self) -> perfshape_experiments::Result<perfshape_experiments::model::Model> {
         let work = Duration::from_millis(self.work_ms);
-        let mut server: perfshape::scenario::ServerStrategy = self.server.parse()?;
-        if let perfshape::scenario::ServerStrategy::Mixed { .. } = server {
+        let mut server: perfshape_experiments::scenario::ServerStrategy = self.server.parse()?;
+        if let perfshape_experiments::scenario::ServerStrategy::Mixed { .. } = server {
             let block = Duration::from_millis(self.block_ms.unwrap_or(self.work_ms / 2));
-            server = perfshape::scenario::ServerStrategy::Mixed {
+            server = perfshape_experiments::scenario::ServerStrategy::Mixed {
                 block: block.min(work),
                 wait: work.saturating_sub(block),
             };
@@ -102,7 +102,7 @@ impl WhatIf {
             Some(per_host) => perfshape::client::Lifecycle::ConnectionCap { per_host },
             None => perfshape::client::Lifecycle::Shared,
         };
-        let scenario = perfshape::scenario::Scenario::builder()
+        let scenario = perfshape_experiments::scenario::Scenario::builder()
             .server(server)
             .workers(self.workers)
             .max_blocking(self.max_blocking)

@@ -22,16 +22,16 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         report(&self.dir.unwrap_or_else(artifact_dir), self.html)?;
         Ok(Exit::Holds)
     }
 }
 
 /// The Markdown summary and the HTML page of the run in `dir`.
-fn report(dir: &Path, html: Option<PathBuf>) -> perfshape::Result {
+fn report(dir: &Path, html: Option<PathBuf>) -> perfshape_experiments::Result {
     let started = std::time::Instant::now();
-    let artifacts = perfshape::report::read_artifacts(dir)?;
+    let artifacts = perfshape_experiments::report::read_artifacts(dir)?;
     if artifacts.claims.is_empty()
         && artifacts.experiments.is_empty()
         && artifacts.probes.is_empty()
@@ -43,10 +43,11 @@ fn report(dir: &Path, html: Option<PathBuf>) -> perfshape::Result {
                       tables from `perfshape run`, probes from `perfshape probe` \
                       ($PERFSHAPE_ARTIFACTS, else target/perfshape)"
                 .into(),
-        });
+        }
+        .into());
     }
-    let markdown = perfshape::report::claims_markdown(&artifacts.claims);
-    let page = perfshape::report::html_report(&artifacts)?;
+    let markdown = perfshape_experiments::report::claims_markdown(&artifacts.claims);
+    let page = perfshape_experiments::report::html_report(&artifacts)?;
     let html = html.unwrap_or_else(|| dir.join("report.html"));
     write(&html, &page)?;
     let md = dir.join("report.md");

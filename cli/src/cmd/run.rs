@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use perfshape::experiment::Experiment;
+use perfshape_experiments::experiment::Experiment;
 
 use super::experiments::reproduce_into;
 use crate::Global;
@@ -16,7 +16,7 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self, global: &Global) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self, global: &Global) -> perfshape_experiments::Result<Exit> {
         let experiment = Experiment::load(&self.fixture)?;
         reproduce_into(&experiment, global, global.json.as_deref())?;
         Ok(Exit::Holds)

@@ -5,8 +5,8 @@
 use std::path::Path;
 use std::time::Duration;
 
-use perfshape::experiment::Experiment;
-use perfshape::external::{EngineStats, Judge, Schedule};
+use perfshape_experiments::experiment::Experiment;
+use perfshape_experiments::external::{EngineStats, Judge, Schedule};
 
 use super::margin;
 use crate::exit::Exit;
@@ -35,7 +35,7 @@ pub(crate) struct ScheduleArgs {
 
 impl ScheduleArgs {
     /// The schedule of `fixture`'s rows these flags describe.
-    pub(super) fn schedule(&self, fixture: &Path) -> perfshape::Result<Schedule> {
+    pub(super) fn schedule(&self, fixture: &Path) -> perfshape_experiments::Result<Schedule> {
         let mut experiment = Experiment::load(fixture)?;
         if self.test_scale {
             experiment = experiment.at_test_scale()?;
@@ -69,7 +69,7 @@ pub(super) fn judge(
     schedule: &Schedule,
     stats: &EngineStats,
     against_model: bool,
-) -> perfshape::Result<Exit> {
+) -> perfshape_experiments::Result<Exit> {
     let mut judge = Judge::new();
     if against_model {
         judge = judge.against_model();

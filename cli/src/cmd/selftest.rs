@@ -1,7 +1,7 @@
 //! `perfshape selftest`: every claim of the catalog on its negative control.
 
 use perfshape::Verdict;
-use perfshape::catalog::{Setup, entries};
+use perfshape_experiments::catalog::{Setup, entries};
 
 use super::margin;
 use crate::exit::Exit;
@@ -22,7 +22,7 @@ pub(crate) struct Args {
 impl Args {
     /// 0 when every claim came out as it must (held, or broken on its control), 2 when one
     /// was inconclusive, 1 when one came out the other way.
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let claimed = self.claimed;
         let setup = if claimed {
             Setup::Claimed

@@ -1,6 +1,6 @@
 //! `perfshape serve`: the demo service, for external load tools.
 
-use perfshape::limits::DEFAULT_MAX_BLOCKING;
+use perfshape::runtime::DEFAULT_MAX_BLOCKING;
 
 use crate::exit::Exit;
 
@@ -24,18 +24,19 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    pub(crate) fn run(self) -> perfshape::Result<Exit> {
+    pub(crate) fn run(self) -> perfshape_experiments::Result<Exit> {
         let Args {
             workers,
             max_blocking,
             bind,
             seconds,
         } = self;
-        let pool = perfshape::pool::Pool::new(
+        let pool = perfshape::runtime::Pool::new(
             "server",
             perfshape::PoolSettings::new(workers, max_blocking)?,
         )?;
-        let server = perfshape::server::Server::serve_on(pool, perfshape::server::app(), bind)?;
+        let server =
+            perfshape::runtime::Server::serve_on(pool, perfshape_experiments::demo::app(), bind)?;
         println!(
             "perfshape serving on http://{} (W={workers} B={max_blocking}) for {seconds} s",
             server.addr()

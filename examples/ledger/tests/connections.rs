@@ -8,7 +8,7 @@ use ledger::core::Core;
 use ledger::messages::Ping;
 use ledger::{Build, router};
 use perfshape::client::{ClientStrategy, Lifecycle};
-use perfshape::run::Connection;
+use perfshape::load::Connection;
 use perfshape::{PoolSettings, Result, Target};
 use prost::Message;
 

@@ -92,7 +92,7 @@ pub fn entries() -> Vec<Entry> {
 /// Fails unless every claim came out broken: what a negative control must show.
 ///
 /// ```no_run
-/// use perfshape::catalog::{Setup, expect_broken, seed000};
+/// use perfshape_experiments::catalog::{Setup, expect_broken, seed000};
 ///
 /// expect_broken(&seed000::c1(Setup::Control)?)?;
 /// # Ok::<(), perfshape::Error>(())

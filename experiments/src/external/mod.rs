@@ -16,8 +16,8 @@
 //! ```
 //! use std::path::Path;
 //! use std::time::Duration;
-//! use perfshape::experiment::Experiment;
-//! use perfshape::external::{EngineStats, Judge, Schedule};
+//! use perfshape_experiments::experiment::Experiment;
+//! use perfshape_experiments::external::{EngineStats, Judge, Schedule};
 //!
 //! let root = Path::new(env!("CARGO_MANIFEST_DIR"));
 //! let experiment = Experiment::load(root.join("fixtures/seed-004-jmeter-endpoints.toml"))?

@@ -26,7 +26,7 @@ const POLL: Duration = Duration::from_millis(20);
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use perfshape::external::StartedService;
+/// use perfshape_experiments::external::StartedService;
 ///
 /// let log = std::env::temp_dir().join("base.log");
 /// let base = StartedService::start("base", "perfshape serve --bind 127.0.0.1:{port}", None, Duration::from_secs(30), &log)?;

@@ -16,8 +16,8 @@ use perfshape::runtime::PoolSettings;
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{Claim, pool::Pool};
-/// use perfshape::inproc::InProcess;
+/// use perfshape::{Claim, runtime::Pool};
+/// use perfshape_experiments::inproc::InProcess;
 /// use perfshape::load::InProcessLoad;
 ///
 /// let pool = Pool::workers("inproc", 1)?;

@@ -9,7 +9,7 @@ mod cluster;
 use std::time::Duration;
 
 use accounts::{Build, Store};
-use perfshape::downstream::Proxy;
+use perfshape::runtime::Proxy;
 use perfshape::{Downstream, Endpoint, PoolSettings, Target};
 
 pub(crate) use cluster::Cluster;
