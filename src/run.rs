@@ -19,7 +19,7 @@ use crate::summary::Summary;
 /// ```
 /// use std::time::Duration;
 /// use axum::{Router, routing::get};
-/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool, server::Server, summary::Summary};
+/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, runtime::Pool, runtime::Server, load::Summary};
 ///
 /// let server = Server::serve(
 ///     Pool::workers("server", 1)?,

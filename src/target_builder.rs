@@ -49,7 +49,7 @@ const CLIENT_WORKERS: usize = 2;
 ///     .serve(PoolSettings::workers(1)?, router)?;
 /// assert_eq!(target.client().pool().settings().workers, 1);
 ///
-/// let err = Target::builder().client_workers(0).url("http://127.0.0.1:9").unwrap_err();
+/// let err = Target::builder().client_workers(0).serve(PoolSettings::workers(1)?, Router::new()).unwrap_err();
 /// assert_eq!(err.to_string(), "invalid workers: 0 (allowed: 1 to 256)");
 /// # Ok::<(), perfshape::Error>(())
 /// ```

@@ -149,8 +149,8 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
     let dir = fresh_folder("judge");
     // Each captured with its schedule: k6's loops at its least, 1000 ms; Locust's at 600.
     for (stats, loop_ms, sent) in [
-        ("tests/data/engines/k6-seed004-summary.json", "1000", 3814),
-        ("tests/data/engines/locust-seed004_stats.csv", "600", 2217),
+        ("experiments/tests/data/engines/k6-seed004-summary.json", "1000", 3814),
+        ("experiments/tests/data/engines/locust-seed004_stats.csv", "600", 2217),
     ] {
         let (code, stdout, stderr) = perfshape(
             &[
@@ -178,7 +178,7 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
         &[
             "judge",
             "fixtures/seed-004-jmeter-endpoints.toml",
-            "tests/data/engines/k6-seed004-summary.json",
+            "experiments/tests/data/engines/k6-seed004-summary.json",
             "--test-scale",
             "--rounds",
             "5",
@@ -318,12 +318,12 @@ fn the_export_and_locust_commands_write_their_scripts() {
     let _ = std::fs::remove_dir_all(dir);
 }
 
-/// Locust's statistics of seed 004 (tests/data/engines/) with `row`'s request count in
+/// Locust's statistics of seed 004 (experiments/tests/data/engines/) with `row`'s request count in
 /// `round` set to `count`, written into `dir`: the same run, made to say something else.
 fn stats_with(dir: &std::path::Path, name: &str, edits: &[(&str, u32)]) -> String {
     let original = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../tests/data/engines/locust-seed004_stats.csv"
+        "/../experiments/tests/data/engines/locust-seed004_stats.csv"
     ))
     .expect("the captured statistics");
     let edited: Vec<String> = original
@@ -352,7 +352,7 @@ fn the_exit_status_tells_holds_broken_inconclusive_and_could_not_run_apart() {
         let args = ["judge", fixture, stats, "--test-scale", "--loop-ms", "600"];
         perfshape_gated(&args, &dir, gate)
     };
-    let (code, _, stderr) = judge("tests/data/engines/locust-seed004_stats.csv", "strict");
+    let (code, _, stderr) = judge("experiments/tests/data/engines/locust-seed004_stats.csv", "strict");
     assert_eq!(code, Some(0), "every claim holds: {stderr}");
 
     // The async row as slow as the blocking one in every round: the order is broken.

@@ -22,7 +22,7 @@ impl InProcess {
     /// let pool = Pool::workers("inproc", 1)?;
     /// let wall = InProcess::Aio.run(&pool, 100, Duration::from_millis(10))?;
     /// assert!(wall >= Duration::from_millis(10));
-    /// # Ok::<(), perfshape::Error>(())
+    /// # Ok::<(), perfshape_experiments::Error>(())
     /// ```
     pub fn run(&self, pool: &Pool, n: usize, work: Duration) -> Result<Duration> {
         check_range("n", n, 1, MAX_REQUESTS, "")?;

@@ -20,7 +20,8 @@ use perfshape::runtime::{PoolSettings, Scheduler};
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{client::ClientStrategy, scenario::Scenario, scenario::ServerStrategy};
+/// use perfshape::client::ClientStrategy;
+/// use perfshape_experiments::scenario::{Scenario, ServerStrategy};
 ///
 /// let scenario = Scenario::builder()
 ///     .server(ServerStrategy::Blocking)
@@ -31,7 +32,7 @@ use perfshape::runtime::{PoolSettings, Scheduler};
 ///     .build()?;
 /// assert_eq!(scenario.label(), "fan-out → blocking");
 /// assert_eq!(scenario.model().predict()?.wall, Duration::from_millis(200)); // ceil(20/2) × 20 ms
-/// # Ok::<(), perfshape::Error>(())
+/// # Ok::<(), perfshape_experiments::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Scenario {

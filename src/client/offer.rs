@@ -11,7 +11,7 @@ use crate::vocab::ClientStrategy;
 /// ```no_run
 /// use std::time::Duration;
 /// use perfshape::client::LoadRequest;
-/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, pool::Pool};
+/// use perfshape::{client::ClientStrategy, client::Lifecycle, client::LoadClient, runtime::Pool};
 ///
 /// let client = LoadClient::new(Pool::workers("client", 2)?, Lifecycle::Shared)?;
 /// let request = LoadRequest::new(ClientStrategy::FanOut, "http://127.0.0.1:8080/blocking?ms=50", 2)

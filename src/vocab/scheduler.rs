@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 /// `--cfg tokio_unstable` (this repository's `.cargo/config.toml` sets it).
 ///
 /// ```
-/// use perfshape::{PoolSettings, pool::Scheduler};
+/// use perfshape::{PoolSettings, runtime::Scheduler};
 ///
 /// let settings = PoolSettings::workers(2)?;
 /// assert_eq!(settings.scheduler, Scheduler::Default);

@@ -95,7 +95,7 @@ pub fn entries() -> Vec<Entry> {
 /// use perfshape_experiments::catalog::{Setup, expect_broken, seed000};
 ///
 /// expect_broken(&seed000::c1(Setup::Control)?)?;
-/// # Ok::<(), perfshape::Error>(())
+/// # Ok::<(), perfshape_experiments::Error>(())
 /// ```
 pub fn expect_broken(shapes: &Shapes) -> Result<()> {
     let not_broken: Vec<String> = shapes

@@ -20,7 +20,7 @@
 //! use perfshape_experiments::external::{EngineStats, Judge, Schedule};
 //!
 //! let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-//! let experiment = Experiment::load(root.join("fixtures/seed-004-jmeter-endpoints.toml"))?
+//! let experiment = Experiment::load(root.join("../fixtures/seed-004-jmeter-endpoints.toml"))?
 //!     .at_test_scale()?
 //!     .with_loop_duration(Duration::from_millis(1000))?;
 //! let schedule = Schedule::new(&experiment, 3)?;
@@ -33,7 +33,7 @@
 //! for claim in &judged {
 //!     claim.checked.gate()?; // or perfshape::assert_shape! to snapshot it first
 //! }
-//! # Ok::<(), perfshape::Error>(())
+//! # Ok::<(), perfshape_experiments::Error>(())
 //! ```
 
 mod engine;

@@ -31,7 +31,7 @@ const POLL: Duration = Duration::from_millis(20);
 /// let log = std::env::temp_dir().join("base.log");
 /// let base = StartedService::start("base", "perfshape serve --bind 127.0.0.1:{port}", None, Duration::from_secs(30), &log)?;
 /// println!("base listens at {}", base.url());
-/// # Ok::<(), perfshape::Error>(())
+/// # Ok::<(), perfshape_experiments::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct StartedService {

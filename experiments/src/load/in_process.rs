@@ -18,12 +18,12 @@ use perfshape::runtime::PoolSettings;
 /// use std::time::Duration;
 /// use perfshape::{Claim, runtime::Pool};
 /// use perfshape_experiments::inproc::InProcess;
-/// use perfshape::load::InProcessLoad;
+/// use perfshape_experiments::load::InProcessLoad;
 ///
 /// let pool = Pool::workers("inproc", 1)?;
 /// let aio = InProcessLoad::new(&pool, InProcess::Aio, 100, Duration::from_millis(10))?;
 /// assert_eq!(aio.prediction().wall, Duration::from_millis(10));
-/// # Ok::<(), perfshape::Error>(())
+/// # Ok::<(), perfshape_experiments::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct InProcessLoad<'p> {

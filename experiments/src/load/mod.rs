@@ -29,15 +29,16 @@ pub(crate) use in_process::in_process_model;
 ///
 /// ```no_run
 /// use std::time::Duration;
-/// use perfshape::{Claim, client::ClientStrategy, PoolSettings, scenario::ServerStrategy, Target};
+/// use perfshape::{Claim, PoolSettings, client::ClientStrategy};
+/// use perfshape_experiments::{load::Loads, scenario::ServerStrategy};
 ///
-/// let target = crate::demo::target(PoolSettings::workers(2)?)?;
+/// let target = perfshape_experiments::demo::target(PoolSettings::workers(2)?)?;
 /// let scenario = target.scenario().requests(20).work(Duration::from_millis(20));
 /// let blocking = target.load(scenario.clone().server(ServerStrategy::Blocking).client(ClientStrategy::FanOut))?;
 /// // measured ÷ the model's ceil(20/2) × 20 ms, with n, work and pool in the context
 /// let checked = Claim::bound("blocking fan-out ÷ model", blocking.wall()).within(0.95, 1.5).check()?;
 /// checked.gate()?;
-/// # Ok::<(), perfshape::Error>(())
+/// # Ok::<(), perfshape_experiments::Error>(())
 /// ```
 ///
 /// A load is a cheap handle (clones share its runs' summaries), and its measures own a

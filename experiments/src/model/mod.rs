@@ -100,7 +100,8 @@ impl Offered {
 ///
 /// ```
 /// use std::time::Duration;
-/// use perfshape::{client::ClientStrategy, model::Model, PoolSettings, scenario::ServerStrategy};
+/// use perfshape::{PoolSettings, client::ClientStrategy};
+/// use perfshape_experiments::{model::Model, scenario::ServerStrategy};
 ///
 /// let ms = Duration::from_millis;
 /// let pool = PoolSettings::workers(2)?;
@@ -110,7 +111,7 @@ impl Offered {
 /// assert_eq!(blocking.predict()?.wall, ms(200));
 /// assert_eq!(blocking.predict()?.waves, 10);
 /// assert_eq!(asynchronous.predict()?.wall, ms(20));
-/// # Ok::<(), perfshape::Error>(())
+/// # Ok::<(), perfshape_experiments::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq)]
 pub struct Model {

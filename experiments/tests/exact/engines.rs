@@ -371,7 +371,10 @@ fn a_dead_host_is_refused_before_locust_starts() {
     let dir = tempfile::tempdir().expect("a scratch folder");
     let started = std::time::Instant::now();
     let error = LocustRun::new(&format!("http://127.0.0.1:{port}"), 2, dir.path()).unwrap_err();
-    assert!(matches!(error, Error::Unreachable { .. }), "{error}");
+    assert!(
+        matches!(error, Error::Gate(perfshape::Error::Unreachable { .. })),
+        "{error}"
+    );
     let message = error.to_string();
     assert!(
         message.contains(&format!("127.0.0.1:{port}")) && message.contains("connect"),

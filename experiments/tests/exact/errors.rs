@@ -9,7 +9,7 @@ use perfshape::client::ClientStrategy;
 use perfshape::runtime::Pool;
 use perfshape_experiments::experiment::{Experiment, Workload};
 use perfshape_experiments::scenario::{Scenario, ServerStrategy};
-use perfshape_experiments::{Error, Result, demo};
+use perfshape_experiments::{Result, demo};
 
 #[test]
 fn a_scenario_refuses_zero_requests_and_too_much_work() {
@@ -89,7 +89,7 @@ fn the_good_fixture_text_parses() -> Result {
 
 #[test]
 fn every_shipped_fixture_loads() -> Result {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures");
     let mut loaded = 0;
     for entry in std::fs::read_dir(&dir).expect("fixtures/ exists") {
         let path = entry.expect("readable entry").path();

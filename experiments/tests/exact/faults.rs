@@ -3,19 +3,23 @@
 //! kind — and a claim refuses to judge a run with failures, naming which failed and why.
 
 use perfshape_experiments::demo::{Demo, DemoRoutes};
-use perfshape_experiments::{Error, Result, scenario::ServerStrategy};
+use perfshape_experiments::{Result, scenario::ServerStrategy};
 use std::time::Duration;
 
 use perfshape::client::Limits;
 use perfshape::{
     PoolSettings, Target, Verdict, client::ClientStrategy, client::Lifecycle, client::LoadClient,
-    runtime::Pool, runtime::Server,
+    runtime::Pool,
 };
 
 use crate::ms;
 
 fn client(limits: Limits) -> Result<LoadClient> {
-    LoadClient::with_limits(Pool::workers("client", 1)?, Lifecycle::Shared, limits)
+    Ok(LoadClient::with_limits(
+        Pool::workers("client", 1)?,
+        Lifecycle::Shared,
+        limits,
+    )?)
 }
 
 fn limits(timeout: Duration) -> Limits {
@@ -77,7 +81,7 @@ fn a_stall_past_the_timeout_is_a_timeout_failure() -> Result {
     assert_eq!(run.summary(ms(1)).failures.get("timeout"), Some(&3));
     assert!(matches!(
         run.require_ok().unwrap_err(),
-        Error::TooSlow { .. }
+        perfshape::Error::TooSlow { .. }
     ));
     Ok(())
 }

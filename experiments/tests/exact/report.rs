@@ -16,7 +16,7 @@ use perfshape_experiments::report::{
 /// A claim on a side that returns `values` in turn (cycling), decided with no clock.
 fn decided(name: &str, values: &'static [f64], lo: f64, hi: f64) -> Result<Checked> {
     let mut i = 0;
-    Claim::bound(
+    Ok(Claim::bound(
         name,
         Measure::value("figure", move || {
             i += 1;
@@ -27,7 +27,7 @@ fn decided(name: &str, values: &'static [f64], lo: f64, hi: f64) -> Result<Check
     .within(lo, hi)
     .warmup(0)
     .artifacts_in(crate::scratch())
-    .check()
+    .check()?)
 }
 
 /// Writes each claim's report as its JSON artifact in `dir`, as a run does.

@@ -10,15 +10,15 @@ use axum::extract::ConnectInfo;
 use axum::routing::get as route;
 use perfshape::client::Limits;
 use perfshape::load::{Connection, FailureKind, Outcome};
-use perfshape::runtime::WorkReport;
 use perfshape::{
     client::ClientStrategy, client::Lifecycle, client::LoadClient, runtime::Pool, runtime::Server,
 };
+use perfshape_experiments::vocab::WorkReport;
 
 use crate::ms;
 
 fn client(lifecycle: Lifecycle) -> Result<LoadClient> {
-    LoadClient::new(Pool::workers("client", 1)?, lifecycle)
+    Ok(LoadClient::new(Pool::workers("client", 1)?, lifecycle)?)
 }
 
 /// GET `url` and return (status, body).
