@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""Fails when `src/` has an import circle — two modules (files) that reach each other through
-`crate::` or `super::` paths in code (comments and doc links are not read) — or a module that
-reaches up: one that reads a module of a higher layer in LAYERS, the layout docs/architecture.md
-draws. A module in no layer is named too, so a new file is placed before it lands. `.ci/run`
-runs this so neither can come back unseen.
+"""Fails when a crate's source has an import circle — two modules (files) that reach each other
+through `crate::` or `super::` paths in code (comments and doc links are not read) — or a module
+that reaches up: one that reads a module of a higher layer in its crate's layers, the layout
+docs/architecture.md draws. A module in no layer is named too, so a new file is placed before it
+lands. The crates are the gate (`src/`, GATE) and the experiments beside it (`experiments/src/`,
+EXPERIMENTS), which stand on the gate's public API: the gate fails the check if it names the
+experiments at all — in its code or its manifest's dependencies. `.ci/run` runs this so none of
+it can come back unseen.
 
 A path is read wherever code names it: a `use` tree's every leaf (`use crate::{a::B, c::{D,
 E}}`), and a path written inline (`crate::a::f()`); a name the crate root re-exports
@@ -19,25 +22,36 @@ import sys
 import tempfile
 from pathlib import Path
 
-SRC = Path(__file__).resolve().parent.parent / "src"
-# The library's layers, bottom to top, as docs/architecture.md draws them: a module may read
+ROOT = Path(__file__).resolve().parent.parent
+# Each crate's layers, bottom to top, as docs/architecture.md draws them: a module may read
 # its own layer's and those below. A module belongs to the longest prefix listed.
-LAYERS = [
-    ["limits", "build", "kernel", "platform", "cpu_quota", "service_process", "local_downstream", "thread_clock", "blocked_call", "vocab::millis"],
+GATE = [
+    ["limits", "build", "platform", "cpu_quota", "service_process", "local_downstream", "thread_clock", "blocked_call", "vocab::millis"],
     ["outcome"],
     ["error"],
     ["vocab", "cut_short", "fd_limit", "downstream"],
-    ["pool", "server", "inproc"],
+    ["pool", "server"],
     ["record", "run", "summary"],
     ["client"],
     ["usage"],
-    ["model"],
     ["claim"],
     ["target", "target_builder"],
-    ["endpoint", "mix", "scenario", "load", "evidence", "probe"],
+    ["endpoint", "mix", "evidence", "probe"],
     ["claims", "compare"],
-    ["catalog", "experiment", "report", "external", "assert"],
+    ["assert", "__support"],
 ]
+EXPERIMENTS = [
+    ["kernel", "error"],
+    ["vocab"],
+    ["demo", "inproc", "model"],
+    ["scenario"],
+    ["load"],
+    ["experiment"],
+    ["catalog", "report", "external"],
+]
+CRATES = [("src", GATE), ("experiments/src", EXPERIMENTS)]
+# What the gate may never name: the experiments' crate, in code or in its manifest.
+EXPERIMENTS_CRATE = re.compile(r"\bperfshape[_-]experiments\b")
 
 PATH = re.compile(r"\b((?:crate|super)(?:::[A-Za-z_][A-Za-z0-9_]*)+)")
 # A `use` item whose tree starts at the crate or a parent, up to its semicolon.
@@ -113,7 +127,7 @@ def reexports(src: Path) -> dict[str, str]:
     return names
 
 
-def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr) -> int:
+def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr, name: str = "src/") -> int:
     """0 when `src` has no import circle and nothing in it reaches up `layers`; else 1,
     each fault named on `err`."""
     files = {module_of(src, p): p for p in src.rglob("*.rs")}
@@ -172,7 +186,7 @@ def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr) ->
             if above is not None and above > layer:
                 upward.append(f"{module} (layer {layer}) reaches up to {target} (layer {above})")
     for line in upward:
-        print(f"layering of src/: {line}", file=err)
+        print(f"layering of {name}: {line}", file=err)
 
     # Strongly connected components (Tarjan); any with two or more modules is a circle.
     index, low, stack, on, circles = {}, {}, [], set(), []
@@ -206,11 +220,11 @@ def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr) ->
             visit(v)
     for circle in circles:
         arrows = [f"{a} → {b}" for a in circle for b in sorted(edges[a]) if b in circle]
-        print(f"import circle in src/: {', '.join(circle)} ({'; '.join(arrows)})", file=err)
+        print(f"import circle in {name}: {', '.join(circle)} ({'; '.join(arrows)})", file=err)
     if not circles:
-        print(f"no import circles in src/ ({len(files)} modules)", file=out)
+        print(f"no import circles in {name} ({len(files)} modules)", file=out)
     if not upward:
-        print(f"nothing in src/ reaches up ({len(layers)} layers)", file=out)
+        print(f"nothing in {name} reaches up ({len(layers)} layers)", file=out)
     return 1 if circles or upward else 0
 
 
@@ -247,6 +261,23 @@ SELF_TESTS = [
 ]
 
 
+# Small gates the dependency check must fail on (or pass): each a file → its text.
+GATE_SELF_TESTS = [
+    ("the gate's code naming the experiments", {
+        "src/lib.rs": "pub fn f() -> perfshape_experiments::Model { todo!() }",
+        "Cargo.toml": "[package]\nname = \"perfshape\"\n",
+    }, 1),
+    ("the gate's manifest depending on them", {
+        "src/lib.rs": "",
+        "Cargo.toml": "[dependencies]\nperfshape-experiments = { path = \"experiments\" }\n",
+    }, 1),
+    ("naming them in a comment and as a workspace member", {
+        "src/lib.rs": "//! The experiments are `perfshape-experiments`, beside this crate.",
+        "Cargo.toml": "[workspace]\nmembers = [\".\", \"experiments\"]\n# perfshape-experiments\n",
+    }, 0),
+]
+
+
 def self_test() -> int:
     """Runs the check on SELF_TESTS; 0 when each comes out as it must."""
     import io
@@ -265,10 +296,50 @@ def self_test() -> int:
             if not ok:
                 print(err.getvalue(), file=sys.stderr)
                 failed += 1
+    for name, files, want in GATE_SELF_TESTS:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for rel, text in files.items():
+                (root / rel).parent.mkdir(parents=True, exist_ok=True)
+                (root / rel).write_text(text)
+            err = io.StringIO()
+            got = gate_names_no_experiments(root, err)
+            ok = got == want
+            print(f"self-test {'ok' if ok else 'FAILED'}: {name} (exit {got}, want {want})")
+            if not ok:
+                print(err.getvalue(), file=sys.stderr)
+                failed += 1
     return 1 if failed else 0
+
+
+def gate_names_no_experiments(root: Path, err=sys.stderr) -> int:
+    """0 when neither the gate's code (`src/`) nor its manifest's dependency tables name the
+    experiments' crate; else 1, each place named."""
+    found = []
+    for path in sorted((root / "src").rglob("*.rs")):
+        for number, line in enumerate(code_of(path.read_text()).splitlines(), start=1):
+            if EXPERIMENTS_CRATE.search(line):
+                found.append(f"{path.relative_to(root)}:{number}")
+    manifest = (root / "Cargo.toml").read_text()
+    table = None
+    for number, line in enumerate(manifest.splitlines(), start=1):
+        line = line.split("#", 1)[0].strip()
+        if line.startswith("["):
+            table = line
+        elif table and "dependencies" in table and EXPERIMENTS_CRATE.search(line):
+            found.append(f"Cargo.toml:{number} ({table})")
+    for place in found:
+        print(f"the gate depends on the experiments: {place}", file=err)
+    return 1 if found else 0
 
 
 if __name__ == "__main__":
     if "--self-test" in sys.argv[1:] and self_test():
         sys.exit(1)
-    sys.exit(check(SRC, LAYERS))
+    failed = 0
+    for folder, layers in CRATES:
+        failed |= check(ROOT / folder, layers, name=f"{folder}/")
+    failed |= gate_names_no_experiments(ROOT)
+    if not failed:
+        print("the gate names no experiment (src/, Cargo.toml)")
+    sys.exit(failed)

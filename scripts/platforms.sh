@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 
 unix_only="procfs procfs-core"        # refuse to build off Linux and Android
 windows_refuses="$unix_only nix"      # nix is for Unix alone
-features=("" "--no-default-features" "--features experiments" "--features https" "--all-features")
+features=("" "--no-default-features" "--features https" "--features grpc" "--all-features")
 
 # The crates in `package`'s graph for `target` with `flags`, one name a line.
 graph() {
@@ -58,10 +58,10 @@ graph_check() {
             *) refused=$unix_only ;;
         esac
         before=$failed
-        for package in perfshape perfshape-cli; do
+        for package in perfshape perfshape-experiments perfshape-cli; do
             for flags in "${features[@]}"; do
-                # The command has only its own `https` feature.
-                if [ "$package" = perfshape-cli ] && [ "$flags" != "" ] && [ "$flags" != "--features https" ]; then
+                # The experiments have no features; the command has only its own `https`.
+                if [ "$package" != perfshape ] && [ "$flags" != "" ] && { [ "$package" = perfshape-experiments ] || [ "$flags" != "--features https" ]; }; then
                     continue
                 fi
                 # shellcheck disable=SC2086
@@ -80,8 +80,8 @@ graph_check() {
 # The library and the command type-check for macOS and Windows.
 type_checks() {
     # The type checks, where the target's standard library can be had, once per target for
-    # the union of the features a team builds (the command's: the library with `experiments`
-    # and `insta`; every feature but the C that `https` brings, ring, which needs the
+    # the union of the features a team builds (the command's: the gate with `insta`, and the
+    # experiments' crate; every feature but the C that `https` brings, ring, which needs the
     # platform's own C compiler) — and the library with no features on the first target, for
     # the code compiled only without them (`cfg(not(feature = …))`), which is the same code on
     # every target. Eight checks became three: every line each of them compiled is compiled.

@@ -149,8 +149,16 @@ fn the_judge_command_reads_k6_and_locust_statistics() {
     let dir = fresh_folder("judge");
     // Each captured with its schedule: k6's loops at its least, 1000 ms; Locust's at 600.
     for (stats, loop_ms, sent) in [
-        ("experiments/tests/data/engines/k6-seed004-summary.json", "1000", 3814),
-        ("experiments/tests/data/engines/locust-seed004_stats.csv", "600", 2217),
+        (
+            "experiments/tests/data/engines/k6-seed004-summary.json",
+            "1000",
+            3814,
+        ),
+        (
+            "experiments/tests/data/engines/locust-seed004_stats.csv",
+            "600",
+            2217,
+        ),
     ] {
         let (code, stdout, stderr) = perfshape(
             &[
@@ -352,7 +360,10 @@ fn the_exit_status_tells_holds_broken_inconclusive_and_could_not_run_apart() {
         let args = ["judge", fixture, stats, "--test-scale", "--loop-ms", "600"];
         perfshape_gated(&args, &dir, gate)
     };
-    let (code, _, stderr) = judge("experiments/tests/data/engines/locust-seed004_stats.csv", "strict");
+    let (code, _, stderr) = judge(
+        "experiments/tests/data/engines/locust-seed004_stats.csv",
+        "strict",
+    );
     assert_eq!(code, Some(0), "every claim holds: {stderr}");
 
     // The async row as slow as the blocking one in every round: the order is broken.

@@ -21,6 +21,7 @@ use perfshape::load::{Latency, Summary};
 use perfshape::{Endpoint, Target};
 
 mod in_process;
+mod measured;
 
 pub use in_process::InProcessLoad;
 pub(crate) use in_process::in_process_model;
