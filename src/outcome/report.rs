@@ -196,9 +196,9 @@ impl ClaimReport {
         }
     }
 
-    /// How sure the verdict is: the figure and its band, and the rule's reason — "median
-    /// 4.793 is outside the band ≤ 1 by 379.3%, and so is its confidence interval [2.988,
-    /// 4.947] (3 rounds); the figure: allowance used by 20 concurrent POST /orders".
+    /// How sure the verdict is, in the figure's one scale: what the figure is, then the
+    /// rule's reason — "allowance used by 20 concurrent POST /orders (ideal 0): median 4.793
+    /// and its confidence interval [2.988, 4.947] are outside the band ≤ 1 (3 rounds)".
     pub fn sureness(&self) -> String {
         if self.rounds.is_empty() {
             return format!(
@@ -213,12 +213,12 @@ impl ClaimReport {
             format!(", band {}", self.band)
         };
         format!(
-            "{}; the figure: {}{band}{}",
-            self.reason,
+            "{}{}: {}{band}",
             self.relation,
             self.ideal
                 .map(|i| format!(" (ideal {})", short(i)))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            self.reason,
         )
     }
 
