@@ -54,7 +54,7 @@ use perfshape::{PoolSettings, Result, Target, assert_shape};
 
 #[tokio::test]
 async fn health_never_blocks_its_worker() -> Result {
-    let target = Target::serve(service::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, service::app())?;
     assert_shape!(target.get("/health").does_not_block_its_worker().await?);
     Ok(())
 }
@@ -67,7 +67,7 @@ use perfshape::{PoolSettings, Result, Target, assert_shape};
 
 #[tokio::test]
 async fn health_never_blocks_its_worker() -> Result {
-    let target = Target::serve(service::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, service::app())?;
     assert_shape!(target.get("/health").does_not_block_its_worker().await?);
     Ok(())
 }
@@ -80,7 +80,7 @@ use perfshape::{PoolSettings, Result, Target};
 
 #[tokio::test]
 async fn health_never_blocks_its_worker() -> Result {
-    let target = Target::serve(service::app(), PoolSettings::workers(1)?)?;
+    let target = Target::serve(PoolSettings::workers(1)?, service::app())?;
     target.get("/health").does_not_block_its_worker().await?;
     Ok(())
 }
@@ -94,8 +94,8 @@ async fn health_never_blocks_its_worker() -> Result {
         'perfshape = {{ path = "{root}", features = ["grpc"] }}',
         None,
     ),
-    "+ perfshape with experiments": (
-        'perfshape = {{ path = "{root}", features = ["experiments"] }}',
+    "+ perfshape-experiments instead (the laboratory, not the gate)": (
+        'perfshape-experiments = {{ path = "{root}/experiments" }}',
         None,
     ),
     "+ criterion instead": (
@@ -142,7 +142,7 @@ BUYS = {
     "hyper-util": "the client's connection pool and the server's connection loop",
     "axum": "serving the team's `Router` (already the service's own dependency)",
     "tokio": "the pools: the served router's workers and the load client's (the service's own)",
-    "perfshape": "the claims, the decision rule, the model, the server's ledger",
+    "perfshape": "the claims, the decision rule, the served pool's clocks and ledger",
     "procfs": "the machine's CPU, each thread's run-queue time, a service's process by port",
     "procfs-core": "(procfs's parsers)",
     "hdrhistogram": "latency percentiles per round",
@@ -325,9 +325,11 @@ def main():
     print("\n## Features\n")
     print(
         "`default = [\"insta\"]`: what the README's first test uses (`assert_shape!`). "
-        "`https` adds rustls with ring for `https://` targets; `experiments` the five "
-        "experiments' fixtures, rayon, the reports' plots and tables and the command's needs. "
-        "Neither is needed to gate a service served on loopback. `grpc` adds HTTP/2 to the "
+        "`https` adds rustls with ring for `https://` targets, which a service gated on "
+        "loopback does not need. The five experiments, with their fixtures' reader (toml), "
+        "rayon, the reports' plots and tables, are the crate `perfshape-experiments` beside "
+        "the gate, which a team never builds (its row above is what the gate no longer "
+        "compiles for it). `grpc` adds HTTP/2 to the "
         "load client and the served router (h2, and hyper's and reqwest's HTTP/2) for gRPC "
         "calls; no tonic or prost, which a gRPC service compiles already (the row above is "
         "its cost to a service that has neither)."

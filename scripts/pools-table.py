@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The pools table of docs/probe.md: `concurrency_limit().about(k)` on pools of 3, 5, 6, 10,
-12 and 40 of four kinds (tests/pools/table.rs), its controls about(k/2) and about(2k), run
+12 and 40 of four kinds (experiments/tests/pools/table.rs), its controls about(k/2) and about(2k), run
 quiet and with one core kept busy by `yes > /dev/null`. Prints the Markdown table; each
 run's figures stay in target/perfshape/pools-table-<quiet|busy>.jsonl.
 

@@ -4,7 +4,7 @@
 
 pub use crate::claim::shape_lock;
 pub use crate::client::{Plan, check_url};
-pub use crate::error::check_range;
+pub use crate::error::{check_range, write_with_causes};
 pub use crate::evidence::Evidence;
 pub use crate::fd_limit::ensure_fd_limit;
 pub use crate::outcome::short;

@@ -166,17 +166,27 @@ pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send>) -> String {
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{self}")?;
-        let mut source = std::error::Error::source(self);
-        while let Some(cause) = source {
-            // A cause already in the message (a wrapped error's) is not said twice.
-            if !self.to_string().contains(&cause.to_string()) {
-                write!(f, "\n  caused by: {cause}")?;
-            }
-            source = cause.source();
-        }
-        Ok(())
+        write_with_causes(f, self)
     }
+}
+
+/// `error`'s message, then each of its causes not already in it on a line of its own
+/// (`caused by: …`): how an error reads where a test or `main` shows it with `Debug`.
+pub fn write_with_causes(
+    f: &mut std::fmt::Formatter<'_>,
+    error: &dyn std::error::Error,
+) -> std::fmt::Result {
+    let message = error.to_string();
+    write!(f, "{message}")?;
+    let mut source = error.source();
+    while let Some(cause) = source {
+        // A cause already in the message (a wrapped error's) is not said twice.
+        if !message.contains(&cause.to_string()) {
+            write!(f, "\n  caused by: {cause}")?;
+        }
+        source = cause.source();
+    }
+    Ok(())
 }
 
 /// `Result` with perfshape's [`Error`]; the default `T = ()` lets tests end in `Ok(())`.

@@ -61,20 +61,9 @@ pub enum Error {
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            // The gate's own Debug already names its causes.
+            // The gate's own Debug names its causes.
             Error::Gate(gate) => write!(f, "{gate:?}"),
-            _ => {
-                write!(f, "{self}")?;
-                let mut source = std::error::Error::source(self);
-                while let Some(cause) = source {
-                    // A fixture's kind is already in its message.
-                    if !self.to_string().contains(&cause.to_string()) {
-                        write!(f, "\n  caused by: {cause}")?;
-                    }
-                    source = cause.source();
-                }
-                Ok(())
-            }
+            other => perfshape::__support::write_with_causes(f, other),
         }
     }
 }

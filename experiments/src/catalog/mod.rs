@@ -65,7 +65,7 @@ pub struct Entry {
 
 /// Every entry, in the order `perfshape selftest` runs them.
 pub fn entries() -> Vec<Entry> {
-    let entries = [
+    [
         seed000::ENTRIES,
         seed001::ENTRIES,
         seed002::ENTRIES,
@@ -77,16 +77,11 @@ pub fn entries() -> Vec<Entry> {
         endpoints::ENTRIES,
         compare::ENTRIES,
         scheduler::ENTRIES,
+        tables::ENTRIES,
+        locust::ENTRIES,
+        k6::ENTRIES,
     ]
-    .concat();
-    let entries = [
-        entries,
-        tables::ENTRIES.to_vec(),
-        locust::ENTRIES.to_vec(),
-        k6::ENTRIES.to_vec(),
-    ]
-    .concat();
-    entries
+    .concat()
 }
 
 /// Fails unless every claim came out broken: what a negative control must show.

@@ -9,17 +9,8 @@ pub(crate) mod model_vs_reality;
 pub(crate) mod pools;
 pub(crate) mod wiremock;
 
-/// The claim's verdict where every read it needs is made; `None` in the portable build,
-/// where a claim that needs a missing read must be inconclusive.
-pub(crate) fn decided(checked: &perfshape::Checked) -> Option<perfshape::Verdict> {
-    match &checked.report().unread {
-        None => Some(checked.verdict()),
-        #[cfg(not(perfshape_portable))]
-        Some(unread) => panic!("a claim on Linux said a read is missing: {unread}"),
-        #[cfg(perfshape_portable)]
-        Some(_) => {
-            assert_eq!(checked.verdict(), perfshape::Verdict::Inconclusive);
-            None
-        }
-    }
-}
+// The gate's helper: a claim's verdict where every read it needs is made.
+#[path = "../../../tests/common/decided.rs"]
+mod decided;
+#[allow(unused_imports)]
+pub(crate) use decided::decided;
