@@ -59,7 +59,7 @@
 //! # Features
 //! - `insta` (default): [`assert_shape!`] and [`assert_shapes!`], snapshotting with insta.
 //! - `https`: `https://` targets (rustls with ring).
-//! - `grpc`: gRPC unary calls ([`Request::grpc`]), over HTTP/2; a served router answers
+//! - `grpc`: gRPC unary calls (`Request::grpc`, `Target::grpc`), over HTTP/2; a served router answers
 //!   HTTP/2 too, as a tonic server's routes need.
 //!
 //! The five experiments perfshape reproduces (ASP.NET's, in Rust) are the crate

@@ -23,8 +23,8 @@ type EvidenceFn<'a> = Box<dyn FnOnce() -> Option<String> + Send + 'a>;
 
 /// A labelled measurement: called once per round, it returns one figure.
 ///
-/// A measure may carry its [`Expected`] figure (a [`Load`](crate::load::Load)'s measures carry
-/// the model's) and its settings as context; a claim takes both from its sides, so a
+/// A measure may carry its [`Expected`] figure (the experiments' loads' measures carry
+/// their model's) and its settings as context; a claim takes both from its sides, so a
 /// test never restates them.
 ///
 /// ```

@@ -163,8 +163,8 @@ impl<'a> Claim<'a> {
         Claim::new(name, Relation::Ratio(a, b))
     }
 
-    /// measured ÷ what the measure expects ([`Measure::expecting`]; a
-    /// [`Load`](crate::load::Load)'s measures expect what the model predicts).
+    /// measured ÷ what the measure expects ([`Measure::expecting`]; the experiments'
+    /// loads' measures expect what their model predicts).
     pub fn bound(name: &str, measured: Measure<'a>) -> Self {
         Claim::new(name, Relation::Bound(measured))
     }

@@ -97,7 +97,7 @@ impl Request {
             .header("te", HeaderValue::from_static("trailers"))
     }
 
-    /// Whether this is a gRPC call ([`Request::grpc`]).
+    /// Whether this is a gRPC call (`Request::grpc`, with the `grpc` feature).
     pub fn is_grpc(&self) -> bool {
         self.grpc
     }

@@ -8,13 +8,13 @@ use super::WAITING;
 use crate::cpu_quota::QuotaReading;
 
 /// The machine's CPU time so far, in ticks, from `/proc/stat`: busy (everything but idle
-/// and I/O wait), of it the niced processes' that give way to this one ([`yielding`]), and
+/// and I/O wait), of it the niced processes' that give way to this one (`yielding`), and
 /// total, over every core.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CpuReading {
     busy: u64,
     /// The part of `busy` that niced processes used, where this process runs at a nice of
-    /// 0 or less ([`yielding`]); 0 where it does not.
+    /// 0 or less (`yielding`); 0 where it does not.
     niced: u64,
     total: u64,
     cores: usize,
@@ -129,7 +129,7 @@ impl CpuReading {
     /// limits this process, its cgroup's time against the quota (the host's other work is
     /// not what starves a load inside a quota; the quota is). `None` when no tick passed.
     ///
-    /// Niced processes' time ([`yielding`]) is left out while this process's threads had a
+    /// Niced processes' time (`yielding`) is left out while this process's threads had a
     /// CPU whenever they could run (waiting under [`WAITING`] of a thread): then it gave way
     /// to them. Where they waited, or their wait is not read, it counts as busy.
     pub fn busy_since(&self, earlier: &CpuReading) -> Option<f64> {

@@ -35,7 +35,7 @@ impl Scenario {
     /// request costs outside its handler: the same client, lifecycle, pool and N with no
     /// work (on the scenario's own handler when 16 or more requests are in flight, else
     /// on a blocking handler of zero time), whose median wall of three ÷ N is the
-    /// [`Model::overhead`] — for a fan-out the HTTP stack's CPU per request, client and
+    /// [`Model::overhead`](crate::model::Model::overhead) — for a fan-out the HTTP stack's CPU per request, client and
     /// server together; for a sequential client its round trip; for a client per request,
     /// building it too. Closed and open loops are not calibrated (zero): their load is
     /// paced by users and rate, not by how fast the stack turns requests over.
