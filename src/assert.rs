@@ -28,6 +28,7 @@
 ///     assert_shape!(report.does_not_block_its_worker().check().unwrap());
 /// }
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "insta")))]
 #[macro_export]
 macro_rules! assert_shape {
     ($checked:expr $(,)?) => {{
@@ -75,6 +76,7 @@ macro_rules! assert_shape {
 ///     Ok(())
 /// }
 /// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "insta")))]
 #[macro_export]
 macro_rules! assert_shapes {
     ($shapes:expr $(,)?) => {{

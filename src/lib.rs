@@ -19,7 +19,7 @@
 //! let target = Target::serve(PoolSettings::workers(1)?, app)?;
 //! let checked = target.get("/report").does_not_block_its_worker().check()?;
 //! assert_eq!(checked.verdict(), Verdict::Broken);
-//! // "broken: GET /report blocked in clock_nanosleep(): a sleep …"
+//! // broken: "/report does not block its worker" — blocked in clock_nanosleep(): a sleep
 //! # Ok::<(), perfshape::Error>(())
 //! ```
 //!
