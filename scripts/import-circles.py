@@ -37,7 +37,7 @@ GATE = [
     ["claim"],
     ["target", "target_builder"],
     ["endpoint", "mix", "evidence", "probe"],
-    ["claims", "compare"],
+    ["claims", "compare", "watch"],
     ["assert", "__support"],
 ]
 EXPERIMENTS = [

@@ -101,6 +101,7 @@ mod target_builder;
 mod thread_clock;
 mod usage;
 mod vocab;
+mod watch;
 
 pub use claim::{Checked, Claim, Verdict};
 pub use client::Request;
@@ -112,6 +113,7 @@ pub use pool::PoolSettings;
 pub use server::Shutdown;
 pub use target::Target;
 pub use target_builder::TargetBuilder;
+pub use watch::Watch;
 
 /// What a load measured: one record per request (`sent == ok + failed`, always), the
 /// load's figures, and what the machine and both pools were doing meanwhile.

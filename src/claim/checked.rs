@@ -35,6 +35,18 @@ impl Checked {
         Checked { report }
     }
 
+    /// A report decided elsewhere than in a claim's rounds (a watch's), published as a
+    /// claim's is: its figures written to [`artifact_dir`](crate::claim::artifact_dir), and
+    /// its report printed.
+    pub(crate) fn published(report: ClaimReport) -> Self {
+        let caller = std::thread::current().name().map(str::to_string);
+        Checked::new(super::decide::publish(
+            report,
+            &crate::outcome::artifact_dir(),
+            caller.as_deref(),
+        ))
+    }
+
     /// The verdict.
     pub fn verdict(&self) -> Verdict {
         self.report.verdict

@@ -113,7 +113,7 @@ pub(crate) fn call(calls: &Calls, route: &Place, how: Hold) -> Option<String> {
 
 /// What was seen, in words: a connection to a running [`Downstream`](crate::Downstream)
 /// proxy is named as the proxy, with where it forwards to.
-fn words(seen: &Seen) -> String {
+pub(crate) fn words(seen: &Seen) -> String {
     if let Seen::Blocked(BlockedCall::Socket {
         call,
         remote: Some(remote),

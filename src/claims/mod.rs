@@ -13,7 +13,7 @@
 
 mod answering;
 mod blocking;
-mod called;
+pub(crate) mod called;
 mod distance;
 mod fan_out;
 mod faster;
@@ -21,7 +21,7 @@ mod holding;
 mod limit;
 mod mix;
 mod outside;
-mod remedy;
+pub(crate) mod remedy;
 mod worker_watch;
 
 pub use crate::compare::{Comparison, Percentile, SINGLE_IN_A_ROW, SideLoad};

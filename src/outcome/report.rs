@@ -200,6 +200,10 @@ impl ClaimReport {
     /// rule's reason — "allowance used by 20 concurrent POST /orders (ideal 0): median 4.793
     /// and its confidence interval [2.988, 4.947] are outside the band ≤ 1 (3 rounds)".
     pub fn sureness(&self) -> String {
+        // A watch decides on what the kernel saw, in no round: its reason is the figure.
+        if self.kind == "watch" {
+            return format!("{}: {} (band {})", self.relation, self.reason, self.band);
+        }
         if self.rounds.is_empty() {
             return format!(
                 "no round measured; the figure would be the {}",
@@ -405,11 +409,13 @@ impl std::fmt::Display for ClaimReport {
         } else {
             ""
         };
-        let _ = writeln!(
-            s,
-            "  rounds ({order}noise floor = median change between consecutive rounds of a side, {:.1}%):",
-            self.noise_floor * 100.0
-        );
+        if !self.rounds.is_empty() {
+            let _ = writeln!(
+                s,
+                "  rounds ({order}noise floor = median change between consecutive rounds of a side, {:.1}%):",
+                self.noise_floor * 100.0
+            );
+        }
         for (i, round) in self.rounds.iter().enumerate() {
             let sides = self
                 .sides
@@ -433,17 +439,24 @@ impl std::fmt::Display for ClaimReport {
             .collect::<Vec<_>>()
             .join(", ");
         let _ = writeln!(s, "  settings: {context}");
+        let measured = if self.kind == "watch" {
+            format!("watched for {:.2} s", self.elapsed.as_secs_f64())
+        } else {
+            format!(
+                "measured for {:.2} s of a {:.0} s budget",
+                self.elapsed.as_secs_f64(),
+                self.budget.as_secs_f64()
+            )
+        };
         let _ = writeln!(
             s,
-            "  machine: {} cores{}; {}; measured for {:.2} s of a {:.0} s budget{}; gate {} ({GATE_ENV})",
+            "  machine: {} cores{}; {}; {measured}{}; gate {} ({GATE_ENV})",
             self.cores,
             self.cpu_quota.map_or(String::new(), |cpus| format!(
                 ", a CPU quota of {}",
                 crate::cpu_quota::cpus_in_words(cpus)
             )),
             crate::build::describe(),
-            self.elapsed.as_secs_f64(),
-            self.budget.as_secs_f64(),
             self.out_of_time
                 .and_then(|out| out.machine())
                 .map_or(String::new(), |busy| format!(", {busy}")),

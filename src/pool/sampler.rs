@@ -133,7 +133,7 @@ impl Calls {
         }
     }
 
-    #[cfg(test)]
+    /// Counts `n` samples of `seen` at `place` in.
     pub(crate) fn add(&mut self, place: Place, seen: Seen, n: u32) {
         *self.counts.entry((place, seen)).or_default() += n;
     }

@@ -52,6 +52,8 @@ pub(crate) struct Served {
     pub(crate) method: String,
     /// The request's path (no query), as the server received it.
     pub(crate) path: String,
+    /// The status it answered.
+    pub(crate) status: u16,
     /// Every poll of the response: its service future's and its body's.
     pub(crate) held: Held,
     /// Its polls that held the worker at least [`SPAN_FLOOR`], at most [`MAX_SPANS`].
@@ -135,6 +137,17 @@ impl Ledger {
         seqs.iter().map(|seq| kept.remove(seq)).collect()
     }
 
+    /// Every response numbered from `first` on that the server has started so far, taken
+    /// out of the ledger in order — waiting up to `patience` for those whose bodies are
+    /// still being written — and how many of them never were recorded (a connection gone
+    /// before its body was written).
+    pub(crate) fn take_since(&self, first: u64, patience: Duration) -> (Vec<Served>, usize) {
+        let seqs: Vec<u64> = (first..self.started()).collect();
+        let taken = self.take(&seqs, patience);
+        let missing = taken.iter().filter(|s| s.is_none()).count();
+        (taken.into_iter().flatten().collect(), missing)
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<u64, Served>> {
         self.kept.lock().unwrap_or_else(|p| p.into_inner())
     }
@@ -148,6 +161,7 @@ mod tests {
         Served {
             method: "GET".into(),
             path: path.into(),
+            status: 200,
             held: Held::default(),
             spans: Vec::new(),
         }

@@ -70,12 +70,14 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
     if !recording {
         return response;
     }
+    let status = response.status().as_u16();
     response.map(|body| {
         Body::new(TimedBody {
             inner: body,
             served: Some(Served {
                 method,
                 path,
+                status,
                 held,
                 spans,
             }),

@@ -1,0 +1,533 @@
+//! **The watch**: what a served target serves while a test's own requests reach it — no
+//! load and no timing ratio, one line at the end of a functional test.
+//!
+//! ```
+//! use axum::{Router, routing::get};
+//! use perfshape::{PoolSettings, Target, Verdict};
+//!
+//! let app = Router::new()
+//!     .route("/health", get(|| async { "ok" }))
+//!     .route("/report", get(|| async {
+//!         std::thread::sleep(std::time::Duration::from_millis(5)); // a sync call on the worker
+//!         "report"
+//!     }));
+//! let target = Target::serve(PoolSettings::workers(1)?, app)?;
+//! let watch = target.watch()?;
+//! // The test's own requests, sent as it sends them today (its reqwest client, say).
+//! for path in ["/health", "/report"] {
+//!     let url = target.url_of(path)?;
+//!     std::thread::spawn(move || std::net::TcpStream::connect(url.trim_start_matches("http://")))
+//!         .join()
+//!         .unwrap()
+//!         .map(|mut stream| {
+//!             use std::io::{Read, Write};
+//!             let _ = write!(stream, "GET {path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n");
+//!             let _ = stream.read_to_end(&mut Vec::new());
+//!         })
+//!         .unwrap();
+//! }
+//! let checked = watch.nothing_blocked()?;
+//! assert_eq!(checked.verdict(), Verdict::Broken);
+//! assert!(checked.report().to_string().contains("GET /report"));
+//! # Ok::<(), perfshape::Error>(())
+//! ```
+//!
+//! While a watch is alive, the served router records every response whole (its polls and
+//! its body's, each split by the worker thread's clocks into computing, waiting and
+//! preempted), the pool's workers are clocked between their parks (what they ran outside
+//! any response: a task the requests spawned, a connection's driver, a background job), and
+//! the kernel is sampled for the call a worker sleeps in. At its end each route the test
+//! called is decided on that evidence alone ([`seen::decide`]): the call the kernel saw, a
+//! sleep no brief lock makes, a stretch of CPU past the poll budget. Nothing is timed
+//! against anything else, so a watched test needs no test group of its own, no retries,
+//! and decides the same beside other tests on a busy machine.
+
+mod seen;
+
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+use self::seen::{Finding, Request, Sampled, decide, decide_outside, millis};
+use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
+use crate::claims::called;
+use crate::claims::remedy::{Hold, for_hold};
+use crate::error::{Error, Refused, Result};
+use crate::pool::sampler::{Calls, Place};
+use crate::pool::timeline;
+use crate::server::ledger;
+use crate::target::Target;
+use crate::vocab::Allowance;
+
+/// How long the end of a watch waits for responses whose bodies are still being written
+/// (a server drops a body a moment after its last byte reaches the client).
+const RECORDED_WITHIN: Duration = Duration::from_secs(1);
+
+/// How long the end of a watch waits for the workers to park: the tasks the requests
+/// spawned run after their responses, and are the requests' doing as much as their polls.
+const SETTLED_WITHIN: Duration = Duration::from_millis(200);
+
+/// The least a watch of a service built on its served pool lasts: long enough to meet a
+/// background job its builder spawned that wakes ten times a second, however quick the
+/// test's requests (the idle reading the claims take, `claims::worker_watch`).
+const JOBS_WITHIN: Duration = Duration::from_millis(100);
+
+/// A served target watched: every response it serves recorded, its workers clocked and
+/// sampled, until [`nothing_blocked`](Self::nothing_blocked) decides what they did. Made by
+/// [`Target::watch`].
+#[derive(Debug)]
+#[must_use = "a watch decides nothing until `nothing_blocked()` is asked"]
+pub struct Watch {
+    target: Target,
+    /// The first request's number the watch reads.
+    first: u64,
+    /// The poll budget, as set ([`poll_budget`](Self::poll_budget)).
+    allowance: Allowance,
+    /// The first setting refused, named by [`nothing_blocked`](Self::nothing_blocked).
+    refused: Option<Refused>,
+    from: Instant,
+    _responses: ledger::Recording,
+    _workers: timeline::Recording,
+    _calls: timeline::Sampling,
+}
+
+impl Target {
+    /// Watches what this target serves from now on — the requests a functional test sends
+    /// to [`url_of`](Self::url_of) with its own client — until the watch's
+    /// [`nothing_blocked`](Watch::nothing_blocked) decides, from what the worker threads
+    /// did, whether any route the test called blocked its worker. No load is sent, and
+    /// nothing is timed against anything else: a watched test runs in parallel with others.
+    ///
+    /// Only a router perfshape serves ([`Target::serve`], [`Target::serve_with`]) is seen
+    /// from here; a running service's URL, or a launched service's unwrapped responses, is
+    /// refused by name.
+    pub fn watch(&self) -> Result<Watch> {
+        let Some(server) = self.served() else {
+            return Err(Error::invalid(
+                "watched target",
+                self,
+                "a router perfshape serves (Target::serve or Target::serve_with): a running service's requests are not seen from this process, nor a launched service's polls",
+            ));
+        };
+        let timeline = server.pool().timeline();
+        let (workers, calls) = (timeline.record(), timeline.sample());
+        let responses = server.ledger().record();
+        Ok(Watch {
+            target: self.clone(),
+            first: server.ledger().started(),
+            allowance: Allowance::default(),
+            refused: None,
+            from: Instant::now(),
+            _responses: responses,
+            _workers: workers,
+            _calls: calls,
+        })
+    }
+}
+
+/// One route the test called: `POST /orders`, its requests, and the paths they had
+/// (`/todos/1`, `/todos/2` of `PATCH /todos/{id}`).
+#[derive(Debug, Default)]
+struct Route {
+    requests: Vec<Request>,
+    paths: std::collections::BTreeSet<String>,
+}
+
+/// A route the test called, decided: its name (`POST /orders`), what it was found to do,
+/// what was sampled in its polls, its requests and how many of them failed (5xx).
+#[derive(Debug)]
+struct Decided {
+    name: String,
+    finding: Finding,
+    sampled: Sampled,
+    requests: usize,
+    failed: usize,
+}
+
+impl Watch {
+    /// The most CPU one poll may use before the route computes past it (default 4 ms; 24
+    /// ms where perfshape is built without optimisations, and a poll between the two is
+    /// inconclusive there, naming the profile line): as
+    /// [`poll_budget`](crate::Endpoint::poll_budget) is for a claim.
+    pub fn poll_budget(mut self, budget: Duration) -> Watch {
+        match self.allowance.with_budget(budget) {
+            Ok(allowance) => self.allowance = allowance,
+            Err(error) => {
+                self.refused.get_or_insert_with(|| Refused::of(error));
+            }
+        }
+        self
+    }
+
+    /// Ends the watch and decides: each route the test called (by method and path) holds
+    /// unless the kernel saw its worker asleep in a call inside its polls, a request's polls
+    /// slept a millisecond or more (or every request of two or more slept past 20 µs), or a
+    /// poll computed past the poll budget (4 ms; 24 ms where perfshape is built without
+    /// optimisations); and the workers' time outside every response — a task the requests
+    /// spawned, a background job — holds unless it slept in a call the same way. A single
+    /// request too short to tell a call from a brief lock is inconclusive and says one more
+    /// tells.
+    ///
+    /// Every route is listed with its requests in the report and its snapshot (a broken
+    /// one with the call the kernel saw, where it was sampled); a failed request (5xx) is
+    /// counted and named. A watch that saw no request is refused by name: the test's
+    /// requests did not reach [`Target::url_of`].
+    pub fn nothing_blocked(self) -> Result<Checked> {
+        if let Some(refused) = &self.refused {
+            return Err(refused.to_error());
+        }
+        let gate = GateMode::from_env()?;
+        let server = self
+            .target
+            .served()
+            .expect("a watch is made of a served target");
+        if server.runs_its_own_tasks() {
+            std::thread::sleep(JOBS_WITHIN.saturating_sub(self.from.elapsed()));
+        }
+        let (served, unrecorded) = server.ledger().take_since(self.first, RECORDED_WITHIN);
+        server.pool().settled_activity(SETTLED_WITHIN);
+        let timeline = server.pool().timeline();
+        let outside: Vec<timeline::Segment> = timeline
+            .since(self.from)
+            .into_iter()
+            .filter(|s| s.time.slept || s.time.waiting > Duration::ZERO)
+            .collect();
+        let calls = timeline.calls();
+        if served.is_empty() {
+            return Err(Error::invalid(
+                "watched requests",
+                format!("none reached {}", self.target),
+                "at least one request to target.url_of(path) while the watch runs",
+            ));
+        }
+        let mut routes: BTreeMap<String, Route> = BTreeMap::new();
+        for response in &served {
+            let route = routes
+                .entry(format!("{} {}", response.method, route_of(&response.path)))
+                .or_default();
+            route.requests.push(Request {
+                split: response.held.split,
+                status: response.status,
+            });
+            route.paths.insert(response.path.clone());
+        }
+        let allowance = self.allowance;
+        let mut decided: Vec<Decided> = routes
+            .iter()
+            .map(|(name, route)| {
+                let mut at = Calls::default();
+                for path in &route.paths {
+                    for (seen, n) in calls.at(&called::route(path)) {
+                        at.add(called::route(path_of(name)), seen, n);
+                    }
+                }
+                let sampled = Sampled::of(&at.at(&called::route(path_of(name))));
+                Decided {
+                    name: name.clone(),
+                    finding: decide(&route.requests, &sampled, &allowance),
+                    sampled,
+                    requests: route.requests.len(),
+                    failed: route.requests.iter().filter(|r| r.status >= 500).count(),
+                }
+            })
+            .collect();
+        let longest_outside = outside
+            .iter()
+            .map(|s| s.time.waiting)
+            .max()
+            .unwrap_or_default();
+        let sampled_outside = Sampled::of(&calls.at(&Place::Outside));
+        let outside_finding = decide_outside(longest_outside, outside.len(), &sampled_outside);
+        decided.sort_by_key(|route| rank(&route.finding));
+        Ok(Checked::published(report(
+            &self.target,
+            &decided,
+            (outside_finding, sampled_outside),
+            &calls,
+            (served.len(), unrecorded),
+            (&allowance, gate),
+            self.from.elapsed(),
+        )))
+    }
+}
+
+/// The route a path is one of: each segment that is an id — all digits, or a UUID — read
+/// as `{id}`, so that `PATCH /todos/1` and `PATCH /todos/2` are one route, as the router's
+/// own `/todos/{id}` is (a served router is any tower service: its matched path is not
+/// seen from outside it).
+fn route_of(path: &str) -> String {
+    let id = |segment: &str| {
+        (!segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()))
+            || (segment.len() == 36
+                && segment.bytes().filter(|&b| b == b'-').count() == 4
+                && segment.bytes().all(|b| b == b'-' || b.is_ascii_hexdigit()))
+    };
+    path.split('/')
+        .map(|segment| if id(segment) { "{id}" } else { segment })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// The path of a route's name (`/orders` of `POST /orders`).
+fn path_of(route: &str) -> &str {
+    route.split_once(' ').map_or(route, |(_, path)| path)
+}
+
+/// Broken findings first, then what cannot tell, then what holds.
+fn rank(finding: &Finding) -> u8 {
+    match finding {
+        Finding::Waits { .. } | Finding::Computes { .. } => 0,
+        Finding::CannotTell(_) | Finding::Unread => 1,
+        Finding::Holds => 2,
+    }
+}
+
+/// The call sampled, in a report's words.
+fn call_of(sampled: &Sampled) -> Option<String> {
+    sampled
+        .call
+        .as_ref()
+        .map(|(call, _)| called::words(&crate::blocked_call::Seen::Blocked(call.clone())))
+}
+
+/// The watch's report: one verdict over the routes, each listed with its requests, the
+/// first broken one leading with the call the kernel saw.
+fn report(
+    target: &Target,
+    routes: &[Decided],
+    (outside, sampled_outside): (Finding, Sampled),
+    calls: &Calls,
+    (responses, unrecorded): (usize, usize),
+    (allowance, gate): (&Allowance, GateMode),
+    elapsed: Duration,
+) -> ClaimReport {
+    let broken_routes = routes.iter().filter(|r| rank(&r.finding) == 0).count();
+    let outside_broken = rank(&outside) == 0;
+    let blocked = broken_routes + usize::from(outside_broken);
+    let undecided: Vec<String> = routes
+        .iter()
+        .filter_map(|route| match &route.finding {
+            Finding::CannotTell(why) => Some(format!("{}: {why}", route.name)),
+            _ => None,
+        })
+        .collect();
+    let unread = routes
+        .iter()
+        .any(|route| route.finding == Finding::Unread)
+        .then(|| {
+            crate::platform::not_read(
+                "a worker thread's clocks (what a poll computed and waited)",
+                "/proc/thread-self/schedstat",
+            )
+        });
+    let verdict = if blocked > 0 {
+        Verdict::Broken
+    } else if !undecided.is_empty() || unread.is_some() {
+        Verdict::Inconclusive
+    } else {
+        Verdict::Holds
+    };
+    let mut explanation = Vec::new();
+    let mut advice: Option<Advice> = None;
+    for route in routes {
+        if let Some((sentence, hold)) = said(route) {
+            advice.get_or_insert_with(|| for_hold(&route.name, hold, call_of(&route.sampled)));
+            explanation.push(sentence);
+        }
+    }
+    // The lead names every route that blocked, the first one whole.
+    let others: Vec<&str> = routes
+        .iter()
+        .filter(|r| rank(&r.finding) == 0)
+        .skip(1)
+        .map(|r| r.name.as_str())
+        .chain(outside_broken.then_some("a task outside every response"))
+        .collect();
+    if let Some(first) = explanation.first_mut()
+        && !others.is_empty()
+    {
+        first.push_str(&format!("; blocked too: {}", others.join(", ")));
+    }
+    if let Finding::Waits { requests, longest } = outside {
+        advice.get_or_insert_with(|| {
+            for_hold(
+                "the requests the test sent",
+                Hold::WaitsInATask,
+                call_of(&sampled_outside),
+            )
+        });
+        explanation.push(format!(
+            "a task on the workers outside every response — one the requests spawned, a connection's driver, a background job — {}; it slept in {requests} stretch{} of the workers' run, {} at the longest",
+            match call_of(&sampled_outside) {
+                Some(call) => format!("blocked in {call}"),
+                None => "waited in a call the kernel was not sampled in".to_string(),
+            },
+            if requests == 1 { "" } else { "es" },
+            millis(longest)
+        ));
+    }
+    explanation.extend(undecided.iter().cloned());
+    if explanation.is_empty() {
+        explanation.push(format!(
+            "none of its {} routes waited in a call or computed past {} ms in one poll ({responses} requests)",
+            routes.len(),
+            allowance.budget().as_millis(),
+        ));
+    }
+    let mut facts: BTreeMap<String, String> = routes
+        .iter()
+        .map(|route| {
+            let failed = if route.failed > 0 {
+                format!(", {} failed (5xx)", route.failed)
+            } else {
+                String::new()
+            };
+            (
+                route.name.clone(),
+                format!(
+                    "{} request{}{failed}: {}",
+                    route.requests,
+                    if route.requests == 1 { "" } else { "s" },
+                    verdict_of(&route.finding)
+                ),
+            )
+        })
+        .collect();
+    if outside_broken {
+        facts.insert(
+            "outside every response".into(),
+            verdict_of(&outside).to_string(),
+        );
+    }
+    if unrecorded > 0 {
+        facts.insert(
+            "unrecorded".into(),
+            format!("{unrecorded} started, never finished (their connection went away)"),
+        );
+    }
+    let evidence = routes
+        .iter()
+        .map(|route| {
+            format!(
+                "{}: {}",
+                route.name,
+                called::tally(calls, &called::route(path_of(&route.name)))
+            )
+        })
+        .collect();
+    ClaimReport {
+        name: "no route the test called blocks its worker".to_string(),
+        kind: "watch",
+        relation: "routes whose requests held their worker, by what the kernel saw".into(),
+        band: Band::at_most(0.0),
+        ideal: None,
+        expected: None,
+        verdict,
+        reason: match verdict {
+            Verdict::Holds => format!("none of the {} routes held its worker", routes.len()),
+            Verdict::Broken if outside_broken => format!(
+                "{broken_routes} of the {} routes, and a task outside every response, held their worker",
+                routes.len()
+            ),
+            Verdict::Broken => format!(
+                "{broken_routes} of the {} routes held their worker",
+                routes.len()
+            ),
+            Verdict::Inconclusive => "what the requests did cannot be told here".into(),
+        },
+        median: blocked as f64,
+        noise_floor: 0.0,
+        margin: None,
+        sides: Vec::new(),
+        rounds: Vec::new(),
+        context: BTreeMap::from([
+            ("target".to_string(), target.to_string()),
+            ("poll budget".to_string(), allowance.describe_budget()),
+        ]),
+        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
+        gate,
+        unread,
+        budget: Duration::ZERO,
+        out_of_time: None,
+        elapsed,
+        limit: None,
+        explanation,
+        advice: if verdict == Verdict::Broken { advice } else { None },
+        evidence,
+        facts,
+        observed: BTreeMap::from([
+            ("requests".to_string(), responses as f64),
+            ("routes".to_string(), routes.len() as f64),
+        ]),
+        artifact: None,
+    }
+}
+
+/// What a route's finding reads as, in its snapshot line.
+fn verdict_of(finding: &Finding) -> &'static str {
+    match finding {
+        Finding::Holds => "holds",
+        Finding::Waits { .. } => "waits in a call on its worker",
+        Finding::Computes { .. } => "computes past the poll budget in one poll",
+        Finding::CannotTell(_) => "cannot tell",
+        Finding::Unread => "not read here",
+    }
+}
+
+/// The sentence a report leads with for a route that held its worker, and how: `None`
+/// for one that did not.
+fn said(route: &Decided) -> Option<(String, Hold)> {
+    let Decided {
+        name,
+        sampled,
+        requests: all,
+        ..
+    } = route;
+    let of = |n: usize| format!("in {n} of its {all} request{}", if *all == 1 { "" } else { "s" });
+    match &route.finding {
+        Finding::Waits { requests, longest } => Some((
+            match (call_of(sampled), &sampled.call) {
+                (Some(call), Some((_, n))) => format!(
+                    "{name} blocked in {call} {}, {} at the longest (the kernel saw its worker there in {n} of the {} samples that caught it asleep)",
+                    of(*requests),
+                    millis(*longest),
+                    sampled.asleep
+                ),
+                _ => format!(
+                    "{name} waited in a call on its worker {}, {} at the longest (asleep in the kernel inside its polls; no sample caught the call)",
+                    of(*requests),
+                    millis(*longest)
+                ),
+            },
+            Hold::Waits,
+        )),
+        Finding::Computes { requests, longest } => Some((
+            format!(
+                "{name} computed {} in one poll without giving its worker back {} (the kernel saw it running, in no system call, in {} of the {} samples of its polls)",
+                millis(*longest),
+                of(*requests),
+                sampled.running,
+                sampled.running + sampled.asleep
+            ),
+            Hold::Computes,
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_in_a_path_is_one_route() {
+        assert_eq!(route_of("/todos/17"), "/todos/{id}");
+        assert_eq!(
+            route_of("/users/1b4e28ba-2fa1-11d2-883f-0016d3cca427/orders/2"),
+            "/users/{id}/orders/{id}"
+        );
+        assert_eq!(route_of("/items/sku-0042"), "/items/sku-0042");
+        assert_eq!(route_of("/"), "/");
+        assert_eq!(route_of("/v2/health"), "/v2/health");
+    }
+}

@@ -1,0 +1,340 @@
+//! What the watched requests of one route did with their worker, and the rule that decides
+//! on it: on the kernel's evidence per poll — the call the worker was seen asleep in, a
+//! sleep no brief lock makes, a stretch of CPU past the budget — never on a ratio of
+//! timings, so that a watched test decides the same on a quiet machine and a busy one.
+
+use std::time::Duration;
+
+use crate::blocked_call::{BlockedCall, Seen};
+use crate::vocab::Allowance;
+use crate::vocab::wire::Split;
+
+/// The waiting inside one request's polls that no brief lock makes: a correct async poll's
+/// worker sleeps microseconds now and then (an allocator's lock, tokio's timer, a page to
+/// map), and a lock whose holder another thread preempted is counted as the machine's
+/// preemption, not as waiting (`thread_clock::peers`). A millisecond asleep in one request
+/// is a call.
+pub(crate) const A_CALL: Duration = Duration::from_millis(1);
+
+/// The waiting inside a request's polls below which a sleep is too short to tell from a
+/// brief lock, even in every request: the kernel switched the worker out and back at once.
+pub(crate) const TOO_SHORT: Duration = Duration::from_micros(20);
+
+/// The most requests a route needs for the watch to tell a call's short sleeps from a
+/// lock's: the first two that sleep past [`TOO_SHORT`], where a correct handler's poll
+/// sleeps in 0–2 % of requests (docs/blocking-power.md) — two in a row one time in 2,500.
+pub(crate) const TO_TELL: usize = 2;
+
+/// One watched request of a route, as the served router recorded it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Request {
+    /// Its polls, split by the worker's clocks (`None` where they are not read).
+    pub(crate) split: Option<Split>,
+    /// The status it answered.
+    pub(crate) status: u16,
+}
+
+/// What the kernel was seen doing in a place's polls while the watch ran: the commonest
+/// call the worker slept in there, with its samples and all the samples that slept.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct Sampled {
+    /// The commonest call the worker slept in, and in how many samples.
+    pub(crate) call: Option<(BlockedCall, u32)>,
+    /// The samples that caught the worker asleep there.
+    pub(crate) asleep: u32,
+    /// The samples that caught the worker running there.
+    pub(crate) running: u32,
+}
+
+impl Sampled {
+    /// Nothing sampled.
+    #[cfg(test)]
+    pub(crate) const NONE: Sampled = Sampled {
+        call: None,
+        asleep: 0,
+        running: 0,
+    };
+
+    /// From the samples at one place, commonest first.
+    pub(crate) fn of(samples: &[(Seen, u32)]) -> Sampled {
+        let asleep: Vec<(&BlockedCall, u32)> = samples
+            .iter()
+            .filter_map(|(seen, n)| match seen {
+                Seen::Blocked(call) => Some((call, *n)),
+                Seen::Running => None,
+            })
+            .collect();
+        Sampled {
+            call: asleep.first().map(|(call, n)| ((*call).clone(), *n)),
+            asleep: asleep.iter().map(|(_, n)| n).sum(),
+            running: samples
+                .iter()
+                .filter(|(seen, _)| *seen == Seen::Running)
+                .map(|(_, n)| n)
+                .sum(),
+        }
+    }
+
+    /// The call seen, where it is one a handler makes (a file, a socket, a sleep, another
+    /// system call) and not a lock: a lock is also what tokio's and the allocator's brief
+    /// waits are, and is judged by its time.
+    pub(crate) fn a_call(&self) -> Option<&BlockedCall> {
+        self.call
+            .as_ref()
+            .map(|(call, _)| call)
+            .filter(|call| !matches!(call, BlockedCall::Lock))
+    }
+}
+
+/// What the watch decided of a route (or of the workers outside every response).
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Finding {
+    /// Its polls never held the worker in a way another request waits behind.
+    Holds,
+    /// Its polls slept in a call: the kernel saw the call, or the sleep was one no brief
+    /// lock makes. How many requests, and the longest wait in one.
+    Waits {
+        /// Requests whose polls slept past [`TOO_SHORT`].
+        requests: usize,
+        /// The longest waiting inside one request's polls.
+        longest: Duration,
+    },
+    /// One poll computed past the budget: the longest stretch, and in how many requests.
+    Computes {
+        /// Requests with a poll past the budget.
+        requests: usize,
+        /// The longest poll's CPU time.
+        longest: Duration,
+    },
+    /// The requests cannot tell: what was seen, and what would tell.
+    CannotTell(String),
+    /// The worker's clocks are not read on this platform.
+    Unread,
+}
+
+/// Decides a route from its `requests` and what was sampled in its polls, with the poll
+/// budget of `allowance`.
+///
+/// Broken (in this order): a poll computed past the budget; the kernel saw the worker in
+/// a call that is not a lock at the route's path, and its requests slept; a request's
+/// polls waited [`A_CALL`] or more; every request
+/// of at least [`TO_TELL`] slept past [`TOO_SHORT`]. A single request that slept past
+/// [`TOO_SHORT`] and under [`A_CALL`], with no call seen, cannot tell a call's short sleep
+/// from a lock's: it says so, and that one more request tells. A poll between the
+/// optimised and the unoptimised budget in a build without optimisations cannot tell
+/// either, and names the profile line.
+pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowance) -> Finding {
+    let splits: Vec<Split> = requests.iter().filter_map(|r| r.split).collect();
+    if splits.is_empty() {
+        return Finding::Unread;
+    }
+    let computing: Vec<Duration> = splits.iter().map(|s| s.longest_computing).collect();
+    let longest_computing = computing.iter().copied().max().unwrap_or_default();
+    let past_budget = computing.iter().filter(|&&c| c > allowance.budget()).count();
+    if past_budget > 0 {
+        return Finding::Computes {
+            requests: past_budget,
+            longest: longest_computing,
+        };
+    }
+    let slept: Vec<Duration> = splits
+        .iter()
+        .filter(|s| s.slept > 0 && s.waiting >= TOO_SHORT)
+        .map(|s| s.waiting)
+        .collect();
+    let longest_wait = slept.iter().copied().max().unwrap_or_default();
+    let waits = Finding::Waits {
+        requests: slept.len(),
+        longest: longest_wait,
+    };
+    // A call sampled at the route's path counts where its requests slept: another method
+    // on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
+    if (sampled.a_call().is_some() && !slept.is_empty())
+        || longest_wait >= A_CALL
+        || (splits.len() >= TO_TELL && slept.len() == splits.len())
+    {
+        return waits;
+    }
+    if let Some((optimised, unoptimised)) = allowance.undecided()
+        && longest_computing > optimised
+        && longest_computing <= unoptimised
+    {
+        return Finding::CannotTell(format!(
+            "a poll computed {} without giving its worker back, between {} and {}, where this build cannot tell a long stretch from ordinary work slowed 2–30× by a build without optimisations: `{}` in the workspace's Cargo.toml makes it decisive",
+            millis(longest_computing),
+            millis(optimised),
+            millis(unoptimised),
+            crate::vocab::allowance::PROFILE_LINE
+        ));
+    }
+    if splits.len() < TO_TELL && !slept.is_empty() {
+        return Finding::CannotTell(format!(
+            "its one request slept {} inside its polls and the kernel was not seen in a call: a short call or a brief lock; one more request tells",
+            millis(longest_wait)
+        ));
+    }
+    Finding::Holds
+}
+
+/// Decides the workers' time outside every response's polls — a task the requests spawned,
+/// a connection's driver, a background job — from the longest wait of one stretch there
+/// and what was sampled there: broken where the kernel saw a call that is not a lock, or a
+/// stretch waited [`A_CALL`] or more.
+pub(crate) fn decide_outside(longest: Duration, stretches: usize, sampled: &Sampled) -> Finding {
+    if sampled.a_call().is_some() || longest >= A_CALL {
+        Finding::Waits {
+            requests: stretches,
+            longest,
+        }
+    } else {
+        Finding::Holds
+    }
+}
+
+/// `2.0 ms`, `0.12 ms`, `24 ms`: a duration as a report says it.
+pub(crate) fn millis(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1e3;
+    if ms >= 10.0 {
+        format!("{ms:.0} ms")
+    } else if ms >= 1.0 {
+        format!("{ms:.1} ms")
+    } else {
+        format!("{ms:.2} ms")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(waiting_us: u64, slept: u32, computing_us: u64) -> Request {
+        Request {
+            split: Some(Split {
+                computing: Duration::from_micros(computing_us),
+                waiting: Duration::from_micros(waiting_us),
+                preempted: Duration::ZERO,
+                longest_computing: Duration::from_micros(computing_us),
+                slept,
+                handed_off: 0,
+            }),
+            status: 200,
+        }
+    }
+
+    fn budget(ms: u64) -> Allowance {
+        Allowance::default()
+            .with_budget(Duration::from_millis(ms))
+            .unwrap()
+    }
+
+    fn seen(call: BlockedCall, n: u32) -> Sampled {
+        Sampled::of(&[(Seen::Blocked(call), n)])
+    }
+
+    #[test]
+    fn a_correct_handler_holds_with_its_brief_locks() {
+        let never = [request(0, 0, 60), request(0, 0, 80)];
+        assert_eq!(decide(&never, &Sampled::NONE, &budget(4)), Finding::Holds);
+        // One request of three slept briefly on a lock; the lock was even sampled.
+        let a_lock = [request(0, 0, 60), request(150, 1, 60), request(0, 0, 70)];
+        assert_eq!(
+            decide(&a_lock, &seen(BlockedCall::Lock, 1), &budget(4)),
+            Finding::Holds
+        );
+        // A switch out and back at once, in every request, is no call.
+        let instant = [request(5, 1, 60), request(8, 1, 60)];
+        assert_eq!(decide(&instant, &Sampled::NONE, &budget(4)), Finding::Holds);
+    }
+
+    #[test]
+    fn a_call_seen_or_a_millisecond_asleep_breaks_from_one_request() {
+        let file = BlockedCall::File {
+            call: "fdatasync",
+            path: "/tmp/audit.log".into(),
+        };
+        let short = [request(120, 1, 60)];
+        assert!(matches!(
+            decide(&short, &seen(file.clone(), 1), &budget(4)),
+            Finding::Waits { requests: 1, .. }
+        ));
+        // The same call sampled at the path, where this route's requests never slept: the
+        // other method's call.
+        let other = [request(0, 0, 60)];
+        assert_eq!(decide(&other, &seen(file, 4), &budget(4)), Finding::Holds);
+        let long = [request(20_000, 1, 60)];
+        assert!(matches!(
+            decide(&long, &Sampled::NONE, &budget(4)),
+            Finding::Waits { requests: 1, longest } if longest == Duration::from_millis(20)
+        ));
+        // A lock held a millisecond is a call too: a std mutex another thread holds.
+        assert!(matches!(
+            decide(&[request(3_000, 1, 60)], &seen(BlockedCall::Lock, 4), &budget(4)),
+            Finding::Waits { .. }
+        ));
+    }
+
+    #[test]
+    fn short_sleeps_need_two_requests_to_tell() {
+        let one = [request(120, 1, 60)];
+        assert!(matches!(
+            decide(&one, &Sampled::NONE, &budget(4)),
+            Finding::CannotTell(why) if why.contains("one more request tells")
+        ));
+        let both = [request(120, 1, 60), request(90, 1, 60)];
+        assert!(matches!(
+            decide(&both, &Sampled::NONE, &budget(4)),
+            Finding::Waits { requests: 2, .. }
+        ));
+        // Two of three: a lock now and then, not a call in every request.
+        let some = [request(120, 1, 60), request(0, 0, 60), request(90, 1, 60)];
+        assert_eq!(decide(&some, &Sampled::NONE, &budget(4)), Finding::Holds);
+    }
+
+    #[test]
+    fn a_poll_past_the_budget_breaks_and_one_between_the_budgets_names_the_build() {
+        assert!(matches!(
+            decide(&[request(0, 0, 9_000)], &Sampled::NONE, &budget(4)),
+            Finding::Computes { requests: 1, .. }
+        ));
+        let default = Allowance::default();
+        let ten = [request(0, 0, 10_000)];
+        match default.undecided() {
+            Some(_) => assert!(matches!(
+                decide(&ten, &Sampled::NONE, &default),
+                Finding::CannotTell(why) if why.contains("opt-level = 3")
+            )),
+            None => assert!(matches!(
+                decide(&ten, &Sampled::NONE, &default),
+                Finding::Computes { .. }
+            )),
+        }
+    }
+
+    #[test]
+    fn unread_clocks_decide_nothing() {
+        let unsplit = Request {
+            split: None,
+            status: 200,
+        };
+        assert_eq!(
+            decide(&[unsplit], &Sampled::NONE, &budget(4)),
+            Finding::Unread
+        );
+    }
+
+    #[test]
+    fn outside_the_responses_a_call_or_a_millisecond_breaks() {
+        assert_eq!(
+            decide_outside(Duration::from_micros(300), 2, &Sampled::NONE),
+            Finding::Holds
+        );
+        assert!(matches!(
+            decide_outside(Duration::from_millis(5), 1, &Sampled::NONE),
+            Finding::Waits { .. }
+        ));
+        assert!(matches!(
+            decide_outside(Duration::ZERO, 0, &seen(BlockedCall::Sleep, 3)),
+            Finding::Waits { .. }
+        ));
+    }
+}

@@ -1,0 +1,61 @@
+//! The watch on functional tests as a team writes them: each test sends the requests a
+//! functional test sends — with its own reqwest client, one to three a route, asserting on
+//! the answers — while a [`Watch`](perfshape::Watch) records what the served workers did,
+//! and ends with one line that decides on it. No load and no timing: this binary runs in
+//! the ordinary test pool, in parallel with the rest of the suite, never retried.
+//!
+//! `services.rs` holds the project's correct services, every route of which must hold;
+//! `twins.rs` their blocking twins, each of which must be broken, naming the route.
+
+#[path = "../common/mod.rs"]
+mod common;
+mod services;
+mod twins;
+
+use perfshape::{Checked, Result, Target, Verdict};
+
+/// The verdict where every read the watch needs is made; in the portable build (what
+/// macOS and Windows get) a watch that needs Linux's reads is inconclusive, naming them.
+fn decided(checked: &Checked) -> Option<Verdict> {
+    common::decided(checked)
+}
+
+/// The test's own HTTP client, as a functional test has one: no redirect followed, so a
+/// test can assert on a 303.
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .expect("a reqwest client")
+}
+
+/// `GET path` on `target`, its answer asserted a success (or a redirect).
+async fn get(client: &reqwest::Client, target: &Target, path: &str) -> Result<reqwest::Response> {
+    let response = client
+        .get(target.url_of(path)?)
+        .send()
+        .await
+        .unwrap_or_else(|e| panic!("GET {path}: {e}"));
+    assert!(
+        response.status().is_success() || response.status().is_redirection(),
+        "GET {path} answered {}",
+        response.status()
+    );
+    Ok(response)
+}
+
+/// Asserts that `checked` holds, where the watch's reads are made.
+fn assert_holds(checked: &Checked) {
+    if let Some(verdict) = decided(checked) {
+        assert_eq!(verdict, Verdict::Holds, "{:#}", checked.report());
+    }
+}
+
+/// Asserts that `checked` is broken and that its first line names `route`.
+fn assert_names(checked: &Checked, route: &str) {
+    if let Some(verdict) = decided(checked) {
+        assert_eq!(verdict, Verdict::Broken, "{:#}", checked.report());
+        let headline = checked.report().headline();
+        assert!(headline.contains(route), "{headline}");
+    }
+}

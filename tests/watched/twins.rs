@@ -1,0 +1,185 @@
+//! The blocking twins of the correct services, watched under the same functional tests:
+//! each is broken, its first line naming the route that blocked.
+
+use std::time::Duration;
+
+use perfshape::{PoolSettings, Result, Target};
+use serde_json::json;
+
+use crate::common::{handlers, journal, orders, signin, todos, worker};
+use crate::{assert_names, client, get};
+
+/// The todo list whose create handler also makes a 2 ms synchronous write on its worker.
+#[tokio::test]
+async fn a_sync_write_in_the_todo_lists_create_is_named() -> Result {
+    let target = Target::serve(
+        PoolSettings::workers(1)?,
+        todos::app_with(todos::Flaw::SyncWrite(Duration::from_millis(2))),
+    )?;
+    let watch = target.watch()?;
+    let client = client();
+    let created = client
+        .post(target.url_of("/todos")?)
+        .json(&json!({ "text": "buy tea" }))
+        .send()
+        .await
+        .expect("POST /todos");
+    assert_eq!(created.status(), 201);
+    get(&client, &target, "/todos").await?;
+    let checked = watch.nothing_blocked()?;
+    assert_names(&checked, "POST /todos");
+    Ok(())
+}
+
+/// One functional request to each handler that blocks its worker: a sleep, a sync write, a
+/// std mutex an offloaded job holds, a hash in one poll.
+#[tokio::test]
+async fn a_sleep_on_the_worker_is_named() -> Result {
+    one_request(handlers::app(), "/wait?us=2000&ms=5", "GET /wait").await
+}
+
+#[tokio::test]
+async fn a_sync_write_on_the_worker_is_named() -> Result {
+    one_request(handlers::app(), "/write?ms=2", "GET /write").await
+}
+
+#[tokio::test]
+async fn a_std_mutex_waited_for_on_the_worker_is_named() -> Result {
+    one_request(handlers::app(), "/locked?ms=3", "GET /locked").await
+}
+
+#[tokio::test]
+async fn a_hash_in_one_poll_is_named() -> Result {
+    one_request(handlers::app(), "/hash?kib=20000", "GET /hash").await
+}
+
+/// `route` (`GET /wait`) is named after one request to `path` on `app`.
+async fn one_request(app: axum::Router, path: &str, route: &str) -> Result {
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    let watch = target.watch()?;
+    get(&client(), &target, path).await?;
+    assert_names(&watch.nothing_blocked()?, route);
+    Ok(())
+}
+
+/// A login that verifies its 12 ms hash in the poll after its lookups, against a 4 ms
+/// budget: broken, where the first poll alone would show nothing.
+#[tokio::test]
+async fn a_hash_after_the_lookups_is_named() -> Result {
+    let target = Target::serve(PoolSettings::workers(1)?, worker::app())?;
+    let watch = target.watch()?.poll_budget(Duration::from_millis(4));
+    let client = client();
+    let answered = client
+        .post(target.url_of("/login")?)
+        .json(&json!({ "user": "ada" }))
+        .send()
+        .await
+        .expect("POST /login");
+    assert!(answered.status().is_success());
+    assert_names(&watch.nothing_blocked()?, "POST /login");
+    Ok(())
+}
+
+/// The order answers at once; the audit task it spawned then writes synchronously on the
+/// worker: the task outside every response is named.
+#[tokio::test]
+async fn an_audit_write_in_a_spawned_task_is_named() -> Result {
+    let target = Target::serve(PoolSettings::workers(1)?, worker::app())?;
+    let watch = target.watch()?;
+    let client = client();
+    let answered = client
+        .post(target.url_of("/order")?)
+        .json(&json!({ "user": "ada" }))
+        .send()
+        .await
+        .expect("POST /order");
+    assert!(answered.status().is_success());
+    assert_names(&watch.nothing_blocked()?, "outside every response");
+    Ok(())
+}
+
+/// The digest computed inline instead of in `block_in_place`.
+#[tokio::test]
+async fn a_digest_inline_is_named() -> Result {
+    let target = Target::serve(PoolSettings::workers(1)?, worker::app())?;
+    let watch = target.watch()?.poll_budget(Duration::from_millis(4));
+    get(&client(), &target, "/digest?inline=1").await?;
+    assert_names(&watch.nothing_blocked()?, "GET /digest");
+    Ok(())
+}
+
+/// A cache refresher started as the service is built, reading its source synchronously
+/// on the worker every 20 ms: the background job is named, whatever the requests.
+#[tokio::test]
+async fn a_refresher_that_reads_on_the_worker_is_named() -> Result {
+    let target = Target::serve_with(PoolSettings::workers(1)?, || worker::with_refresher(true))?;
+    let watch = target.watch()?;
+    get(&client(), &target, "/cached").await?;
+    assert_names(&watch.nothing_blocked()?, "outside every response");
+    Ok(())
+}
+
+/// The sign-in form with its 30 ms hash verified inline.
+#[tokio::test]
+async fn a_sign_in_verified_inline_is_named() -> Result {
+    let target = Target::serve_with(PoolSettings::workers(1)?, || async {
+        Ok::<_, std::convert::Infallible>(signin::app(signin::Verify::Inline).await)
+    })?;
+    let watch = target.watch()?;
+    let signed_in = client()
+        .post(target.url_of("/login")?)
+        .form(&[("username", "ada"), ("password", "lovelace")])
+        .send()
+        .await
+        .expect("POST /login");
+    assert_eq!(signed_in.status(), 303);
+    assert_names(&watch.nothing_blocked()?, "POST /login");
+    Ok(())
+}
+
+/// The journal syncing each note to disk on its worker: `fdatasync()` named.
+#[tokio::test]
+async fn a_journal_synced_on_the_worker_is_named() -> Result {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let target = Target::serve(
+        PoolSettings::workers(1)?,
+        journal::app(dir.path().join("journal.log"), true),
+    )?;
+    let watch = target.watch()?;
+    // Two notes: a sync of a small file sleeps a fraction of a millisecond, where one
+    // request cannot tell a call from a brief lock unless the kernel is seen in it.
+    for _ in 0..2 {
+        let noted = client()
+            .post(target.url_of("/note")?)
+            .send()
+            .await
+            .expect("POST /note");
+        assert!(noted.status().is_success());
+    }
+    let checked = watch.nothing_blocked()?;
+    assert_names(&checked, "POST /note");
+    Ok(())
+}
+
+/// The orders example with its synchronous ledger client on the worker: the report's
+/// 20 ms call and the order's 2 ms credit check.
+#[tokio::test]
+async fn the_orders_service_with_a_sync_ledger_is_named() -> Result {
+    let target = orders::orders(orders::Ledger::Blocking)?;
+    let watch = target.watch()?;
+    let client = client();
+    let created = client
+        .post(target.url_of("/orders")?)
+        .bearer_auth(orders::TOKEN)
+        .json(&json!({ "customer": "ada", "cents": 1250 }))
+        .send()
+        .await
+        .expect("POST /orders");
+    assert!(created.status().is_success(), "{}", created.status());
+    get(&client, &target, "/report").await?;
+    let checked = watch.nothing_blocked()?;
+    assert_names(&checked, "/");
+    let said = format!("{:#}", checked.report());
+    assert!(said.contains("GET /report") && said.contains("POST /orders"), "{said}");
+    Ok(())
+}
