@@ -21,8 +21,11 @@
 //! thread (a blocking-pool thread running the worker loop) before the closure runs: the
 //! worker is not held, other tasks run on the new thread meanwhile. That thread begins its
 //! run busy, without an unpark, so its first hook is a park: the timeline counts such a
-//! park as a hand-off ([`Timeline::handoffs`]), and a response poll during which the count
-//! moved handed its core off. (The runtime's start reads the same way for each worker: its
+//! park as a hand-off ([`Timeline::handoffs`]) — or, where the thread runs a response poll
+//! of a task before it parks, that poll — and a response poll during which the count moved
+//! handed its core off. The thread that handed its core off may still finish the same
+//! task's poll without a core (its response's body written after the handler returned):
+//! those polls are told apart by the task's id (`tokio::task::try_id`, stable tokio). (The runtime's start reads the same way for each worker: its
 //! first hook is a park too, before any load.) A stretch that spans a hand-off is not read:
 //! which thread held the core during it is not known.
 //!
@@ -120,9 +123,13 @@ impl Drop for Sampling {
 
 /// What the calling worker thread is doing, as its hooks saw it.
 enum State {
-    /// No hook has fired on this thread, or it gave its core away: its next park is a
+    /// No hook has fired on this thread: its next park, or its first response poll, is a
     /// core arriving by a hand-off.
     Unseen,
+    /// It gave its core away in a poll of this task (`tokio::task::try_id`): it may finish
+    /// that task's poll without a core — a response body written after the handler's
+    /// `block_in_place` — and a poll of another task, or a park, is a core arriving again.
+    HandedOff(Option<tokio::task::Id>),
     /// Parked, or running while nobody recorded.
     Idle,
     /// Running a stretch that is being clocked.
@@ -254,7 +261,7 @@ impl Timeline {
         slot(Slot::parked);
         let was = STATE.with(|s| std::mem::replace(&mut *s.borrow_mut(), State::Idle));
         match was {
-            State::Unseen => {
+            State::Unseen | State::HandedOff(_) => {
                 self.handoffs.fetch_add(1, Ordering::AcqRel);
             }
             State::Idle => {}
@@ -327,8 +334,31 @@ pub(crate) fn poll_begins(start: &ThreadReading, route: Option<u32>) -> PollMark
         slot(|s| s.in_route(route));
     }
     STATE.with(|s| {
-        if let State::Running(open) = &*s.borrow() {
-            open.close(start);
+        let mut state = s.borrow_mut();
+        let arrived = match &*state {
+            State::Running(open) => {
+                open.close(start);
+                false
+            }
+            // A thread that runs a response poll before its first park got its core by a
+            // hand-off and runs the worker now: counted here rather than only at its park,
+            // which a core kept busy (twenty requests handing it on in turn, the
+            // connections' writes between them) may not reach before the poll that handed
+            // the core off ends. (Each worker's first hook at the runtime's start is a park.)
+            State::Unseen => true,
+            // A poll of the task whose poll gave the core away is that poll's own end,
+            // coreless (its body written after the handler returned); another task's is a
+            // core arriving.
+            State::HandedOff(task) => *task != tokio::task::try_id(),
+            State::Idle => false,
+        };
+        if arrived {
+            TIMELINE.with(|t| {
+                if let Some(timeline) = &*t.borrow() {
+                    timeline.handoffs.fetch_add(1, Ordering::AcqRel);
+                }
+            });
+            *state = State::Idle;
         }
     });
     PollMark {
@@ -356,7 +386,7 @@ pub(crate) fn poll_ends(mark: PollMark, end: &ThreadReading) -> bool {
         let mut state = s.borrow_mut();
         if handed_off {
             slot(Slot::parked);
-            *state = State::Unseen;
+            *state = State::HandedOff(tokio::task::try_id());
         } else if let State::Running(open) = &mut *state {
             slot(Slot::outside);
             open.boundary = *end;

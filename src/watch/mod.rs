@@ -452,7 +452,11 @@ fn report(
         elapsed,
         limit: None,
         explanation,
-        advice: if verdict == Verdict::Broken { advice } else { None },
+        advice: if verdict == Verdict::Broken {
+            advice
+        } else {
+            None
+        },
         evidence,
         facts,
         observed: BTreeMap::from([
@@ -483,7 +487,12 @@ fn said(route: &Decided) -> Option<(String, Hold)> {
         requests: all,
         ..
     } = route;
-    let of = |n: usize| format!("in {n} of its {all} request{}", if *all == 1 { "" } else { "s" });
+    let of = |n: usize| {
+        format!(
+            "in {n} of its {all} request{}",
+            if *all == 1 { "" } else { "s" }
+        )
+    };
     match &route.finding {
         Finding::Waits { requests, longest } => Some((
             match (call_of(sampled), &sampled.call) {

@@ -130,7 +130,10 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
     }
     let computing: Vec<Duration> = splits.iter().map(|s| s.longest_computing).collect();
     let longest_computing = computing.iter().copied().max().unwrap_or_default();
-    let past_budget = computing.iter().filter(|&&c| c > allowance.budget()).count();
+    let past_budget = computing
+        .iter()
+        .filter(|&&c| c > allowance.budget())
+        .count();
     if past_budget > 0 {
         return Finding::Computes {
             requests: past_budget,
@@ -268,7 +271,11 @@ mod tests {
         ));
         // A lock held a millisecond is a call too: a std mutex another thread holds.
         assert!(matches!(
-            decide(&[request(3_000, 1, 60)], &seen(BlockedCall::Lock, 4), &budget(4)),
+            decide(
+                &[request(3_000, 1, 60)],
+                &seen(BlockedCall::Lock, 4),
+                &budget(4)
+            ),
             Finding::Waits { .. }
         ));
     }

@@ -137,6 +137,47 @@ fn a_digest_in_block_in_place_does_not_hold_the_worker() -> Result {
     Ok(())
 }
 
+/// Twenty concurrent digests in `block_in_place` on one worker: each request hands the core
+/// on in turn, the next owner busy with the next request before it ever parks — still no
+/// hold (the hand-off is read at the new owner's first response poll, not only its park).
+#[test]
+fn twenty_concurrent_digests_in_block_in_place_do_not_hold_the_worker() -> Result {
+    let target = served()?;
+    let digest = target.get("/digest");
+    let checked = digest
+        .clone()
+        .concurrency(20)
+        .does_not_block_its_worker()
+        .check()?;
+    expect(&checked, Verdict::Holds);
+    Ok(())
+}
+
+/// The same with nothing but the hand-off in the handler, as a new user first writes it:
+/// `block_in_place(|| hash(10 ms)).to_string()`, twenty at a time on one worker.
+#[test]
+fn twenty_concurrent_bare_block_in_place_hashes_do_not_hold_the_worker() -> Result {
+    use axum::{Router, routing::get};
+    let app = Router::new().route(
+        "/hash",
+        get(|| async {
+            tokio::task::block_in_place(|| {
+                crate::common::handlers::compute(Duration::from_millis(10));
+                10
+            })
+            .to_string()
+        }),
+    );
+    let target = Target::serve(perfshape::PoolSettings::workers(1)?, app)?;
+    let checked = target
+        .get("/hash")
+        .concurrency(20)
+        .does_not_block_its_worker()
+        .check()?;
+    expect(&checked, Verdict::Holds);
+    Ok(())
+}
+
 #[test]
 fn the_same_digest_inline_holds_the_worker() -> Result {
     let target = served()?;

@@ -24,7 +24,11 @@ async fn the_todo_list_holds() -> Result {
             .expect("POST /todos");
         assert_eq!(created.status(), 201);
     }
-    let listed: serde_json::Value = get(&client, &target, "/todos").await?.json().await.expect("a JSON list");
+    let listed: serde_json::Value = get(&client, &target, "/todos")
+        .await?
+        .json()
+        .await
+        .expect("a JSON list");
     let id = listed[0]["id"].as_u64().expect("an id");
     let done = client
         .patch(target.url_of(&format!("/todos/{id}"))?)

@@ -180,6 +180,9 @@ async fn the_orders_service_with_a_sync_ledger_is_named() -> Result {
     let checked = watch.nothing_blocked()?;
     assert_names(&checked, "/");
     let said = format!("{:#}", checked.report());
-    assert!(said.contains("GET /report") && said.contains("POST /orders"), "{said}");
+    assert!(
+        said.contains("GET /report") && said.contains("POST /orders"),
+        "{said}"
+    );
     Ok(())
 }
