@@ -80,7 +80,8 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     assert!(lead.starts_with("broken: \"slow ÷ fast\""), "{lead}");
     assert!(lead.lines().count() <= 8, "{lead}");
     for needle in [
-        "how sure: median 2.000",
+        // The figure named, then its median and interval in its one scale.
+        "how sure: slow ÷ fast: median 2.000 and its confidence interval [2.000, 2.000]",
         "band ≥ 3",
         "PERFSHAPE_REPORT=full",
     ] {
