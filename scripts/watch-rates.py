@@ -8,8 +8,8 @@ test's outcomes and the false-alarm and miss rates as Markdown:
     python3 scripts/watch-rates.py --runs 50 > docs/watch.md
 
 A test that fails is a wrong verdict (a correct route not holding: a false alarm, or
-undecided; a twin not broken: a miss); its run's verdicts are read from the watch's JSON
-report. "Busy" keeps one spin loop per core running beside the tests, in a process group of
+undecided; a twin not broken: a miss); the output of a run with one is kept in
+target/perfshape/watch-failures.log, each failing test's full report in it. "Busy" keeps one spin loop per core running beside the tests, in a process group of
 their own, stopped by its id. Standard library only; the test binary is built once first.
 """
 
@@ -26,8 +26,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
+FAILURES = ROOT / "target" / "perfshape" / "watch-failures.log"
+
+
 def run_once(busy: bool) -> dict[str, bool]:
-    """One run of the watched tests: each test's name and whether it passed."""
+    """One run of the watched tests: each test's name and whether it passed. A run with a
+    failure is kept whole in FAILURES (each failing test prints the watch's full report)."""
     spinners = []
     if busy:
         for _ in range(os.cpu_count() or 2):
@@ -51,6 +55,11 @@ def run_once(busy: bool) -> dict[str, bool]:
             results[m.group(2)] = m.group(1) == "PASS"
     if not results:
         sys.exit(f"no test ran:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
+    if not all(results.values()):
+        FAILURES.parent.mkdir(parents=True, exist_ok=True)
+        with FAILURES.open("a") as log:
+            log.write(f"=== {'busy' if busy else 'quiet'} run, {time.ctime()}\n")
+            log.write(out.stdout + out.stderr)
     return results
 
 

@@ -26,6 +26,10 @@
 //! In a test, [`assert_shape!`] snapshots the claim's shape (with insta) and fails the test
 //! on a broken claim: `assert_shape!(target.get("/report").does_not_block_its_worker())`.
 //!
+//! Or watch the functional tests you have: [`Target::watch`] before their requests and
+//! [`Watch::nothing_blocked`] after them decide every route they called on what the kernel
+//! saw its worker do, with no load and no timing.
+//!
 //! What a service team writes is at the crate's root:
 //! - a [`Target`] is what is measured: your router on a constrained pool ([`PoolSettings`]:
 //!   workers, blocking cap), built on that pool ([`Target::serve_with`]) or started as its
@@ -35,6 +39,7 @@
 //!   body, varied per request), with the ready-made [`claims`]: does not block its worker,
 //!   keeps answering during another route, concurrency limit, faster than another build; a
 //!   [`Mix`] sends several routes by weight and names the one that blocks;
+//! - a [`Watch`] records what a served target serves while a test's own requests reach it;
 //! - a [`Downstream`] puts the test's database at production's distance;
 //! - a [`Claim`] checks to a [`Checked`] claim with its [`Verdict`]; the [`Error`] names
 //!   what is wrong.
