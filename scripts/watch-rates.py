@@ -40,8 +40,8 @@ def run_once(busy: bool) -> dict[str, bool]:
             )
     try:
         out = subprocess.run(
-            ["cargo", "nextest", "run", "-p", "perfshape", "--test", "watched",
-             "--no-fail-fast", "--color", "never"],
+            ["cargo", "nextest", "run", "-p", "perfshape", "-p", "inventory", "--test",
+             "watched", "--no-fail-fast", "--color", "never"],
             cwd=ROOT, capture_output=True, text=True,
         )
     finally:
@@ -50,9 +50,10 @@ def run_once(busy: bool) -> dict[str, bool]:
             spinner.wait()
     results = {}
     for line in (out.stdout + out.stderr).splitlines():
-        m = re.match(r"\s*(PASS|FAIL) \[.*\] \(\s*\d+/\d+\) perfshape::watched (\S+)", line)
+        m = re.match(r"\s*(PASS|FAIL) \[.*\] \(\s*\d+/\d+\) (perfshape|inventory)::watched (\S+)", line)
         if m:
-            results[m.group(2)] = m.group(1) == "PASS"
+            name = m.group(3) if m.group(2) == "perfshape" else f"inventory::{m.group(3)}"
+            results[name] = m.group(1) == "PASS"
     if not results:
         sys.exit(f"no test ran:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
     if not all(results.values()):
@@ -67,8 +68,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()
-    subprocess.run(["cargo", "nextest", "run", "-p", "perfshape", "--test", "watched", "--no-run"],
-                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["cargo", "nextest", "run", "-p", "perfshape", "-p", "inventory", "--test",
+                    "watched", "--no-run"], cwd=ROOT, check=True, capture_output=True)
     tallies = {}
     took = {}
     for busy in (False, True):
@@ -88,7 +89,9 @@ def main() -> None:
         "functional test sends (one to three a route, with its own reqwest client) and ends "
         "with `watch.nothing_blocked()?`, asserted: every route of a correct service must "
         "hold (`services::`), every blocking twin must be broken, its first line naming the "
-        "route (`twins::`). Each was run "
+        "route (`twins::`); beside them, the inventory example's four builds on SQLite "
+        "(`examples/inventory/tests/watched.rs`: rusqlite on the worker named, the three "
+        "other builds holding). Each was run "
         f"{args.runs} times quiet and {args.runs} times with both cores of this machine kept "
         "busy by spin loops; a failure is a false alarm (or an undecided route) on a correct "
         "service, a miss on a twin. Made by `python3 scripts/watch-rates.py --runs "
@@ -99,9 +102,13 @@ def main() -> None:
     for test in tests:
         q, b = tallies[False].get(test, 0), tallies[True].get(test, 0)
         print(f"| `{test}` | {q} of {args.runs} | {b} of {args.runs} |")
-    for kind, what in (("services::", "false alarms"), ("twins::", "misses")):
+    kinds = {
+        "false alarms": lambda t: t.startswith("services::") or t == "inventory::every_other_build_holds",
+        "misses": lambda t: t.startswith("twins::") or t == "inventory::rusqlite_on_the_worker_is_named",
+    }
+    for what, belongs in kinds.items():
         for busy in (False, True):
-            group = [t for t in tests if t.startswith(kind)]
+            group = [t for t in tests if belongs(t)]
             wrong = sum(args.runs - tallies[busy].get(t, 0) for t in group)
             print(
                 f"\n{what.capitalize()}, {'busy' if busy else 'quiet'}: {wrong} of "

@@ -50,8 +50,11 @@ async fn rusqlite_on_the_worker_is_named() -> Result {
     if let Some((verdict, report)) = watched(Build::OnWorker).await? {
         assert_eq!(verdict, Verdict::Broken, "{report}");
         assert!(
-            report.lines().next().is_some_and(|first| first.contains("POST /items/{id}/movements")
-                || first.contains("POST /items/sku-0001/movements")),
+            report
+                .lines()
+                .next()
+                .is_some_and(|first| first.contains("POST /items/{id}/movements")
+                    || first.contains("POST /items/sku-0001/movements")),
             "{report}"
         );
     }
