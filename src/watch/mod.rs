@@ -160,8 +160,8 @@ impl Watch {
 
     /// Ends the watch and decides: each route the test called (by method and path) holds
     /// unless the kernel saw its worker asleep in a call inside its polls, a request's polls
-    /// slept a millisecond or more (or two requests or more, and half of them, slept past
-    /// 20 µs), or a
+    /// slept a millisecond or more outside a lock (or two requests or more, and half of them,
+    /// slept past 20 µs), or a
     /// poll computed past the poll budget (4 ms; 24 ms where perfshape is built without
     /// optimisations); and the workers' time outside every response — a task the requests
     /// spawned, a background job — holds unless it slept in a call the same way. A single
