@@ -47,7 +47,7 @@ mod seen;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
-use self::seen::{Finding, Request, Sampled, decide, decide_outside, millis};
+use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
 use crate::claims::remedy::{Hold, for_hold};
@@ -85,6 +85,9 @@ pub struct Watch {
     /// The first setting refused, named by [`nothing_blocked`](Self::nothing_blocked).
     refused: Option<Refused>,
     from: Instant,
+    /// This process's threads' CPU readings as the watch began: how long they waited for
+    /// a CPU while it ran tells a busy machine ([`seen::BUSY`]).
+    cpu: Option<crate::usage::CpuReading>,
     _responses: ledger::Recording,
     _workers: timeline::Recording,
     _calls: timeline::Sampling,
@@ -117,6 +120,7 @@ impl Target {
             allowance: Allowance::default(),
             refused: None,
             from: Instant::now(),
+            cpu: crate::usage::CpuReading::now(),
             _responses: responses,
             _workers: workers,
             _calls: calls,
@@ -212,6 +216,14 @@ impl Watch {
             route.paths.insert(response.path.clone());
         }
         let allowance = self.allowance;
+        // How long this process's threads waited for a CPU while the watch ran, where the
+        // machine kept them waiting past BUSY: what explains a lone short sleep.
+        let busy = self
+            .cpu
+            .as_ref()
+            .zip(crate::usage::CpuReading::now())
+            .and_then(|(then, now)| now.waiting_since(then))
+            .filter(|&waiting| waiting >= BUSY);
         let mut decided: Vec<Decided> = routes
             .iter()
             .map(|(name, route)| {
@@ -224,7 +236,7 @@ impl Watch {
                 let sampled = Sampled::of(&at.at(&called::route(path_of(name))));
                 Decided {
                     name: name.clone(),
-                    finding: decide(&route.requests, &sampled, &allowance),
+                    finding: decide_on(&route.requests, &sampled, &allowance, busy.is_some()),
                     sampled,
                     requests: route.requests.len(),
                     failed: route.requests.iter().filter(|r| r.status >= 500).count(),
@@ -239,7 +251,7 @@ impl Watch {
         let sampled_outside = Sampled::of(&calls.at(&Place::Outside));
         let outside_finding = decide_outside(longest_outside, outside.len(), &sampled_outside);
         decided.sort_by_key(|route| rank(&route.finding));
-        Ok(Checked::published(report(
+        let mut report = report(
             &self.target,
             &decided,
             (outside_finding, sampled_outside),
@@ -247,7 +259,15 @@ impl Watch {
             (served.len(), unrecorded),
             (&allowance, gate),
             self.from.elapsed(),
-        )))
+        );
+        if let Some(waiting) = busy {
+            report.evidence.push(format!(
+                "this process's threads waited for a CPU {:.0} % of the watch on average: a lone request's sleep under {} that no sample caught is read as a lock whose holder the machine preempted",
+                waiting * 100.0,
+                millis(seen::BUSY_SLICE)
+            ));
+        }
+        Ok(Checked::published(report))
     }
 }
 

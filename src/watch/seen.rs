@@ -26,6 +26,17 @@ pub(crate) const TOO_SHORT: Duration = Duration::from_micros(20);
 /// inventory), a sync of a small file to disk a few tenths of a millisecond.
 pub(crate) const IN_DOUBT: Duration = Duration::from_micros(100);
 
+/// The sleep no sample caught, in a route sent once, that a machine busy enough to keep this
+/// process's threads waiting for a CPU ([`BUSY`]) explains: a lock whose holder it
+/// preempted — sqlx's SQLite worker thread, 0.6–1.1 ms in 3 of 50 runs with both cores
+/// busy — where a sync call on the worker that the sampler, itself kept from its CPU, did
+/// not catch sleeps its whole length (the twins' 2 ms).
+pub(crate) const BUSY_SLICE: Duration = Duration::from_micros(1_500);
+
+/// The share of the watch this process's threads spent waiting for a CPU, on average, past
+/// which the machine was busy ([`BUSY_SLICE`]): ≈0 on a machine with a core to spare.
+pub(crate) const BUSY: f64 = 0.05;
+
 /// The requests whose polls sleep past [`TOO_SHORT`] that tell a call's short sleeps from a
 /// lock's, where they are half of a route's requests or more: a correct handler's poll
 /// sleeps so in 0–2 % of requests (docs/blocking-power.md) — two of two one time in 2,500,
@@ -138,7 +149,19 @@ pub(crate) enum Finding {
 /// a call's short sleep from a lock's: it says so, and that one more request tells; one
 /// shorter, or one seen in a lock, holds. A poll between the optimised and the unoptimised
 /// budget in a build without optimisations cannot tell either, and names the profile line.
+#[cfg(test)]
 pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowance) -> Finding {
+    decide_on(requests, sampled, allowance, false)
+}
+
+/// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a single request's
+/// sleep under [`BUSY_SLICE`] that no sample caught holds.
+pub(crate) fn decide_on(
+    requests: &[Request],
+    sampled: &Sampled,
+    allowance: &Allowance,
+    busy: bool,
+) -> Finding {
     let splits: Vec<Split> = requests.iter().filter_map(|r| r.split).collect();
     if splits.is_empty() {
         return Finding::Unread;
@@ -167,7 +190,8 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
     };
     // A call sampled at the route's path counts where its requests slept: another method
     // on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
-    let in_a_lock = matches!(sampled.call, Some((BlockedCall::Lock, _)));
+    let in_a_lock = matches!(sampled.call, Some((BlockedCall::Lock, _)))
+        || (busy && sampled.call.is_none() && longest_wait < BUSY_SLICE);
     if (sampled.a_call().is_some() && !slept.is_empty())
         || (longest_wait >= A_CALL && !in_a_lock)
         || (slept.len() >= TO_TELL && slept.len() * 2 >= splits.len())
@@ -369,6 +393,29 @@ mod tests {
                 Finding::Computes { .. }
             )),
         }
+    }
+
+    #[test]
+    fn a_busy_machine_explains_a_lone_unsampled_sleep_under_its_slice() {
+        let lone = [request(1_100, 1, 60)];
+        assert!(matches!(
+            decide_on(&lone, &Sampled::NONE, &budget(4), false),
+            Finding::Waits { .. }
+        ));
+        assert_eq!(
+            decide_on(&lone, &Sampled::NONE, &budget(4), true),
+            Finding::Holds
+        );
+        // A sync call's whole 2 ms, or one the kernel was seen in, is no busy machine's.
+        assert!(matches!(
+            decide_on(&[request(2_000, 1, 60)], &Sampled::NONE, &budget(4), true),
+            Finding::Waits { .. }
+        ));
+        let sleep = Sampled::of(&[(Seen::Blocked(BlockedCall::Sleep), 1)]);
+        assert!(matches!(
+            decide_on(&lone, &sleep, &budget(4), true),
+            Finding::Waits { .. }
+        ));
     }
 
     #[test]
