@@ -17,7 +17,7 @@ pub(crate) mod called;
 mod distance;
 mod fan_out;
 mod faster;
-mod holding;
+pub(crate) mod holding;
 mod limit;
 mod mix;
 mod outside;

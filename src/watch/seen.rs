@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use crate::blocked_call::{BlockedCall, Seen};
+pub(crate) use crate::claims::holding::millis;
 use crate::vocab::Allowance;
 use crate::vocab::wire::Split;
 
@@ -231,18 +232,6 @@ pub(crate) fn decide_outside(longest: Duration, stretches: usize, sampled: &Samp
         }
     } else {
         Finding::Holds
-    }
-}
-
-/// `2.0 ms`, `0.12 ms`, `24 ms`: a duration as a report says it.
-pub(crate) fn millis(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1e3;
-    if ms >= 10.0 {
-        format!("{ms:.0} ms")
-    } else if ms >= 1.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.2} ms")
     }
 }
 

@@ -44,6 +44,20 @@ async fn get(client: &reqwest::Client, target: &Target, path: &str) -> Result<re
     Ok(response)
 }
 
+/// `POST /orders` on the orders example, as its functional test places one, asserted
+/// answered.
+async fn place_an_order(client: &reqwest::Client, target: &Target) -> Result {
+    let created = client
+        .post(target.url_of("/orders")?)
+        .bearer_auth(common::orders::TOKEN)
+        .json(&serde_json::json!({ "customer": "ada", "cents": 1250 }))
+        .send()
+        .await
+        .expect("POST /orders");
+    assert!(created.status().is_success(), "{}", created.status());
+    Ok(())
+}
+
 /// Asserts that `checked` holds, where the watch's reads are made.
 fn assert_holds(checked: &Checked) {
     if let Some(verdict) = decided(checked) {

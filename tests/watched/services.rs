@@ -224,14 +224,7 @@ async fn the_orders_service_with_an_async_ledger_holds() -> Result {
     let target = orders::orders(orders::Ledger::Async)?;
     let watch = target.watch()?;
     let client = client();
-    let created = client
-        .post(target.url_of("/orders")?)
-        .bearer_auth(orders::TOKEN)
-        .json(&json!({ "customer": "ada", "cents": 1250 }))
-        .send()
-        .await
-        .expect("POST /orders");
-    assert!(created.status().is_success(), "{}", created.status());
+    crate::place_an_order(&client, &target).await?;
     get(&client, &target, "/orders/1").await?;
     get(&client, &target, "/report").await?;
     assert_holds(&watch.nothing_blocked()?);

@@ -174,14 +174,7 @@ async fn the_orders_service_with_a_sync_ledger_is_named() -> Result {
     let target = orders::orders(orders::Ledger::Blocking)?;
     let watch = target.watch()?;
     let client = client();
-    let created = client
-        .post(target.url_of("/orders")?)
-        .bearer_auth(orders::TOKEN)
-        .json(&json!({ "customer": "ada", "cents": 1250 }))
-        .send()
-        .await
-        .expect("POST /orders");
-    assert!(created.status().is_success(), "{}", created.status());
+    crate::place_an_order(&client, &target).await?;
     get(&client, &target, "/report").await?;
     let checked = watch.nothing_blocked()?;
     assert_names(&checked, "/");
