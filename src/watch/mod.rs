@@ -327,15 +327,12 @@ fn report(
             _ => None,
         })
         .collect();
-    let unread = routes
-        .iter()
-        .any(|route| route.finding == Finding::Unread)
-        .then(|| {
-            crate::platform::not_read(
-                "a worker thread's clocks (what a poll computed and waited)",
-                "/proc/thread-self/schedstat",
-            )
-        });
+    // A read this platform does not make is the verdict's only where it left the watch
+    // undecided: a poll past the budget is exact everywhere, and breaks it all the same.
+    let unread = (blocked == 0
+        && (routes.iter().any(|route| route.finding == Finding::Unread)
+            || outside == Finding::Unread))
+        .then(crate::thread_clock::unsplit);
     let verdict = if blocked > 0 {
         Verdict::Broken
     } else if !undecided.is_empty() || unread.is_some() {

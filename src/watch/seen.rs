@@ -129,7 +129,7 @@ pub(crate) enum Finding {
     },
     /// The requests cannot tell: what was seen, and what would tell.
     CannotTell(String),
-    /// The worker's clocks are not read on this platform.
+    /// What the worker's time off the CPU was is not read on this platform.
     Unread,
 }
 
@@ -179,6 +179,16 @@ pub(crate) fn decide_on(
             longest: longest_computing,
         };
     }
+    // Where a poll's time off the CPU is not split into waiting and preemption (off Linux),
+    // its "waiting" is a bound and its sleeps are not counted: computing past the budget is
+    // exact everywhere, and time off the CPU no verdict.
+    if !crate::thread_clock::splits_off_cpu() {
+        return if splits.iter().any(|s| s.waiting >= TOO_SHORT) {
+            Finding::Unread
+        } else {
+            Finding::Holds
+        };
+    }
     let slept: Vec<Duration> = splits
         .iter()
         .filter(|s| s.slept > 0 && s.waiting >= TOO_SHORT)
@@ -225,6 +235,14 @@ pub(crate) fn decide_on(
 /// and what was sampled there: broken where the kernel saw a call that is not a lock, or a
 /// stretch waited [`A_CALL`] or more.
 pub(crate) fn decide_outside(longest: Duration, stretches: usize, sampled: &Sampled) -> Finding {
+    // Off Linux a stretch's time off the CPU may be the machine's preemption: no verdict.
+    if !crate::thread_clock::splits_off_cpu() {
+        return if longest >= A_CALL {
+            Finding::Unread
+        } else {
+            Finding::Holds
+        };
+    }
     if sampled.a_call().is_some() || longest >= A_CALL {
         Finding::Waits {
             requests: stretches,
@@ -265,6 +283,9 @@ mod tests {
 
     #[test]
     fn a_correct_handler_holds_with_its_brief_locks() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
+        }
         let never = [request(0, 0, 60), request(0, 0, 80)];
         assert_eq!(decide(&never, &Sampled::NONE, &budget(4)), Finding::Holds);
         // One request of three slept briefly on a lock; the lock was even sampled.
@@ -280,6 +301,9 @@ mod tests {
 
     #[test]
     fn a_call_seen_or_a_millisecond_asleep_breaks_from_one_request() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
+        }
         let file = BlockedCall::File {
             call: "fdatasync",
             path: "/tmp/audit.log".into(),
@@ -321,6 +345,9 @@ mod tests {
 
     #[test]
     fn short_sleeps_need_two_requests_to_tell() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
+        }
         let one = [request(120, 1, 60)];
         assert!(matches!(
             decide(&one, &Sampled::NONE, &budget(4)),
@@ -357,6 +384,9 @@ mod tests {
 
     #[test]
     fn a_poll_past_the_budget_breaks_and_one_between_the_budgets_names_the_build() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
+        }
         assert!(matches!(
             decide(&[request(0, 0, 9_000)], &Sampled::NONE, &budget(4)),
             Finding::Computes { requests: 1, .. }
@@ -386,6 +416,9 @@ mod tests {
 
     #[test]
     fn a_busy_machine_explains_a_lone_unsampled_sleep_under_its_slice() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
+        }
         let lone = [request(1_100, 1, 60)];
         assert!(matches!(
             decide_on(&lone, &Sampled::NONE, &budget(4), false),
@@ -407,6 +440,31 @@ mod tests {
         ));
     }
 
+    /// Off Linux a poll's time off the CPU may be the machine's: it decides nothing, and a
+    /// poll past the budget, exact everywhere, still breaks.
+    #[test]
+    fn time_off_the_cpu_unsplit_decides_only_computing() {
+        assert!(matches!(
+            decide(&[request(0, 0, 9_000)], &Sampled::NONE, &budget(4)),
+            Finding::Computes { requests: 1, .. }
+        ));
+        if crate::thread_clock::splits_off_cpu() {
+            return;
+        }
+        assert_eq!(
+            decide(&[request(3_000, 0, 60)], &Sampled::NONE, &budget(4)),
+            Finding::Unread
+        );
+        assert_eq!(
+            decide(&[request(5, 0, 60)], &Sampled::NONE, &budget(4)),
+            Finding::Holds
+        );
+        assert_eq!(
+            decide_outside(Duration::from_millis(5), 1, &Sampled::NONE),
+            Finding::Unread
+        );
+    }
+
     #[test]
     fn unread_clocks_decide_nothing() {
         let unsplit = Request {
@@ -421,6 +479,9 @@ mod tests {
 
     #[test]
     fn outside_the_responses_a_call_or_a_millisecond_breaks() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
+        }
         assert_eq!(
             decide_outside(Duration::from_micros(300), 2, &Sampled::NONE),
             Finding::Holds
