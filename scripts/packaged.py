@@ -17,6 +17,7 @@ directories named: the suite's, the portable fallbacks', the macOS and Windows t
 
 import glob
 import os
+import re
 import subprocess
 import sys
 
@@ -40,6 +41,11 @@ def library_builds(target_dirs):
         pattern = os.path.join(target, "**", "build", "perfshape-*", "build_script_build-*.d")
         for dep_info in libraries + glob.glob(pattern, recursive=True):
             if os.path.realpath(dep_info) in seen:
+                continue
+            # `perfshape-*` matches the packages beside the gate too (perfshape-experiments,
+            # perfshape-cli): the gate's own are `perfshape-<hash>`.
+            if not re.fullmatch(r"perfshape-[0-9a-f]+", os.path.basename(os.path.dirname(dep_info))) \
+                    and dep_info not in libraries:
                 continue
             seen.add(os.path.realpath(dep_info))
             files = read_files(dep_info)
@@ -98,6 +104,22 @@ def self_test():
         failed += got != fails
     # A path with a space, as rustc escapes it.
     import tempfile
+
+    # The packages beside the gate build scripts of their own (perfshape-experiments): not
+    # the gate's, and not read.
+    with tempfile.TemporaryDirectory() as target:
+        for rel, first in [
+            ("debug/deps/perfshape-1a.d", "src/lib.rs"),
+            ("debug/build/perfshape-2b/build_script_build-2b.d", "build.rs"),
+            ("debug/build/perfshape-experiments-3c/build_script_build-3c.d", "experiments/build.rs"),
+        ]:
+            os.makedirs(os.path.dirname(os.path.join(target, rel)), exist_ok=True)
+            with open(os.path.join(target, rel), "w") as f:
+                f.write(f"/t/out: {first}\n")
+        found = sorted(files[0] for _, files in library_builds([target]))
+    ok = found == ["build.rs", "src/lib.rs"]
+    print(f"self-test {'ok' if ok else 'FAILED'}: the experiments' build script is not the gate's ({found})")
+    failed += not ok
 
     with tempfile.NamedTemporaryFile("w", suffix=".d", delete=False) as f:
         f.write("/t/libperfshape.rlib: src/lib.rs src/a\\ b.rs\n\nsrc/lib.rs:\n")
