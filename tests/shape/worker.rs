@@ -177,6 +177,29 @@ fn twenty_concurrent_bare_block_in_place_hashes_do_not_hold_the_worker() -> Resu
     )
 }
 
+/// Its negative control: the same hash without the hand-off, twenty at a time, computes
+/// 10 ms in one poll against a 4 ms budget — broken, exact on every platform.
+#[test]
+fn twenty_concurrent_bare_hashes_inline_hold_the_worker() -> Result {
+    use axum::{Router, routing::get};
+    let app = Router::new().route(
+        "/hash",
+        get(|| async {
+            crate::common::handlers::compute(Duration::from_millis(10));
+            "10"
+        }),
+    );
+    let target = Target::serve(perfshape::PoolSettings::workers(1)?, app)?;
+    let checked = target
+        .get("/hash")
+        .poll_budget(Duration::from_millis(4))
+        .concurrency(20)
+        .does_not_block_its_worker()
+        .check()?;
+    assert_eq!(checked.verdict(), Verdict::Broken, "{}", checked.report());
+    Ok(())
+}
+
 #[test]
 fn the_same_digest_inline_holds_the_worker() -> Result {
     let target = served()?;
