@@ -58,6 +58,49 @@ async fn place_an_order(client: &reqwest::Client, target: &Target) -> Result {
     Ok(())
 }
 
+/// The sign-in app verifying its hash as `verify` says, built on one served worker (its
+/// session sweeper spawned there).
+fn sign_in_app(verify: common::signin::Verify) -> Result<Target> {
+    Target::serve_with(perfshape::PoolSettings::workers(1)?, move || async move {
+        Ok::<_, std::convert::Infallible>(common::signin::app(verify).await)
+    })
+}
+
+/// `POST /login` as ada, asserted answered `303 See Other`: the answer.
+async fn sign_in(client: &reqwest::Client, target: &Target) -> Result<reqwest::Response> {
+    let signed_in = client
+        .post(target.url_of("/login")?)
+        .form(&[("username", "ada"), ("password", "lovelace")])
+        .send()
+        .await
+        .expect("POST /login");
+    assert_eq!(signed_in.status(), 303);
+    Ok(signed_in)
+}
+
+/// The journal on one worker, writing into a scratch folder (removed when it drops).
+fn journal() -> Result<(tempfile::TempDir, Target)> {
+    let dir = tempfile::tempdir().expect("a scratch folder");
+    let app = common::journal::app(dir.path().join("journal.log"), true);
+    Ok((
+        dir,
+        Target::serve(perfshape::PoolSettings::workers(1)?, app)?,
+    ))
+}
+
+/// `n` notes posted to `path` (`/note`, or `/note?async=1`), each asserted answered.
+async fn notes(client: &reqwest::Client, target: &Target, path: &str, n: usize) -> Result {
+    for _ in 0..n {
+        let noted = client
+            .post(target.url_of(path)?)
+            .send()
+            .await
+            .expect("POST /note");
+        assert!(noted.status().is_success());
+    }
+    Ok(())
+}
+
 /// Asserts that `checked` holds, where the watch's reads are made.
 fn assert_holds(checked: &Checked) {
     if let Some(verdict) = decided(checked) {

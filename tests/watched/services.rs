@@ -5,7 +5,7 @@ use std::time::Duration;
 use perfshape::{PoolSettings, Result, Target, assert_shape};
 use serde_json::json;
 
-use crate::common::{handlers, journal, kv, orders, signin, worker};
+use crate::common::{handlers, kv, orders, signin, worker};
 use crate::{assert_holds, client, get};
 
 /// The todo list's CRUD, as its own functional test sends it: the snapshot lists each
@@ -164,19 +164,11 @@ async fn a_refresher_on_the_blocking_pool_holds() -> Result {
 /// answers 303, the page it redirects to with its session cookie.
 #[tokio::test]
 async fn a_sign_in_verified_on_the_blocking_pool_holds() -> Result {
-    let target = Target::serve_with(PoolSettings::workers(1)?, || async {
-        Ok::<_, std::convert::Infallible>(signin::app(signin::Verify::Offloaded).await)
-    })?;
+    let target = crate::sign_in_app(signin::Verify::Offloaded)?;
     let watch = target.watch()?;
     let client = client();
     get(&client, &target, "/login").await?;
-    let signed_in = client
-        .post(target.url_of("/login")?)
-        .form(&[("username", "ada"), ("password", "lovelace")])
-        .send()
-        .await
-        .expect("POST /login");
-    assert_eq!(signed_in.status(), 303);
+    let signed_in = crate::sign_in(&client, &target).await?;
     let cookie = signed_in.headers()["set-cookie"]
         .to_str()
         .expect("a cookie")
@@ -198,21 +190,10 @@ async fn a_sign_in_verified_on_the_blocking_pool_holds() -> Result {
 /// The journal writing its notes with `tokio::fs`, its cache swapped under a brief lock.
 #[tokio::test]
 async fn the_journal_with_tokio_fs_holds() -> Result {
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let target = Target::serve(
-        PoolSettings::workers(1)?,
-        journal::app(dir.path().join("journal.log"), true),
-    )?;
+    let (_dir, target) = crate::journal()?;
     let watch = target.watch()?;
     let client = client();
-    for _ in 0..2 {
-        let noted = client
-            .post(target.url_of("/note?async=1")?)
-            .send()
-            .await
-            .expect("POST /note");
-        assert!(noted.status().is_success());
-    }
+    crate::notes(&client, &target, "/note?async=1", 2).await?;
     get(&client, &target, "/cached").await?;
     assert_holds(&watch.nothing_blocked()?);
     Ok(())

@@ -6,7 +6,7 @@ use std::time::Duration;
 use perfshape::{PoolSettings, Result, Target};
 use serde_json::json;
 
-use crate::common::{handlers, journal, orders, signin, todos, worker};
+use crate::common::{handlers, orders, signin, todos, worker};
 use crate::{assert_names, client, get};
 
 /// The todo list whose create handler also makes a 2 ms synchronous write on its worker.
@@ -127,17 +127,9 @@ async fn a_refresher_that_reads_on_the_worker_is_named() -> Result {
 /// The sign-in form with its 30 ms hash verified inline.
 #[tokio::test]
 async fn a_sign_in_verified_inline_is_named() -> Result {
-    let target = Target::serve_with(PoolSettings::workers(1)?, || async {
-        Ok::<_, std::convert::Infallible>(signin::app(signin::Verify::Inline).await)
-    })?;
+    let target = crate::sign_in_app(signin::Verify::Inline)?;
     let watch = target.watch()?;
-    let signed_in = client()
-        .post(target.url_of("/login")?)
-        .form(&[("username", "ada"), ("password", "lovelace")])
-        .send()
-        .await
-        .expect("POST /login");
-    assert_eq!(signed_in.status(), 303);
+    crate::sign_in(&client(), &target).await?;
     assert_names(&watch.nothing_blocked()?, "POST /login");
     Ok(())
 }
@@ -145,23 +137,12 @@ async fn a_sign_in_verified_inline_is_named() -> Result {
 /// The journal syncing each note to disk on its worker: `fdatasync()` named.
 #[tokio::test]
 async fn a_journal_synced_on_the_worker_is_named() -> Result {
-    let dir = tempfile::tempdir().expect("a scratch folder");
-    let target = Target::serve(
-        PoolSettings::workers(1)?,
-        journal::app(dir.path().join("journal.log"), true),
-    )?;
+    let (_dir, target) = crate::journal()?;
     let watch = target.watch()?;
     // Three notes: a sync of a small file sleeps a fraction of a millisecond, where one
     // request cannot tell a call from a brief lock unless the kernel is seen in it, and now
     // and then the kernel completes it without a sleep at all.
-    for _ in 0..3 {
-        let noted = client()
-            .post(target.url_of("/note")?)
-            .send()
-            .await
-            .expect("POST /note");
-        assert!(noted.status().is_success());
-    }
+    crate::notes(&client(), &target, "/note", 3).await?;
     let checked = watch.nothing_blocked()?;
     assert_names(&checked, "POST /note");
     Ok(())
