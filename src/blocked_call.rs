@@ -19,7 +19,8 @@
 //!
 //! Cost, measured on this project's 2-core machine: one `syscall` read ≈6 µs, a descriptor's
 //! link ≈3 µs more; a socket's peer is looked up once per socket (`/proc/net/tcp`, ≈0.1 ms)
-//! and kept ([`Reader`]).
+//! and kept ([`Reader`]), and the process behind a loopback address once per address (a
+//! scan of the processes' descriptors, 14 ms in a test binary with its many threads).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -119,19 +120,31 @@ impl std::fmt::Display for Seen {
 #[derive(Debug, Default)]
 pub(crate) struct Reader {
     peers: HashMap<u64, (String, Option<SocketAddr>)>,
+    /// What each loopback address's listener is ("a listener of this process"): found by
+    /// a scan of the processes' descriptors (≈10 ms), once an address — a client that
+    /// opens a connection a request asks the same listener each time.
+    listeners: HashMap<SocketAddr, String>,
 }
 
 impl Reader {
     /// What thread `tid` of this process is doing now; `None` where it cannot be read (the
     /// thread has ended, or this platform does not say).
+    #[cfg(test)]
     pub(crate) fn read(&mut self, tid: Tid) -> Option<Seen> {
-        let raw = read_syscall(tid)?;
-        let raw = parse(&raw)?;
-        Some(match raw {
+        self.read_line(tid).map(|(seen, _)| seen)
+    }
+
+    /// What thread `tid` of this process is doing now, and the kernel's line it was read from (its stack
+    /// and instruction pointers end it, for [`stack`](crate::stack)).
+    pub(crate) fn read_line(&mut self, tid: Tid) -> Option<(Seen, String)> {
+        let line = syscall_line(tid)?;
+        let raw = parse(&line)?;
+        let seen = match raw {
             Raw::Running => Seen::Running,
             Raw::Fault => Seen::Blocked(BlockedCall::Fault),
             Raw::Call(nr, first) => Seen::Blocked(self.name(nr, first)),
-        })
+        };
+        Some((seen, line))
     }
 
     fn name(&mut self, nr: i64, first: u64) -> BlockedCall {
@@ -156,11 +169,14 @@ impl Reader {
     fn on_fd(&mut self, call: &'static str, fd: u64) -> BlockedCall {
         match fd_target(fd) {
             Some(Target::Socket(inode)) => {
-                let (peer, remote) = self
-                    .peers
-                    .entry(inode)
-                    .or_insert_with(|| socket_peer(inode))
-                    .clone();
+                let (peer, remote) = match self.peers.get(&inode) {
+                    Some(known) => known.clone(),
+                    None => {
+                        let found = socket_peer(inode, &mut self.listeners);
+                        self.peers.insert(inode, found.clone());
+                        found
+                    }
+                };
                 BlockedCall::Socket { call, peer, remote }
             }
             Some(Target::Path(path)) => BlockedCall::File { call, path },
@@ -204,13 +220,16 @@ enum Target {
     Path(String),
 }
 
+/// Thread `tid`'s `syscall` file: `running`, or the call it sleeps in with its arguments,
+/// stack pointer and instruction pointer.
 #[cfg(linux_reads)]
-fn read_syscall(tid: Tid) -> Option<String> {
+pub(crate) fn syscall_line(tid: Tid) -> Option<String> {
     std::fs::read_to_string(format!("/proc/self/task/{tid}/syscall")).ok()
 }
 
+/// Not read off Linux.
 #[cfg(not(linux_reads))]
-fn read_syscall(_tid: Tid) -> Option<String> {
+pub(crate) fn syscall_line(_tid: Tid) -> Option<String> {
     None
 }
 
@@ -261,7 +280,10 @@ fn fd_target(_fd: u64) -> Option<Target> {
 /// (postgres)", "a connection to 10.0.0.7:443", or "a socket" where it is no TCP
 /// connection `/proc/net` lists.
 #[cfg(linux_reads)]
-fn socket_peer(inode: u64) -> (String, Option<SocketAddr>) {
+fn socket_peer(
+    inode: u64,
+    listeners: &mut HashMap<SocketAddr, String>,
+) -> (String, Option<SocketAddr>) {
     let mut entries = procfs::net::tcp().unwrap_or_default();
     entries.extend(procfs::net::tcp6().unwrap_or_default());
     let Some(entry) = entries.iter().find(|e| e.inode == inode) else {
@@ -274,22 +296,26 @@ fn socket_peer(inode: u64) -> (String, Option<SocketAddr>) {
     if !remote.ip().is_loopback() {
         return (format!("a connection to {remote}"), Some(remote));
     }
-    let process = crate::service_process::ServiceProcess::listening_on(remote.port());
-    let said = match process {
-        Some(p) if p.is_this_process() => {
-            format!("a connection to {remote}, a listener of this process")
+    let said = listeners.entry(remote).or_insert_with(|| {
+        match crate::service_process::ServiceProcess::listening_on(remote.port()) {
+            Some(p) if p.is_this_process() => {
+                format!("a connection to {remote}, a listener of this process")
+            }
+            Some(p) => match p.name() {
+                Some(name) => format!("a connection to {remote} ({name})"),
+                None => format!("a connection to {remote} (another process)"),
+            },
+            None => format!("a connection to {remote}"),
         }
-        Some(p) => match p.name() {
-            Some(name) => format!("a connection to {remote} ({name})"),
-            None => format!("a connection to {remote} (another process)"),
-        },
-        None => format!("a connection to {remote}"),
-    };
-    (said, Some(remote))
+    });
+    (said.clone(), Some(remote))
 }
 
 #[cfg(not(linux_reads))]
-fn socket_peer(_inode: u64) -> (String, Option<SocketAddr>) {
+fn socket_peer(
+    _inode: u64,
+    _listeners: &mut HashMap<SocketAddr, String>,
+) -> (String, Option<SocketAddr>) {
     ("a socket".into(), None)
 }
 

@@ -100,6 +100,7 @@ mod record;
 mod run;
 mod server;
 mod service_process;
+mod stack;
 mod summary;
 mod target;
 mod target_builder;

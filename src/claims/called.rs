@@ -43,7 +43,7 @@ pub(crate) fn blocked_in(calls: &Calls, route: &Place) -> Option<(String, u32, u
     }
     calls
         .commonest_wait(route)
-        .map(|(seen, n, all)| (words(&seen), n, all))
+        .map(|(seen, n, all)| (words_at(calls, route, &seen), n, all))
 }
 
 /// What the samples say of a hold `how` at `route` (a task's wait: outside any response),
@@ -76,7 +76,7 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
             };
             Some(format!(
                 "the kernel saw it blocked in {}, in {n} of the {all} samples that caught the worker waiting{}",
-                words(&seen),
+                words_at(calls, place, &seen),
                 match place {
                     Place::Outside => " outside any response",
                     Place::Route(_) => "",
@@ -108,7 +108,23 @@ pub(crate) fn call(calls: &Calls, route: &Place, how: Hold) -> Option<String> {
         Hold::Waits => route,
         Hold::Computes => return None,
     };
-    calls.commonest_wait(place).map(|(seen, _, _)| words(&seen))
+    calls
+        .commonest_wait(place)
+        .map(|(seen, _, _)| words_at(calls, place, &seen))
+}
+
+/// What was seen at `place`, in words, and where in the team's code the call was made
+/// where the worker's stack was read there: "fdatasync() of /tmp/app/audit.log, called
+/// from `shop::audit::append` (src/audit.rs:88) via `std::fs::File::sync_data`".
+pub(crate) fn words_at(calls: &Calls, place: &Place, seen: &Seen) -> String {
+    let said = words(seen);
+    match calls
+        .stack(place, seen)
+        .and_then(|stack| stack.frames().called_from())
+    {
+        Some(from) => format!("{said}, {from}"),
+        None => said,
+    }
 }
 
 /// What was seen, in words: a connection to a running [`Downstream`](crate::Downstream)
@@ -140,12 +156,34 @@ pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
         (all, running)
     };
     let ((in_polls, running), (outside, running_outside)) = (of(route), of(&Place::Outside));
-    format!(
+    let mut said = format!(
         "the workers were sampled every {} ms while any ran: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",
         crate::pool::sampler::TICK.as_secs_f64() * 1e3,
         in_polls - running,
         outside - running_outside
-    )
+    );
+    // The whole stack of each place's commonest wait, or why none is read here.
+    for place in [route, &Place::Outside] {
+        if let Some((seen, _, _)) = calls.commonest_wait(place)
+            && let Some(stack) = calls.stack(place, &seen)
+        {
+            said.push_str(&format!(
+                "; the worker's stack in {} {}: {}",
+                words(&seen),
+                match place {
+                    Place::Outside => "outside any response",
+                    Place::Route(_) => "in its polls",
+                },
+                stack.frames()
+            ));
+        }
+    }
+    if in_polls + outside > running + running_outside
+        && let Some(unread) = crate::stack::unread()
+    {
+        said.push_str(&format!("; {unread}"));
+    }
+    said
 }
 
 #[cfg(test)]

@@ -25,6 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::blocked_call::{self, Reader, Seen, Tid};
+use crate::stack::{Capturer, Stack};
 
 /// How often the workers are sampled while any of them runs.
 pub(crate) const TICK: Duration = Duration::from_micros(500);
@@ -85,10 +86,12 @@ pub(crate) enum Place {
     Outside,
 }
 
-/// The samples taken while a claim recorded, counted by place and what was seen.
+/// The samples taken while a claim recorded, counted by place and what was seen, with the
+/// first stack read of each call a worker slept in at each place.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct Calls {
     counts: BTreeMap<(Place, Seen), u32>,
+    stacks: BTreeMap<(Place, Seen), Stack>,
 }
 
 impl Calls {
@@ -123,13 +126,36 @@ impl Calls {
             *n = n.saturating_sub(earlier.counts.get(key).copied().unwrap_or(0));
         }
         counts.retain(|_, n| *n > 0);
-        Calls { counts }
+        let stacks = self
+            .stacks
+            .iter()
+            .filter(|(key, _)| counts.contains_key(key))
+            .map(|(key, stack)| (key.clone(), stack.clone()))
+            .collect();
+        Calls { counts, stacks }
+    }
+
+    /// The stack read of a worker asleep in `seen` at `place`, where one was.
+    pub(crate) fn stack(&self, place: &Place, seen: &Seen) -> Option<&Stack> {
+        self.stacks.get(&(place.clone(), seen.clone()))
+    }
+
+    /// Keeps `stack` as the one of `seen` at `place`, unless one is kept.
+    pub(crate) fn add_stack(&mut self, place: Place, seen: Seen, stack: &Stack) {
+        self.stacks
+            .entry((place, seen))
+            .or_insert_with(|| stack.clone());
     }
 
     /// These samples and `other`'s, counted together.
     pub(crate) fn merge(&mut self, other: &Calls) {
         for (key, n) in &other.counts {
             *self.counts.entry(key.clone()).or_default() += n;
+        }
+        for (key, stack) in &other.stacks {
+            self.stacks
+                .entry(key.clone())
+                .or_insert_with(|| stack.clone());
         }
     }
 
@@ -145,6 +171,8 @@ pub(crate) struct Sampler {
     slots: Mutex<Vec<Arc<Slot>>>,
     routes: Mutex<Vec<String>>,
     counts: Mutex<BTreeMap<(u32, Seen), u32>>,
+    /// The first stack read of each call slept in at each place ([`crate::stack`]).
+    stacks: Mutex<BTreeMap<(u32, Seen), Stack>>,
     sampling: AtomicBool,
 }
 
@@ -178,21 +206,28 @@ impl Sampler {
     /// Forgets the samples: a new recording begins.
     pub(crate) fn clear(&self) {
         lock(&self.counts).clear();
+        lock(&self.stacks).clear();
     }
 
     /// The samples so far.
     pub(crate) fn calls(&self) -> Calls {
         let routes = lock(&self.routes).clone();
+        let place_of = |code: u32| match code.checked_sub(IN_ROUTE) {
+            Some(r) => routes
+                .get(r as usize)
+                .map(|path| Place::Route(path.clone())),
+            None => Some(Place::Outside),
+        };
         let mut calls = Calls::default();
         for ((code, seen), &n) in lock(&self.counts).iter() {
-            let place = match code.checked_sub(IN_ROUTE) {
-                Some(r) => match routes.get(r as usize) {
-                    Some(path) => Place::Route(path.clone()),
-                    None => continue,
-                },
-                None => Place::Outside,
-            };
-            *calls.counts.entry((place, seen.clone())).or_default() += n;
+            if let Some(place) = place_of(*code) {
+                *calls.counts.entry((place, seen.clone())).or_default() += n;
+            }
+        }
+        for ((code, seen), stack) in lock(&self.stacks).iter() {
+            if let Some(place) = place_of(*code) {
+                calls.stacks.insert((place, seen.clone()), stack.clone());
+            }
         }
         calls
     }
@@ -203,12 +238,14 @@ impl Sampler {
         if !blocked_call::available() || self.sampling.swap(true, Ordering::AcqRel) {
             return;
         }
+        Capturer::prepare();
         let sampler = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("perfshape-sampler".into())
             .spawn(move || {
                 real_time();
                 let mut reader = Reader::default();
+                let mut capturer = Capturer::default();
                 let mut tick = TICK;
                 loop {
                     if !recording() {
@@ -221,7 +258,7 @@ impl Sampler {
                         return;
                     }
                     std::thread::sleep(tick);
-                    tick = if sampler.sample(&mut reader) {
+                    tick = if sampler.sample(&mut reader, &mut capturer) {
                         TICK
                     } else {
                         IDLE_TICK
@@ -233,8 +270,9 @@ impl Sampler {
         }
     }
 
-    /// One sample of every worker that is not parked; whether any was not.
-    fn sample(&self, reader: &mut Reader) -> bool {
+    /// One sample of every worker that is not parked; whether any was not. A worker asleep
+    /// in a call at a place where that call's stack is not yet read has it read now, once.
+    fn sample(&self, reader: &mut Reader, capturer: &mut Capturer) -> bool {
         let slots = lock(&self.slots).clone();
         let mut active = false;
         for slot in slots {
@@ -244,14 +282,23 @@ impl Sampler {
                 continue;
             }
             active = true;
-            let Some(seen) = reader.read(slot.tid) else {
+            let Some((seen, line)) = reader.read_line(slot.tid) else {
                 continue;
             };
             // The worker moved on while it was read: the sample is of neither place.
             if slot.phase.load(Ordering::Acquire) != before {
                 continue;
             }
-            *lock(&self.counts).entry((code, seen)).or_default() += 1;
+            let key = (code, seen);
+            if matches!(key.1, Seen::Blocked(_)) && !lock(&self.stacks).contains_key(&key) {
+                // Read while the worker still sleeps there, at the same place.
+                if let Some(stack) = capturer.capture(slot.tid, &line)
+                    && slot.phase.load(Ordering::Acquire) == before
+                {
+                    lock(&self.stacks).insert(key.clone(), stack);
+                }
+            }
+            *lock(&self.counts).entry(key).or_default() += 1;
         }
         active
     }

@@ -44,6 +44,7 @@ use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
+use crate::blocked_call::Seen;
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
 use crate::claims::remedy::{Hold, for_hold};
@@ -136,6 +137,8 @@ struct Route {
 /// what was sampled in its polls, its requests and how many of them failed (5xx).
 #[derive(Debug)]
 struct Decided {
+    /// The call the kernel saw its worker asleep in, in words, with where in the code.
+    call: Option<String>,
     name: String,
     finding: Finding,
     sampled: Sampled,
@@ -224,13 +227,23 @@ impl Watch {
             .iter()
             .map(|(name, route)| {
                 let mut at = Calls::default();
+                let place = called::route(path_of(name));
                 for path in &route.paths {
-                    for (seen, n) in calls.at(&called::route(path)) {
-                        at.add(called::route(path_of(name)), seen, n);
+                    let from = called::route(path);
+                    for (seen, n) in calls.at(&from) {
+                        if let Some(stack) = calls.stack(&from, &seen) {
+                            at.add_stack(place.clone(), seen.clone(), stack);
+                        }
+                        at.add(place.clone(), seen, n);
                     }
                 }
-                let sampled = Sampled::of(&at.at(&called::route(path_of(name))));
+                let sampled = Sampled::of(&at.at(&place));
+                let call = sampled
+                    .call
+                    .as_ref()
+                    .map(|(call, _)| called::words_at(&at, &place, &Seen::Blocked(call.clone())));
                 Decided {
+                    call,
                     name: name.clone(),
                     finding: decide_on(&route.requests, &sampled, &allowance, busy.is_some()),
                     sampled,
@@ -299,11 +312,11 @@ fn rank(finding: &Finding) -> u8 {
 }
 
 /// The call sampled, in a report's words.
-fn call_of(sampled: &Sampled) -> Option<String> {
+fn call_of(calls: &Calls, place: &Place, sampled: &Sampled) -> Option<String> {
     sampled
         .call
         .as_ref()
-        .map(|(call, _)| called::words(&crate::blocked_call::Seen::Blocked(call.clone())))
+        .map(|(call, _)| called::words_at(calls, place, &Seen::Blocked(call.clone())))
 }
 
 /// The watch's report: one verdict over the routes, each listed with its requests, the
@@ -344,7 +357,7 @@ fn report(
     let mut advice: Option<Advice> = None;
     for route in routes {
         if let Some((sentence, hold)) = said(route) {
-            advice.get_or_insert_with(|| for_hold(&route.name, hold, call_of(&route.sampled)));
+            advice.get_or_insert_with(|| for_hold(&route.name, hold, route.call.clone()));
             explanation.push(sentence);
         }
     }
@@ -366,12 +379,12 @@ fn report(
             for_hold(
                 "the requests the test sent",
                 Hold::WaitsInATask,
-                call_of(&sampled_outside),
+                call_of(calls, &Place::Outside, &sampled_outside),
             )
         });
         explanation.push(format!(
             "a task on the workers outside every response — one the requests spawned, a connection's driver, a background job — {}; it slept in {requests} stretch{} of the workers' run, {} at the longest",
-            match call_of(&sampled_outside) {
+            match call_of(calls, &Place::Outside, &sampled_outside) {
                 Some(call) => format!("blocked in {call}"),
                 None => "waited in a call the kernel was not sampled in".to_string(),
             },
@@ -509,7 +522,7 @@ fn said(route: &Decided) -> Option<(String, Hold)> {
     };
     match &route.finding {
         Finding::Waits { requests, longest } => Some((
-            match (call_of(sampled), &sampled.call) {
+            match (route.call.clone(), &sampled.call) {
                 (Some(call), Some((_, n))) => format!(
                     "{name} blocked in {call} {}, {} at the longest (the kernel saw its worker there in {n} of the {} samples that caught it asleep)",
                     of(*requests),

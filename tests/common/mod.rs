@@ -9,6 +9,10 @@
 pub(crate) mod handlers;
 // The apps are written as a team writes them, in a crate of their own: public items.
 #[allow(unreachable_pub)]
+#[path = "../apps/held.rs"]
+pub(crate) mod held;
+// The apps are written as a team writes them, in a crate of their own: public items.
+#[allow(unreachable_pub)]
 #[path = "../apps/journal.rs"]
 pub(crate) mod journal;
 // The apps are written as a team writes them, in a crate of their own: public items.

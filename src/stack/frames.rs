@@ -1,0 +1,257 @@
+//! A captured stack's frames by name, file and line, and which of them is the team's own
+//! code: the innermost frame that is not the standard library's, the runtime's, a
+//! registry crate's or perfshape's own, and the call it made into them.
+//!
+//! Names come from the binary's symbols and lines from its debug information (a test
+//! build has its line tables; a release build without `debug` names the function alone),
+//! read where stacks are ([`symbols`](super::capture::symbols)). Naming runs only when a
+//! report names the frame, never while a claim measures.
+
+/// One frame of a stack, inlined frames counted as frames of their own.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Frame {
+    /// The function, demangled, without its hash: `shop::audit::append::{{closure}}`.
+    pub(crate) function: String,
+    /// Its source file, where the debug information gives it.
+    pub(crate) file: Option<std::path::PathBuf>,
+    /// Its line in that file.
+    pub(crate) line: Option<u32>,
+}
+
+impl Frame {
+    /// Whether this frame is the team's code: a Rust function in a file outside the Rust
+    /// toolchain's sources, cargo's registry and git checkouts, and perfshape's own `src/`;
+    /// or, where no file is known, outside the standard library, tokio and perfshape.
+    fn is_the_teams(&self) -> bool {
+        // A C library's function (`fdatasync`, `__GI___clock_nanosleep`) is no Rust path.
+        if !self.function.contains("::") {
+            return false;
+        }
+        match &self.file {
+            Some(file) => {
+                let file = file.to_string_lossy();
+                let own_src = concat!(env!("CARGO_MANIFEST_DIR"), "/src/");
+                !(file.starts_with("/rustc/")
+                    || file.contains("/rustlib/src/")
+                    || file.starts_with("library/")
+                    || file.contains("/.cargo/registry/")
+                    || file.contains("/.cargo/git/")
+                    || file.contains("/cargo/registry/")
+                    || file.starts_with(own_src))
+            }
+            None => {
+                let name = self.function.trim_start_matches('<');
+                !["std::", "core::", "alloc::", "tokio::", "perfshape::"]
+                    .iter()
+                    .any(|p| name.starts_with(p))
+            }
+        }
+    }
+
+    /// The function as a report names it: without the `{{closure}}` an async function's
+    /// body is compiled into.
+    pub(crate) fn function_name(&self) -> String {
+        let mut name = self.function.as_str();
+        while let Some(outer) = name
+            .strip_suffix("::{{closure}}")
+            .or_else(|| name.strip_suffix("::{closure#0}"))
+        {
+            name = outer;
+        }
+        // `<std::fs::File>::sync_data`, a type's own method, reads as its path does.
+        if let Some(rest) = name.strip_prefix('<')
+            && let Some((ty, method)) = rest.split_once(">::")
+            && !ty.contains(" as ")
+            && !ty.contains('<')
+        {
+            return format!("{ty}::{method}");
+        }
+        name.to_string()
+    }
+
+    /// `file:line`, relative to the current directory (a test's is its crate's root)
+    /// where the file is under it.
+    pub(crate) fn place(&self) -> Option<String> {
+        let file = lexical(self.file.as_ref()?);
+        let shown = std::env::current_dir()
+            .ok()
+            .and_then(|dir| file.strip_prefix(dir).ok().map(|f| f.to_path_buf()))
+            .unwrap_or(file);
+        Some(match self.line {
+            Some(line) => format!("{}:{line}", shown.display()),
+            None => shown.display().to_string(),
+        })
+    }
+}
+
+/// `path` with each `dir/..` taken out, as a module included by `#[path]` is recorded
+/// (`tests/watched/../apps/held.rs` is `tests/apps/held.rs`).
+fn lexical(path: &std::path::Path) -> std::path::PathBuf {
+    use std::path::Component;
+    let mut kept: Vec<Component<'_>> = Vec::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir if matches!(kept.last(), Some(Component::Normal(_))) => {
+                kept.pop();
+            }
+            Component::CurDir => {}
+            other => kept.push(other),
+        }
+    }
+    kept.iter().collect()
+}
+
+impl std::fmt::Display for Frame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.place() {
+            Some(place) => write!(f, "{} ({place})", self.function),
+            None => f.write_str(&self.function),
+        }
+    }
+}
+
+/// A stack's frames, innermost first.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Frames(pub(crate) Vec<Frame>);
+
+impl Frames {
+    /// The frames at `addresses` (innermost first, ready for lookup), each address's
+    /// inlined frames innermost first; an address no symbol covers is left out.
+    pub(crate) fn of(addresses: &[u64]) -> Frames {
+        Frames(
+            addresses
+                .iter()
+                .flat_map(|&address| super::capture::symbols(address))
+                .collect(),
+        )
+    }
+
+    /// The innermost frame in the team's code, and the frame just inside it — the
+    /// library function it called (`std::fs::File::sync_data`) — where there is one.
+    pub(crate) fn the_teams(&self) -> Option<(&Frame, Option<&Frame>)> {
+        // Where any frame has its file, the team's has: a build's own crates keep their
+        // line tables where its dependencies may not (a file-less `rayon_core::…` is a
+        // dependency there); where none has, the names alone tell.
+        let files = self.0.iter().any(|f| f.file.is_some());
+        let at = self
+            .0
+            .iter()
+            .position(|f| f.is_the_teams() && (f.file.is_some() || !files))?;
+        Some((&self.0[at], at.checked_sub(1).map(|inner| &self.0[inner])))
+    }
+
+    /// "called from `shop::audit::append` (src/audit.rs:88) via `std::fs::File::sync_data`":
+    /// the words a report adds to the call it names; `None` where no frame is the team's.
+    pub(crate) fn called_from(&self) -> Option<String> {
+        let (frame, via) = self.the_teams()?;
+        let mut said = format!("called from `{}`", frame.function_name());
+        if let Some(place) = frame.place() {
+            said.push_str(&format!(" ({place})"));
+        }
+        if let Some(via) = via {
+            said.push_str(&format!(" via `{}`", via.function_name()));
+        }
+        Some(said)
+    }
+}
+
+/// The most frames a report shows of a stack: the call, the libraries and the team's
+/// frames above it fit; the runtime's frames below the task are cut.
+const SHOWN: usize = 24;
+
+impl std::fmt::Display for Frames {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for (i, frame) in self.0.iter().take(SHOWN).enumerate() {
+            if i > 0 {
+                f.write_str(" ← ")?;
+            }
+            write!(f, "{frame}")?;
+        }
+        if self.0.len() > SHOWN {
+            write!(f, " ← … {} more", self.0.len() - SHOWN)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(function: &str, file: Option<&str>) -> Frame {
+        Frame {
+            function: function.to_string(),
+            file: file.map(Into::into),
+            line: Some(7),
+        }
+    }
+
+    #[test]
+    fn the_teams_frame_is_the_innermost_outside_the_toolchain_and_the_registry() {
+        let frames = Frames(vec![
+            frame("fdatasync", None),
+            frame(
+                "<std::fs::File>::sync_data",
+                Some("/rustc/abc/library/std/src/fs.rs"),
+            ),
+            frame(
+                "shop::audit::append::{{closure}}",
+                Some("/home/team/shop/src/audit.rs"),
+            ),
+            frame(
+                "tokio::runtime::task::core::Core<T,S>::poll",
+                Some(
+                    "/home/team/.cargo/registry/src/index.crates.io-1/tokio-1.48.0/src/runtime/task/core.rs",
+                ),
+            ),
+        ]);
+        let (teams, via) = frames.the_teams().expect("the team's frame");
+        assert_eq!(teams.function_name(), "shop::audit::append");
+        assert_eq!(
+            via.map(Frame::function_name).as_deref(),
+            Some("std::fs::File::sync_data")
+        );
+        let said = frames.called_from().expect("said");
+        assert!(
+            said.starts_with("called from `shop::audit::append` (")
+                && said.ends_with("audit.rs:7) via `std::fs::File::sync_data`"),
+            "{said}"
+        );
+    }
+
+    #[test]
+    fn a_path_through_parent_folders_is_shown_without_them() {
+        let mut f = frame(
+            "shop::held::mutex",
+            Some("tests/watched/../common/../apps/held.rs"),
+        );
+        f.line = Some(93);
+        assert_eq!(f.place().as_deref(), Some("tests/apps/held.rs:93"));
+    }
+
+    #[test]
+    fn perfshape_s_own_source_is_never_the_teams() {
+        let own = concat!(env!("CARGO_MANIFEST_DIR"), "/src/server/trace.rs");
+        let frames = Frames(vec![frame("perfshape::server::trace::stamp", Some(own))]);
+        assert_eq!(frames.the_teams(), None);
+    }
+
+    /// This very function's frame, captured by the `backtrace` crate and named here: the
+    /// names and lines are read from this test binary.
+    #[cfg(linux_reads)]
+    #[test]
+    fn a_frame_of_this_binary_is_named_with_its_file() {
+        let mut addresses = Vec::new();
+        backtrace::trace(|frame| {
+            addresses.push(frame.ip() as u64);
+            addresses.len() < 3
+        });
+        let frames = Frames::of(&addresses);
+        assert!(
+            frames.0.iter().any(|f| f
+                .function
+                .contains("a_frame_of_this_binary_is_named_with_its_file")),
+            "{frames}"
+        );
+    }
+}

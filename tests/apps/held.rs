@@ -1,0 +1,152 @@
+//! One route for each kind of call that holds a worker, as a team's code makes it — for
+//! the reports that name where in the code: a synced file write, a synchronous socket read
+//! through a [`Downstream`](perfshape::Downstream), a std mutex another thread holds, rayon
+//! awaited by blocking, and a spawned task that sleeps.
+//!
+//! Each blocking call sits on a line of its own marked `// held: <route>`, so that a test
+//! finds the line a report must name ([`line_of`]) however this file is edited.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::State;
+use axum::routing::get;
+
+/// What a blocking call waits for: long enough that the sampler (every 0.5 ms) meets the
+/// worker asleep in it many times, short enough for a functional test.
+const HELD: Duration = Duration::from_millis(4);
+
+/// The file this app's source is in, as the reports name it (relative to the crate).
+pub const FILE: &str = "tests/apps/held.rs";
+
+#[derive(Clone)]
+struct Shared {
+    journal: PathBuf,
+    upstream: SocketAddr,
+    ledger: Arc<Mutex<u64>>,
+    pool: Arc<rayon::ThreadPool>,
+}
+
+/// The app: `/fsync`, `/socket`, `/mutex`, `/rayon` and `/spawned`, each holding its
+/// worker in one kind of call; `journal` is the file `/fsync` appends to, `upstream` a
+/// server `/socket` asks (through a `Downstream`, for instance).
+pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
+    let shared = Shared {
+        journal,
+        upstream,
+        ledger: Arc::new(Mutex::new(0)),
+        pool: Arc::new(
+            rayon::ThreadPoolBuilder::new()
+                .num_threads(1)
+                .build()
+                .expect("a rayon pool"),
+        ),
+    };
+    Router::new()
+        .route("/fsync", get(fsync))
+        .route("/socket", get(socket))
+        .route("/mutex", get(mutex))
+        .route("/rayon", get(parallel))
+        .route("/spawned", get(spawned))
+        .with_state(shared)
+}
+
+async fn fsync(State(shared): State<Shared>) -> &'static str {
+    append(&shared.journal);
+    "synced"
+}
+
+/// Appends notes to the journal, waiting for the disk after each.
+fn append(journal: &PathBuf) {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(journal)
+        .expect("the journal opens");
+    // Notes, each synced before the next, as a journal that must not lose one does: a
+    // few milliseconds a request on the worker, waiting for the disk (≈0.1 ms a sync here).
+    for _ in 0..32 {
+        file.write_all(b"a note\n").expect("the note is written");
+        file.sync_data().expect("the note is synced"); // held: /fsync
+    }
+}
+
+async fn socket(State(shared): State<Shared>) -> String {
+    let mut stream = TcpStream::connect(shared.upstream).expect("the upstream answers");
+    stream.write_all(b"ping").expect("sent");
+    let mut answer = [0u8; 4];
+    stream.read_exact(&mut answer).expect("an answer"); // held: /socket
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+async fn mutex(State(shared): State<Shared>) -> String {
+    let (locked, has_it) = tokio::sync::oneshot::channel();
+    let ledger = Arc::clone(&shared.ledger);
+    // Another thread takes the ledger's lock and keeps it a while.
+    std::thread::spawn(move || {
+        let mut held = ledger.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = locked.send(());
+        std::thread::sleep(HELD);
+        *held += 1;
+    });
+    let _ = has_it.await;
+    let total = *shared.ledger.lock().unwrap_or_else(|p| p.into_inner()); // held: /mutex
+    total.to_string()
+}
+
+async fn parallel(State(shared): State<Shared>) -> String {
+    let sum = shared.pool.install(|| checksum(HELD)); // held: /rayon
+    sum.to_string()
+}
+
+/// A checksum computed for `cpu` of wall time on a rayon thread.
+fn checksum(cpu: Duration) -> u64 {
+    let began = std::time::Instant::now();
+    let mut sum: u64 = 0;
+    while began.elapsed() < cpu {
+        sum = sum.wrapping_mul(31).wrapping_add(std::hint::black_box(7));
+    }
+    sum
+}
+
+async fn spawned() -> &'static str {
+    tokio::spawn(async {
+        std::thread::sleep(HELD); // held: /spawned
+    });
+    "accepted"
+}
+
+/// A server that answers each connection's four bytes with `pong`, `HELD` later, for as
+/// long as the test runs.
+pub fn upstream() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
+    let addr = listener.local_addr().expect("its address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut asked = [0u8; 4];
+                if stream.read_exact(&mut asked).is_ok() {
+                    std::thread::sleep(HELD);
+                    let _ = stream.write_all(b"pong");
+                }
+            });
+        }
+    });
+    addr
+}
+
+/// The line of this file marked `// held: {route}`: where the report on `route` must say
+/// the call was made.
+pub fn line_of(route: &str) -> usize {
+    let marker = format!("// held: {route}");
+    include_str!("held.rs")
+        .lines()
+        .position(|line| line.trim_end().ends_with(&marker))
+        .map(|at| at + 1)
+        .unwrap_or_else(|| panic!("no line marked `{marker}` in {FILE}"))
+}

@@ -1,0 +1,74 @@
+//! Where in the code: each kind of call that holds a worker, sent the functional requests
+//! its route needs to be decided (three where one cannot tell a call from a brief lock —
+//! a lock waited for, a sync of a small file — or where the first sample of a new
+//! connection's other end is spent finding it; one for a sleep) and watched; the report
+//! names the function and the line of `tests/apps/held.rs` that made the call, and the
+//! library function it called. The two that sleep in `futex()` — a std mutex another
+//! thread holds, rayon awaited by blocking — name different frames.
+
+use perfshape::{PoolSettings, Result, Target, Verdict};
+
+use crate::common::held;
+use crate::{client, get};
+
+/// `path` requested `n` times on the held app; the report is broken, names the call
+/// `call`, and the line marked for `path` in `held.rs`, via `via`.
+async fn names_the_line(path: &str, n: usize, call: &str, via: &str) -> Result {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let upstream = perfshape::Downstream::to(held::upstream().to_string()).start()?;
+    let app = held::app(dir.path().join("journal.log"), upstream.addr());
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    let watch = target.watch()?;
+    let client = client();
+    for _ in 0..n {
+        get(&client, &target, path).await?;
+    }
+    let checked = watch.nothing_blocked()?;
+    let said = format!("{:#}", checked.report());
+    let Some(verdict) = crate::decided(&checked) else {
+        return Ok(());
+    };
+    assert_eq!(verdict, Verdict::Broken, "{said}");
+    let line = format!("({}:{})", held::FILE, held::line_of(path));
+    assert!(said.contains(call), "the call `{call}`: {said}");
+    assert!(said.contains(&line), "the line {line}: {said}");
+    assert!(said.contains(&format!("via `{via}")), "via `{via}`: {said}");
+    Ok(())
+}
+
+#[tokio::test]
+async fn a_synced_write_names_its_line() -> Result {
+    names_the_line("/fsync", 3, "fdatasync()", "std::fs::File::sync_data").await
+}
+
+#[tokio::test]
+async fn a_socket_read_through_a_downstream_names_its_line() -> Result {
+    names_the_line(
+        "/socket",
+        3,
+        "perfshape's Downstream",
+        "std::io::Read::read_exact",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_std_mutex_another_thread_holds_names_its_line() -> Result {
+    names_the_line("/mutex", 3, "futex()", "std::sync::").await
+}
+
+#[tokio::test]
+async fn rayon_awaited_by_blocking_names_its_line() -> Result {
+    names_the_line(
+        "/rayon",
+        3,
+        "futex()",
+        "rayon_core::thread_pool::ThreadPool::install",
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_spawned_task_that_sleeps_names_its_line() -> Result {
+    names_the_line("/spawned", 1, "clock_nanosleep()", "std::thread::").await
+}
