@@ -92,7 +92,8 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
                 .map_or(0, |(_, n)| *n);
             (all > 0).then(|| {
                 format!(
-                    "the kernel saw it running, in no system call, in {running} of {all} samples of its polls: a stretch of computing (where in the code is not sampled; a profiler names it)"
+                    "the kernel saw it running, in no system call, in {running} of {all} samples of its polls: a stretch of computing {}",
+                    computing_at(calls, place)
                 )
             })
         }
@@ -111,6 +112,19 @@ pub(crate) fn call(calls: &Calls, route: &Place, how: Hold) -> Option<String> {
     calls
         .commonest_wait(place)
         .map(|(seen, _, _)| words_at(calls, place, &seen))
+}
+
+/// Where a worker computed at `place`, from the stacks the kernel sampled there ("in
+/// `core::slice::sort::…`, called from `shop::report` (src/report.rs:30), in 40 of the 44
+/// stacks sampled"), or why that is not read here.
+pub(crate) fn computing_at(calls: &Calls, place: &Place) -> String {
+    match crate::stack::computing_in(calls.computing(place)) {
+        Some(said) => said,
+        None => match crate::stack::unread_computing() {
+            Some(why) => format!("({why})"),
+            None => "(no stack sampled of it reached the service's own code)".to_string(),
+        },
+    }
 }
 
 /// What was seen at `place`, in words, and where in the team's code the call was made
@@ -156,19 +170,30 @@ pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
         (all, running)
     };
     let ((in_polls, running), (outside, running_outside)) = (of(route), of(&Place::Outside));
-    let mut said = format!(
+    let said = format!(
         "the workers were sampled every {} ms while any ran: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",
         crate::pool::sampler::TICK.as_secs_f64() * 1e3,
         in_polls - running,
         outside - running_outside
     );
-    // The whole stack of each place's commonest wait, or why none is read here.
+    said
+}
+
+/// The whole stack of the commonest wait at `route` and outside any response, where one
+/// was read, or why none is read here: the detail behind a named call
+/// (`PERFSHAPE_REPORT=full`, the JSON). Named only for a report that is not a hold: naming
+/// frames reads the binary's debug information.
+pub(crate) fn stacks(calls: &Calls, route: &Place) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut slept = false;
     for place in [route, &Place::Outside] {
-        if let Some((seen, _, _)) = calls.commonest_wait(place)
-            && let Some(stack) = calls.stack(place, &seen)
-        {
-            said.push_str(&format!(
-                "; the worker's stack in {} {}: {}",
+        let Some((seen, _, _)) = calls.commonest_wait(place) else {
+            continue;
+        };
+        slept = true;
+        if let Some(stack) = calls.stack(place, &seen) {
+            lines.push(format!(
+                "the worker's stack in {} {}: {}",
                 words(&seen),
                 match place {
                     Place::Outside => "outside any response",
@@ -178,12 +203,10 @@ pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
             ));
         }
     }
-    if in_polls + outside > running + running_outside
-        && let Some(unread) = crate::stack::unread()
-    {
-        said.push_str(&format!("; {unread}"));
+    if slept && let Some(unread) = crate::stack::unread() {
+        lines.push(unread);
     }
-    said
+    lines
 }
 
 #[cfg(test)]

@@ -38,6 +38,10 @@ const IDLE_TICK: Duration = Duration::from_millis(2);
 /// The most routes told apart; a request of any later one is counted under the last.
 const MAX_ROUTES: usize = 256;
 
+/// The most stacks of a computing worker kept for a place: enough for the commonest frame
+/// of a stretch to stand out, few enough to name at a report's cost.
+const MAX_RUNNING_STACKS: usize = 64;
+
 /// The code of a parked (or unclocked) worker.
 const PARKED: u32 = 0;
 /// The code of a worker running outside any response poll.
@@ -92,6 +96,7 @@ pub(crate) enum Place {
 pub(crate) struct Calls {
     counts: BTreeMap<(Place, Seen), u32>,
     stacks: BTreeMap<(Place, Seen), Stack>,
+    running: BTreeMap<Place, Vec<Stack>>,
 }
 
 impl Calls {
@@ -132,7 +137,35 @@ impl Calls {
             .filter(|(key, _)| counts.contains_key(key))
             .map(|(key, stack)| (key.clone(), stack.clone()))
             .collect();
-        Calls { counts, stacks }
+        let running = self
+            .running
+            .iter()
+            .map(|(place, stacks)| {
+                let before = earlier.running.get(place).map_or(0, Vec::len);
+                (
+                    place.clone(),
+                    stacks.iter().skip(before).cloned().collect::<Vec<_>>(),
+                )
+            })
+            .filter(|(_, stacks)| !stacks.is_empty())
+            .collect();
+        Calls {
+            counts,
+            stacks,
+            running,
+        }
+    }
+
+    /// The stacks the kernel sampled of a worker computing at `place`.
+    pub(crate) fn computing(&self, place: &Place) -> &[Stack] {
+        self.running.get(place).map_or(&[], Vec::as_slice)
+    }
+
+    /// Keeps `stacks`, sampled of a worker computing at `place`, beside those kept.
+    pub(crate) fn add_computing(&mut self, place: Place, stacks: &[Stack]) {
+        let kept = self.running.entry(place).or_default();
+        let room = MAX_RUNNING_STACKS.saturating_sub(kept.len());
+        kept.extend(stacks.iter().take(room).cloned());
     }
 
     /// The stack read of a worker asleep in `seen` at `place`, where one was.
@@ -157,6 +190,9 @@ impl Calls {
                 .entry(key.clone())
                 .or_insert_with(|| stack.clone());
         }
+        for (place, stacks) in &other.running {
+            self.add_computing(place.clone(), stacks);
+        }
     }
 
     /// Counts `n` samples of `seen` at `place` in.
@@ -173,6 +209,9 @@ pub(crate) struct Sampler {
     counts: Mutex<BTreeMap<(u32, Seen), u32>>,
     /// The first stack read of each call slept in at each place ([`crate::stack`]).
     stacks: Mutex<BTreeMap<(u32, Seen), Stack>>,
+    /// The stacks the kernel sampled of the workers computing, by place (the first
+    /// [`MAX_RUNNING_STACKS`] of each).
+    running: Mutex<BTreeMap<u32, Vec<Stack>>>,
     sampling: AtomicBool,
 }
 
@@ -207,6 +246,7 @@ impl Sampler {
     pub(crate) fn clear(&self) {
         lock(&self.counts).clear();
         lock(&self.stacks).clear();
+        lock(&self.running).clear();
     }
 
     /// The samples so far.
@@ -229,6 +269,11 @@ impl Sampler {
                 calls.stacks.insert((place, seen.clone()), stack.clone());
             }
         }
+        for (code, stacks) in lock(&self.running).iter() {
+            if let Some(place) = place_of(*code) {
+                calls.add_computing(place, stacks);
+            }
+        }
         calls
     }
 
@@ -244,8 +289,7 @@ impl Sampler {
             .name("perfshape-sampler".into())
             .spawn(move || {
                 real_time();
-                let mut reader = Reader::default();
-                let mut capturer = Capturer::default();
+                let mut reading = Reading::default();
                 let mut tick = TICK;
                 loop {
                     if !recording() {
@@ -258,7 +302,7 @@ impl Sampler {
                         return;
                     }
                     std::thread::sleep(tick);
-                    tick = if sampler.sample(&mut reader, &mut capturer) {
+                    tick = if sampler.sample(&mut reading) {
                         TICK
                     } else {
                         IDLE_TICK
@@ -272,16 +316,32 @@ impl Sampler {
 
     /// One sample of every worker that is not parked; whether any was not. A worker asleep
     /// in a call at a place where that call's stack is not yet read has it read now, once.
-    fn sample(&self, reader: &mut Reader, capturer: &mut Capturer) -> bool {
+    fn sample(&self, reading: &mut Reading) -> bool {
+        let Reading {
+            reader,
+            capturer,
+            phases,
+        } = reading;
         let slots = lock(&self.slots).clone();
         let mut active = false;
         for slot in slots {
             let before = slot.phase.load(Ordering::Acquire);
             let code = before as u32;
+            // What the kernel sampled of the worker's computing since the last tick is of
+            // this place where the worker crossed no boundary meanwhile.
+            let computed = capturer.computed(slot.tid);
+            let stayed = phases.insert(slot.tid, before) == Some(before);
+            if stayed && code != PARKED && !computed.is_empty() {
+                let mut running = lock(&self.running);
+                let kept = running.entry(code).or_default();
+                let room = MAX_RUNNING_STACKS.saturating_sub(kept.len());
+                kept.extend(computed.into_iter().take(room));
+            }
             if code == PARKED {
                 continue;
             }
             active = true;
+            capturer.follow(slot.tid);
             let Some((seen, line)) = reader.read_line(slot.tid) else {
                 continue;
             };
@@ -302,6 +362,15 @@ impl Sampler {
         }
         active
     }
+}
+
+/// What the sampling thread keeps from one tick to the next: the kernel's words for calls
+/// and sockets, the stack reader, and each worker's place at the last tick.
+#[derive(Debug, Default)]
+struct Reading {
+    reader: Reader,
+    capturer: Capturer,
+    phases: std::collections::HashMap<Tid, u64>,
 }
 
 /// Puts the calling (sampling) thread in the real-time class, where the process may

@@ -139,6 +139,8 @@ struct Route {
 struct Decided {
     /// The call the kernel saw its worker asleep in, in words, with where in the code.
     call: Option<String>,
+    /// Where its worker computed, from the stacks sampled ([`called::computing_at`]).
+    computing: String,
     name: String,
     finding: Finding,
     sampled: Sampled,
@@ -238,14 +240,29 @@ impl Watch {
                     }
                 }
                 let sampled = Sampled::of(&at.at(&place));
+                let finding = decide_on(&route.requests, &sampled, &allowance, busy.is_some());
+                // Where in the code, named only for a route that held its worker: naming
+                // frames reads the binary's debug information.
                 let call = sampled
                     .call
                     .as_ref()
+                    .filter(|_| rank(&finding) == 0)
                     .map(|(call, _)| called::words_at(&at, &place, &Seen::Blocked(call.clone())));
+                // Named only for a route that computed past the budget: naming frames reads
+                // the binary's debug information.
+                let computing = if matches!(finding, Finding::Computes { .. }) {
+                    for path in &route.paths {
+                        at.add_computing(place.clone(), calls.computing(&called::route(path)));
+                    }
+                    called::computing_at(&at, &place)
+                } else {
+                    String::new()
+                };
                 Decided {
                     call,
+                    computing,
                     name: name.clone(),
-                    finding: decide_on(&route.requests, &sampled, &allowance, busy.is_some()),
+                    finding,
                     sampled,
                     requests: route.requests.len(),
                     failed: route.requests.iter().filter(|r| r.status >= 500).count(),
@@ -431,16 +448,18 @@ fn report(
             format!("{unrecorded} started, never finished (their connection went away)"),
         );
     }
-    let evidence = routes
-        .iter()
-        .map(|route| {
-            format!(
-                "{}: {}",
-                route.name,
-                called::tally(calls, &called::route(path_of(&route.name)))
-            )
-        })
-        .collect();
+    let mut evidence = Vec::new();
+    for route in routes {
+        let place = called::route(path_of(&route.name));
+        evidence.push(format!("{}: {}", route.name, called::tally(calls, &place)));
+        if rank(&route.finding) == 0 {
+            evidence.extend(
+                called::stacks(calls, &place)
+                    .into_iter()
+                    .map(|line| format!("{}: {line}", route.name)),
+            );
+        }
+    }
     ClaimReport {
         name: "no route the test called blocks its worker".to_string(),
         kind: "watch",
@@ -539,9 +558,10 @@ fn said(route: &Decided) -> Option<(String, Hold)> {
         )),
         Finding::Computes { requests, longest } => Some((
             format!(
-                "{name} computed {} in one poll without giving its worker back {} (the kernel saw it running, in no system call, in {} of the {} samples of its polls)",
+                "{name} computed {} in one poll without giving its worker back {}, {} (the kernel saw it running, in no system call, in {} of the {} samples of its polls)",
                 millis(*longest),
                 of(*requests),
+                route.computing,
                 sampled.running,
                 sampled.running + sampled.asleep
             ),

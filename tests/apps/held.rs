@@ -1,7 +1,7 @@
 //! One route for each kind of call that holds a worker, as a team's code makes it — for
 //! the reports that name where in the code: a synced file write, a synchronous socket read
 //! through a [`Downstream`](perfshape::Downstream), a std mutex another thread holds, rayon
-//! awaited by blocking, and a spawned task that sleeps.
+//! awaited by blocking, a spawned task that sleeps — and a long stretch of computing.
 //!
 //! Each blocking call sits on a line of its own marked `// held: <route>`, so that a test
 //! finds the line a report must name ([`line_of`]) however this file is edited.
@@ -32,7 +32,7 @@ struct Shared {
 }
 
 /// The app: `/fsync`, `/socket`, `/mutex`, `/rayon` and `/spawned`, each holding its
-/// worker in one kind of call; `journal` is the file `/fsync` appends to, `upstream` a
+/// worker in one kind of call, and `/sort`, which computes a long stretch in one poll; `journal` is the file `/fsync` appends to, `upstream` a
 /// server `/socket` asks (through a `Downstream`, for instance).
 pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
     let shared = Shared {
@@ -52,6 +52,7 @@ pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
         .route("/mutex", get(mutex))
         .route("/rayon", get(parallel))
         .route("/spawned", get(spawned))
+        .route("/sort", get(sort))
         .with_state(shared)
 }
 
@@ -118,6 +119,14 @@ async fn spawned() -> &'static str {
         std::thread::sleep(HELD); // held: /spawned
     });
     "accepted"
+}
+
+async fn sort() -> String {
+    let mut values: Vec<u64> = (0..200_000u64)
+        .map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+        .collect();
+    values.sort_unstable(); // held: /sort
+    values[values.len() / 2].to_string()
 }
 
 /// A server that answers each connection's four bytes with `pong`, `HELD` later, for as

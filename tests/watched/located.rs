@@ -12,7 +12,8 @@ use crate::common::held;
 use crate::{client, get};
 
 /// `path` requested `n` times on the held app; the report is broken, names the call
-/// `call`, and the line marked for `path` in `held.rs`, via `via`.
+/// `call`, the line marked for `path` in `held.rs`, and the library function `via` the
+/// code there called.
 async fn names_the_line(path: &str, n: usize, call: &str, via: &str) -> Result {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let upstream = perfshape::Downstream::to(held::upstream().to_string()).start()?;
@@ -32,7 +33,7 @@ async fn names_the_line(path: &str, n: usize, call: &str, via: &str) -> Result {
     let line = format!("({}:{})", held::FILE, held::line_of(path));
     assert!(said.contains(call), "the call `{call}`: {said}");
     assert!(said.contains(&line), "the line {line}: {said}");
-    assert!(said.contains(&format!("via `{via}")), "via `{via}`: {said}");
+    assert!(said.contains(&format!("`{via}")), "through `{via}`: {said}");
     Ok(())
 }
 
@@ -71,4 +72,15 @@ async fn rayon_awaited_by_blocking_names_its_line() -> Result {
 #[tokio::test]
 async fn a_spawned_task_that_sleeps_names_its_line() -> Result {
     names_the_line("/spawned", 1, "clock_nanosleep()", "std::thread::").await
+}
+
+#[tokio::test]
+async fn a_long_stretch_of_computing_names_its_line() -> Result {
+    names_the_line(
+        "/sort",
+        1,
+        "computed",
+        "core::slice::<impl [T]>::sort_unstable",
+    )
+    .await
 }

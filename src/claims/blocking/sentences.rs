@@ -164,6 +164,7 @@ pub(super) fn sentences(
     let mut lines = vec![first, detail];
     if !report.verdict.holds() && crate::blocked_call::available() {
         lines.push(called::tally(calls, route));
+        lines.extend(called::stacks(calls, route));
     }
     if let Some(idle) = idle.filter(|_| !h.outside.is_zero() || h.outside_share > 0.0) {
         let over = super::super::worker_watch::IDLE_READING;

@@ -1,0 +1,526 @@
+//! The Linux reads of where in the code, on x86-64: the process's modules and their unwind
+//! tables, a sleeping thread's stack copied out of this process's memory, and the
+//! unwinding of a copied stack. Everything here is behind one `cfg` (`stack/mod.rs`);
+//! [`capture`](super::capture) is the portable front of it.
+
+use std::ops::Range;
+use std::sync::OnceLock;
+
+use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
+use framehop::{ExplicitModuleSectionInfo, Module, Unwinder};
+
+use super::Stack;
+use super::capture::pointers;
+use crate::blocked_call::Tid;
+
+/// The most of a stack copied, from its pointer up: the call, the library that made
+/// it and the service's frames above it fit many times over; deeper frames (the
+/// runtime's) are cut, and the unwinding ends there.
+const STACK_BYTES: usize = 64 * 1024;
+
+/// A page, the unit of the copy: a page that is not mapped ends it.
+const PAGE: u64 = 4096;
+
+/// The most frames kept of a stack.
+const MAX_FRAMES: usize = 96;
+
+type Unwinder64 = UnwinderX86_64<Vec<u8>>;
+
+pub(super) struct Inner {
+    cache: CacheX86_64,
+    bytes: Vec<u8>,
+    /// The workers followed while they compute, by thread; `None` where the kernel refused.
+    running: std::collections::HashMap<Tid, Option<Running>>,
+}
+
+impl Default for Inner {
+    fn default() -> Self {
+        Inner {
+            cache: CacheX86_64::new(),
+            bytes: vec![0; STACK_BYTES],
+            running: std::collections::HashMap::new(),
+        }
+    }
+}
+
+/// Why a computing worker's stack is not read, where the kernel refused the first time.
+pub(super) static REFUSED: OnceLock<String> = OnceLock::new();
+
+impl Inner {
+    /// Samples thread `tid`'s computing from now on (tried once a thread).
+    pub(super) fn follow(&mut self, tid: Tid) {
+        self.running
+            .entry(tid)
+            .or_insert_with(|| match Running::open(tid) {
+                Ok(running) => Some(running),
+                Err(why) => {
+                    let _ = REFUSED.set(why);
+                    None
+                }
+            });
+    }
+
+    /// Thread `tid`'s stacks sampled while it computed since the last call, unwound.
+    pub(super) fn computed(&mut self, tid: Tid) -> Vec<Stack> {
+        match self.running.get_mut(&tid) {
+            Some(Some(running)) => running.drain(&mut self.cache),
+            _ => Vec::new(),
+        }
+    }
+
+    pub(super) fn capture(&mut self, tid: Tid, line: &str) -> Option<Stack> {
+        let modules = MODULES.get()?;
+        let (sp, pc) = pointers(line)?;
+        let copied = copy_stack(sp, &mut self.bytes);
+        // Still asleep in the same call at the same place: the copy is of a still stack.
+        if crate::blocked_call::syscall_line(tid).as_deref() != Some(line) || copied < 8 {
+            return None;
+        }
+        let bytes = &self.bytes[..copied];
+        // The kernel gives no frame pointer, and the standard library is built with
+        // frame pointers: its frames' rules need one. The C library's call wrapper
+        // leaves the register as its caller set it — pointing at a slot of the copy
+        // that holds the caller's caller's frame pointer, with a return address above
+        // it. Each such slot is tried (the first few, lowest first) and the one that
+        // unwinds deepest is kept; the unwinding from none is the floor.
+        let mut best = unwind(modules, &mut self.cache, (pc, sp, 0), bytes);
+        for bp in frame_pointers(modules, sp, bytes).take(CANDIDATES) {
+            let unwound = unwind(modules, &mut self.cache, (pc, sp, bp), bytes);
+            if unwound.len() > best.len() {
+                best = unwound;
+            }
+        }
+        (!best.is_empty()).then_some(Stack { addresses: best })
+    }
+}
+
+/// The frames from `pc`, `sp` and `bp` over the copy `bytes` (taken at `sp`).
+fn unwind(
+    modules: &Modules,
+    cache: &mut CacheX86_64,
+    (pc, sp, bp): (u64, u64, u64),
+    bytes: &[u8],
+) -> Vec<u64> {
+    let mut read = |address: u64| word(bytes, sp, address).ok_or(());
+    let mut frames =
+        modules
+            .unwinder
+            .iter_frames(pc, UnwindRegsX86_64::new(pc, sp, bp), cache, &mut read);
+    let mut addresses = Vec::new();
+    while let Ok(Some(frame)) = frames.next() {
+        addresses.push(frame.address_for_lookup());
+        if addresses.len() == MAX_FRAMES {
+            break;
+        }
+    }
+    addresses
+}
+
+/// How many slots that may hold a frame pointer are tried.
+const CANDIDATES: usize = 8;
+
+/// The word at `address` of the copy `bytes` taken at `sp`.
+fn word(bytes: &[u8], sp: u64, address: u64) -> Option<u64> {
+    let at = usize::try_from(address.checked_sub(sp)?).ok()?;
+    Some(u64::from_le_bytes(
+        bytes.get(at..at.checked_add(8)?)?.try_into().ok()?,
+    ))
+}
+
+/// The slots of the copy that look like a frame's base: a return address into loaded
+/// code above it, and in it the next frame's base (higher in the copy) or the end of
+/// the chain (zero). Lowest first.
+fn frame_pointers<'a>(
+    modules: &'a Modules,
+    sp: u64,
+    bytes: &'a [u8],
+) -> impl Iterator<Item = u64> + 'a {
+    let end = sp + bytes.len() as u64;
+    (0..bytes.len().saturating_sub(16) as u64)
+        .step_by(8)
+        .map(move |offset| sp + offset)
+        .filter(move |&slot| {
+            let (Some(saved), Some(returns)) = (word(bytes, sp, slot), word(bytes, sp, slot + 8))
+            else {
+                return false;
+            };
+            modules.is_code(returns) && (saved == 0 || (saved > slot && saved < end))
+        })
+}
+
+/// The modules loaded when the first capturer was made: their code's places, and the
+/// unwinder that knows their tables.
+pub(super) struct Modules {
+    unwinder: Unwinder64,
+    code: Vec<Range<u64>>,
+}
+
+impl Modules {
+    /// Whether `address` is in a loaded module's code.
+    fn is_code(&self, address: u64) -> bool {
+        self.code.iter().any(|range| range.contains(&address))
+    }
+}
+
+static MODULES: OnceLock<Modules> = OnceLock::new();
+
+/// The process's modules, read once.
+pub(super) fn modules() -> &'static Modules {
+    MODULES.get_or_init(|| {
+        let loaded = loaded();
+        let code = loaded
+            .iter()
+            .map(|m| m.bias + m.text.start..m.bias + m.text.end)
+            .collect();
+        let mut unwinder = Unwinder64::new();
+        for module in loaded {
+            unwinder.add_module(module.into_module());
+        }
+        Modules { unwinder, code }
+    })
+}
+
+/// Copies this process's memory from `sp` up into `into`, a page at a time; how many
+/// bytes it copied (the copy ends at the first page that is not mapped).
+fn copy_stack(sp: u64, into: &mut [u8]) -> usize {
+    let mut remote = Vec::with_capacity(into.len() / PAGE as usize + 1);
+    let end = sp.saturating_add(into.len() as u64);
+    let mut at = sp;
+    while at < end {
+        let next = ((at / PAGE) + 1) * PAGE;
+        let to = next.min(end);
+        remote.push(libc::iovec {
+            iov_base: at as *mut libc::c_void,
+            iov_len: (to - at) as usize,
+        });
+        at = to;
+    }
+    let local = libc::iovec {
+        iov_base: into.as_mut_ptr().cast(),
+        iov_len: into.len(),
+    };
+    // SAFETY: the kernel writes at most `into.len()` bytes into `into` (one local iovec
+    // of its size); the remote ranges are checked by the kernel, which stops at the
+    // first one not mapped (EFAULT) instead of faulting.
+    let read = unsafe {
+        libc::process_vm_readv(
+            libc::getpid(),
+            &local,
+            1,
+            remote.as_ptr(),
+            remote.len() as libc::c_ulong,
+            0,
+        )
+    };
+    usize::try_from(read).unwrap_or(0)
+}
+
+/// One loaded module's code and unwind tables, as its program headers place them.
+struct Loaded {
+    name: String,
+    /// The load bias: where address 0 of the module's own addresses is.
+    bias: u64,
+    /// Its executable segments, in the module's own addresses.
+    text: Range<u64>,
+    eh_frame_hdr: Option<(Range<u64>, Vec<u8>)>,
+    eh_frame: Option<(Range<u64>, Vec<u8>)>,
+}
+
+/// Every module loaded now, its code's place and its unwind tables copied out of
+/// memory.
+fn loaded() -> Vec<Loaded> {
+    let mut loaded: Vec<Loaded> = Vec::new();
+    // SAFETY: the callback only reads the program headers the loader hands it, and the
+    // mapped segments they describe, while the loader holds them in place.
+    unsafe {
+        libc::dl_iterate_phdr(Some(each), (&raw mut loaded).cast());
+    }
+    loaded.retain(|m| m.text.start < m.text.end);
+    loaded
+}
+
+impl Loaded {
+    /// The module as the unwinder takes it.
+    fn into_module(self) -> Module<Vec<u8>> {
+        let (eh_frame_hdr_svma, eh_frame_hdr) = self.eh_frame_hdr.unzip();
+        let (eh_frame_svma, eh_frame) = self.eh_frame.unzip();
+        Module::new(
+            self.name,
+            self.bias + self.text.start..self.bias + self.text.end,
+            self.bias,
+            ExplicitModuleSectionInfo {
+                base_svma: 0,
+                text_svma: Some(self.text),
+                eh_frame_hdr_svma,
+                eh_frame_hdr,
+                eh_frame_svma,
+                eh_frame,
+                ..Default::default()
+            },
+        )
+    }
+}
+
+/// `dl_iterate_phdr`'s callback: one module's segments into the list `data` points at.
+unsafe extern "C" fn each(
+    info: *mut libc::dl_phdr_info,
+    _size: libc::size_t,
+    data: *mut libc::c_void,
+) -> libc::c_int {
+    // SAFETY: `info` is the loader's, valid for this call; `data` is the list passed in.
+    let (info, loaded) = unsafe { (&*info, &mut *data.cast::<Vec<Loaded>>()) };
+    if info.dlpi_phdr.is_null() {
+        return 0;
+    }
+    // SAFETY: the loader gives `dlpi_phnum` headers at `dlpi_phdr`.
+    let headers = unsafe { std::slice::from_raw_parts(info.dlpi_phdr, info.dlpi_phnum as usize) };
+    let bias = info.dlpi_addr;
+    let name = if info.dlpi_name.is_null() {
+        String::new()
+    } else {
+        // SAFETY: a NUL-terminated name, the loader's.
+        unsafe { std::ffi::CStr::from_ptr(info.dlpi_name) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    // The lowest start and highest end of the executable segments, widened from an
+    // empty range.
+    let (mut start, mut end) = (u64::MAX, 0);
+    for header in headers {
+        if header.p_type == libc::PT_LOAD && header.p_flags & libc::PF_X != 0 {
+            start = start.min(header.p_vaddr);
+            end = end.max(header.p_vaddr + header.p_memsz);
+        }
+    }
+    let mut module = Loaded {
+        name,
+        bias,
+        text: start..end,
+        eh_frame_hdr: None,
+        eh_frame: None,
+    };
+    if let Some(hdr) = headers.iter().find(|h| h.p_type == libc::PT_GNU_EH_FRAME) {
+        let svma = hdr.p_vaddr..hdr.p_vaddr + hdr.p_memsz;
+        // SAFETY: the segment is mapped for as long as the module is loaded.
+        let bytes = unsafe {
+            std::slice::from_raw_parts((bias + hdr.p_vaddr) as *const u8, hdr.p_memsz as usize)
+        }
+        .to_vec();
+        module.eh_frame = eh_frame_at(&svma, &bytes)
+            .and_then(|start| {
+                // `.eh_frame` runs to the end of the loaded segment that holds it.
+                headers
+                    .iter()
+                    .filter(|h| h.p_type == libc::PT_LOAD)
+                    .find(|h| (h.p_vaddr..h.p_vaddr + h.p_filesz).contains(&start))
+                    .map(|h| start..h.p_vaddr + h.p_filesz)
+            })
+            .map(|range| {
+                // SAFETY: within a loaded segment's file-backed bytes, mapped.
+                let bytes = unsafe {
+                    std::slice::from_raw_parts(
+                        (bias + range.start) as *const u8,
+                        (range.end - range.start) as usize,
+                    )
+                }
+                .to_vec();
+                (range, bytes)
+            });
+        module.eh_frame_hdr = Some((svma, bytes));
+    }
+    loaded.push(module);
+    0
+}
+
+/// Where `.eh_frame` begins, from its header's pointer: encoded relative to the
+/// pointer's own place as a signed 4-byte number (what linkers write), or absolute.
+fn eh_frame_at(hdr: &Range<u64>, bytes: &[u8]) -> Option<u64> {
+    const PCREL_SDATA4: u8 = 0x1b;
+    const DATAREL_SDATA4: u8 = 0x3b;
+    const ABSPTR: u8 = 0x00;
+    const UDATA8: u8 = 0x04;
+    let encoding = *bytes.get(1)?;
+    let field = hdr.start + 4;
+    match encoding {
+        PCREL_SDATA4 => {
+            let offset = i32::from_le_bytes(bytes.get(4..8)?.try_into().ok()?);
+            field.checked_add_signed(i64::from(offset))
+        }
+        DATAREL_SDATA4 => {
+            let offset = i32::from_le_bytes(bytes.get(4..8)?.try_into().ok()?);
+            hdr.start.checked_add_signed(i64::from(offset))
+        }
+        ABSPTR | UDATA8 => Some(u64::from_le_bytes(bytes.get(4..12)?.try_into().ok()?)),
+        _ => None,
+    }
+}
+
+/// How often a running worker is sampled: every millisecond of its own CPU time (the
+/// kernel's task clock), so a stretch past a 4 ms budget is sampled at least four times.
+const RUNNING_PERIOD_NS: u64 = 1_000_000;
+
+/// The ring's data pages (a power of two): drained every 0.5 ms, it holds a few samples.
+const RING_PAGES: usize = 16;
+
+/// The top of the stack copied with each sample: the computing function, the library
+/// that runs it and the team's frames above it.
+const SAMPLED_STACK: u32 = 16 * 1024;
+
+/// A worker thread's computing sampled by the kernel: every [`RUNNING_PERIOD_NS`] of its
+/// CPU time, its instruction, stack and frame pointers and the top of its stack are
+/// written into a ring this process maps (`perf_event_open`, user space only, which the
+/// kernel allows a process on its own threads at `perf_event_paranoid` ≤ 2). Nothing is
+/// delivered to the thread: no signal, so no call of the service is cut short.
+pub(super) struct Running {
+    fd: std::os::fd::OwnedFd,
+    base: *mut u8,
+    len: usize,
+    page: usize,
+    record: Vec<u8>,
+}
+
+// SAFETY: the mapping is owned by this value alone and only read through `&mut self`.
+unsafe impl Send for Running {}
+
+impl Running {
+    /// Samples thread `tid` from now on, or why it cannot be.
+    pub(super) fn open(tid: Tid) -> Result<Running, String> {
+        use perf_event_open_sys::bindings as perf;
+        use std::os::fd::FromRawFd;
+        // SAFETY: an all-zero attribute block is the documented starting point.
+        let mut attr: perf::perf_event_attr = unsafe { std::mem::zeroed() };
+        attr.type_ = perf::PERF_TYPE_SOFTWARE;
+        attr.size = std::mem::size_of::<perf::perf_event_attr>() as u32;
+        attr.config = u64::from(perf::PERF_COUNT_SW_TASK_CLOCK);
+        attr.__bindgen_anon_1.sample_period = RUNNING_PERIOD_NS;
+        attr.sample_type = u64::from(perf::PERF_SAMPLE_REGS_USER | perf::PERF_SAMPLE_STACK_USER);
+        attr.sample_regs_user = (1 << perf::PERF_REG_X86_BP)
+            | (1 << perf::PERF_REG_X86_SP)
+            | (1 << perf::PERF_REG_X86_IP);
+        attr.sample_stack_user = SAMPLED_STACK;
+        attr.set_exclude_kernel(1);
+        attr.set_exclude_hv(1);
+        // SAFETY: a valid attribute block; the descriptor returned is owned below.
+        let fd = unsafe {
+            perf_event_open_sys::perf_event_open(
+                &mut attr,
+                tid,
+                -1,
+                -1,
+                libc::c_ulong::from(perf::PERF_FLAG_FD_CLOEXEC),
+            )
+        };
+        if fd < 0 {
+            return Err(refused(std::io::Error::last_os_error()));
+        }
+        // SAFETY: `fd` was just returned by the kernel and is owned by nothing else.
+        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
+        // SAFETY: sysconf has no preconditions.
+        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
+        let len = page * (1 + RING_PAGES);
+        use std::os::fd::AsRawFd;
+        // SAFETY: a shared mapping of the event's ring, as perf_event_open(2) describes it.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                fd.as_raw_fd(),
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(format!(
+                "the kernel's sample ring could not be mapped ({})",
+                std::io::Error::last_os_error()
+            ));
+        }
+        Ok(Running {
+            fd,
+            base: base.cast(),
+            len,
+            page,
+            record: Vec::new(),
+        })
+    }
+
+    /// The stacks sampled since the last drain, unwound.
+    pub(super) fn drain(&mut self, cache: &mut CacheX86_64) -> Vec<Stack> {
+        use perf_event_open_sys::bindings as perf;
+        let Some(modules) = MODULES.get() else {
+            return Vec::new();
+        };
+        let meta = self.base.cast::<perf::perf_event_mmap_page>();
+        // SAFETY: the first page of the mapping is the kernel's metadata page; the head is
+        // read before the data it covers (acquire), and the tail written after (release).
+        let head = unsafe { std::ptr::read_volatile(&raw const (*meta).data_head) };
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
+        // SAFETY: as above.
+        let mut tail = unsafe { std::ptr::read_volatile(&raw const (*meta).data_tail) };
+        let size = (RING_PAGES * self.page) as u64;
+        // SAFETY: the data pages follow the metadata page, `size` bytes of them.
+        let data = unsafe { std::slice::from_raw_parts(self.base.add(self.page), size as usize) };
+        let mut stacks = Vec::new();
+        while tail + 8 <= head {
+            let at = |offset: u64| data[((tail + offset) % size) as usize];
+            let kind = u32::from_le_bytes([at(0), at(1), at(2), at(3)]);
+            let length = u64::from(u16::from_le_bytes([at(6), at(7)]));
+            if length < 8 || tail + length > head {
+                break;
+            }
+            if kind == perf::PERF_RECORD_SAMPLE {
+                self.record.clear();
+                self.record.extend((0..length).map(at));
+                if let Some(stack) = sampled(&self.record, modules, cache) {
+                    stacks.push(stack);
+                }
+            }
+            tail += length;
+        }
+        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
+        // SAFETY: the tail is this reader's to write.
+        unsafe { std::ptr::write_volatile(&raw mut (*meta).data_tail, tail) };
+        stacks
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `open`, unmapped once; the descriptor closes after.
+        unsafe { libc::munmap(self.base.cast(), self.len) };
+        let _ = &self.fd;
+    }
+}
+
+/// A sample record's stack, unwound from its registers: `header, abi, bp, sp, ip, size,
+/// data[size], dyn_size` (the registers in the order of their bits).
+fn sampled(record: &[u8], modules: &Modules, cache: &mut CacheX86_64) -> Option<Stack> {
+    let u64_at = |at: usize| Some(u64::from_le_bytes(record.get(at..at + 8)?.try_into().ok()?));
+    let abi = u64_at(8)?;
+    if abi == 0 {
+        return None;
+    }
+    let (bp, sp, ip) = (u64_at(16)?, u64_at(24)?, u64_at(32)?);
+    let size = usize::try_from(u64_at(40)?).ok()?;
+    let bytes = record.get(48..48 + size)?;
+    let copied = usize::try_from(u64_at(48 + size)?).ok()?.min(size);
+    let addresses = unwind(modules, cache, (ip, sp, bp), &bytes[..copied]);
+    (!addresses.is_empty()).then_some(Stack { addresses })
+}
+
+/// Why `perf_event_open` refused, in a report's words.
+fn refused(error: std::io::Error) -> String {
+    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unread".into());
+    match error.raw_os_error() {
+        Some(libc::EACCES | libc::EPERM) => format!(
+            "perf_event_open refused ({error}; perf_event_paranoid = {paranoid}: 2 or less, or CAP_PERFMON, lets a process sample its own threads; a container's seccomp profile may refuse it whatever the setting)"
+        ),
+        Some(libc::ENOENT | libc::ENOSYS | libc::EOPNOTSUPP) => {
+            format!("this kernel has no software perf events ({error})")
+        }
+        _ => format!("perf_event_open failed ({error})"),
+    }
+}
