@@ -13,7 +13,8 @@
 //!
 //! Cost, measured (`capture_cost` in this file's tests): see docs/where.md.
 
-use super::{Frame, Stack};
+use super::captured::Stack;
+use super::frames::{Frame, Frames};
 use crate::blocked_call::Tid;
 
 /// Why where in the code is not read here, or `None` where it is.
@@ -66,6 +67,58 @@ impl std::fmt::Debug for Capturer {
     }
 }
 
+impl Stack {
+    /// The frames' names, files and lines, inlined frames expanded.
+    pub(crate) fn frames(&self) -> Frames {
+        named(&addresses(self))
+    }
+}
+
+/// The code addresses of `stack`'s frames, innermost first, ready for lookup: unwound
+/// from its copy here; none where stacks are not read.
+pub(super) fn addresses(_stack: &Stack) -> Vec<u64> {
+    #[cfg(all(linux_reads, target_arch = "x86_64"))]
+    return super::linux::addresses(_stack);
+    #[cfg(not(all(linux_reads, target_arch = "x86_64")))]
+    Vec::new()
+}
+
+/// The frames at `addresses` (innermost first, ready for lookup), each address's inlined
+/// frames innermost first; an address no symbol covers is left out.
+pub(super) fn named(addresses: &[u64]) -> Frames {
+    Frames(
+        addresses
+            .iter()
+            .flat_map(|&address| symbols(address))
+            .collect(),
+    )
+}
+
+/// The frames at `address` (ready for lookup), its inlined frames innermost first: the
+/// binary's symbols and line tables, read by the `backtrace` crate, which opens the loaded
+/// modules' files once and keeps them.
+#[cfg(linux_reads)]
+pub(super) fn symbols(address: u64) -> Vec<Frame> {
+    let mut frames = Vec::new();
+    backtrace::resolve(address as *mut std::ffi::c_void, |symbol| {
+        frames.push(Frame {
+            function: symbol
+                .name()
+                .map(|name| format!("{name:#}"))
+                .unwrap_or_default(),
+            file: symbol.filename().map(|f| f.to_path_buf()),
+            line: symbol.lineno(),
+        });
+    });
+    frames
+}
+
+/// No stack is captured here, so no address is named.
+#[cfg(not(linux_reads))]
+pub(super) fn symbols(_address: u64) -> Vec<Frame> {
+    Vec::new()
+}
+
 impl Capturer {
     /// Reads the process's modules (their code's places and unwind tables, once a process:
     /// ≈1 ms, a few more in a large test binary) on the calling thread — a claim's or a
@@ -106,47 +159,11 @@ impl Capturer {
     }
 }
 
-/// The frames at `address` (ready for lookup), its inlined frames innermost first: the
-/// binary's symbols and line tables, read by the `backtrace` crate, which opens the loaded
-/// modules' files once and keeps them.
-#[cfg(linux_reads)]
-pub(super) fn symbols(address: u64) -> Vec<Frame> {
-    let mut frames = Vec::new();
-    backtrace::resolve(address as *mut std::ffi::c_void, |symbol| {
-        frames.push(Frame {
-            function: symbol
-                .name()
-                .map(|name| format!("{name:#}"))
-                .unwrap_or_default(),
-            file: symbol.filename().map(|f| f.to_path_buf()),
-            line: symbol.lineno(),
-        });
-    });
-    frames
-}
-
-/// No stack is captured here, so no address is named.
-#[cfg(not(linux_reads))]
-pub(super) fn symbols(_address: u64) -> Vec<Frame> {
-    Vec::new()
-}
-
-/// The stack and instruction pointers at the end of a `syscall` line (`nr a1 … a6 sp pc`).
-#[cfg_attr(not(all(linux_reads, target_arch = "x86_64")), allow(dead_code))]
-pub(super) fn pointers(line: &str) -> Option<(u64, u64)> {
-    let mut words = line.split_whitespace().rev();
-    let hex = |w: &str| u64::from_str_radix(w.trim_start_matches("0x"), 16).ok();
-    let pc = hex(words.next()?)?;
-    let sp = hex(words.next()?)?;
-    (sp != 0 && pc != 0).then_some((sp, pc))
-}
-
-#[cfg(test)]
+#[cfg(all(test, linux_reads, target_arch = "x86_64"))]
 mod tests {
     use super::*;
 
     /// A thread asleep in `std::thread::sleep` for a second, and its kernel id.
-    #[cfg(all(linux_reads, target_arch = "x86_64"))]
     fn sleeper() -> (Tid, std::thread::JoinHandle<()>) {
         let (tx, rx) = std::sync::mpsc::channel();
         let handle = std::thread::spawn(move || {
@@ -161,7 +178,6 @@ mod tests {
 
     /// A thread asleep in `std::thread::sleep` is unwound through the standard library
     /// (built with frame pointers) up to this test's closure, and named there.
-    #[cfg(all(linux_reads, target_arch = "x86_64"))]
     #[test]
     fn a_sleeping_thread_is_unwound_to_the_code_that_slept() {
         if unread().is_some() {
@@ -183,9 +199,9 @@ mod tests {
 
     /// What a capture costs, measured, not asserted: `cargo test --release --lib -p
     /// perfshape capture_cost -- --ignored --nocapture` prints reading the modules (once a
-    /// process: their places and unwind tables copied), a capture, and naming the frames
-    /// the first time (which reads the binary's debug information) and after.
-    #[cfg(all(linux_reads, target_arch = "x86_64"))]
+    /// process: their places and unwind tables copied), a capture (the copy the sampler
+    /// makes), and unwinding and naming the frames the first time (which reads the binary's
+    /// debug information) and after.
     #[test]
     #[ignore = "a measurement: run it by name"]
     fn capture_cost() {
@@ -210,17 +226,9 @@ mod tests {
         std::hint::black_box(stack.frames());
         let named = began.elapsed();
         eprintln!(
-            "the modules read in {first:?}; each capture {each:?}; {} frames named first in {named_first:?}, after in {named:?}",
+            "the modules read in {first:?}; each capture (a copy) {each:?}; {} frames unwound and named first in {named_first:?}, after in {named:?}",
             frames.0.len()
         );
         handle.join().unwrap();
-    }
-
-    #[test]
-    fn the_pointers_are_the_last_two_words_of_a_call() {
-        let line = "202 0x7f3a2c0 0x80 0x0 0x0 0x0 0x0 0x7ffd1a2b3c40 0x7f3a1b2c3d4e";
-        assert_eq!(pointers(line), Some((0x7ffd1a2b3c40, 0x7f3a1b2c3d4e)));
-        assert_eq!(pointers("running"), None);
-        assert_eq!(pointers("-1 0x0 0x0"), None);
     }
 }

@@ -4,8 +4,8 @@
 //!
 //! Names come from the binary's symbols and lines from its debug information (a test
 //! build has its line tables; a release build without `debug` names the function alone),
-//! read where stacks are ([`symbols`](super::capture::symbols)). Naming runs only when a
-//! report names the frame, never while a claim measures.
+//! read where stacks are ([`Stack::frames`](super::Stack::frames)). Naming runs only when
+//! a report names the frame, never while a claim measures.
 
 /// One frame of a stack, inlined frames counted as frames of their own.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -115,17 +115,6 @@ impl std::fmt::Display for Frame {
 pub(crate) struct Frames(pub(crate) Vec<Frame>);
 
 impl Frames {
-    /// The frames at `addresses` (innermost first, ready for lookup), each address's
-    /// inlined frames innermost first; an address no symbol covers is left out.
-    pub(crate) fn of(addresses: &[u64]) -> Frames {
-        Frames(
-            addresses
-                .iter()
-                .flat_map(|&address| super::capture::symbols(address))
-                .collect(),
-        )
-    }
-
     /// The innermost frame in the team's code, and the frame just inside it — the
     /// library function it called (`std::fs::File::sync_data`) — where there is one.
     pub(crate) fn the_teams(&self) -> Option<(&Frame, Option<&Frame>)> {
@@ -246,7 +235,7 @@ mod tests {
             addresses.push(frame.ip() as u64);
             addresses.len() < 3
         });
-        let frames = Frames::of(&addresses);
+        let frames = crate::stack::capture::named(&addresses);
         assert!(
             frames.0.iter().any(|f| f
                 .function

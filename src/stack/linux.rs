@@ -4,19 +4,19 @@
 //! [`capture`](super::capture) is the portable front of it.
 
 use std::ops::Range;
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
 use framehop::{ExplicitModuleSectionInfo, Module, Unwinder};
 
-use super::Stack;
-use super::capture::pointers;
+use super::captured::Stack;
 use crate::blocked_call::Tid;
 
-/// The most of a stack copied, from its pointer up: the call, the library that made
-/// it and the service's frames above it fit many times over; deeper frames (the
-/// runtime's) are cut, and the unwinding ends there.
-const STACK_BYTES: usize = 64 * 1024;
+/// The most of a stack copied, from its pointer up: the call, the library that made it
+/// and the service's frames above it fit many times over — unless a frame holds a large
+/// array (a 64 KiB buffer on the stack cut a test's stack short of its caller at 64 KiB);
+/// deeper frames (the runtime's) are cut, and the unwinding ends there.
+const STACK_BYTES: usize = 128 * 1024;
 
 /// A page, the unit of the copy: a page that is not mapped ends it.
 const PAGE: u64 = 4096;
@@ -27,7 +27,6 @@ const MAX_FRAMES: usize = 96;
 type Unwinder64 = UnwinderX86_64<Vec<u8>>;
 
 pub(super) struct Inner {
-    cache: CacheX86_64,
     bytes: Vec<u8>,
     /// The workers followed while they compute, by thread; `None` where the kernel refused.
     running: std::collections::HashMap<Tid, Option<Running>>,
@@ -36,7 +35,6 @@ pub(super) struct Inner {
 impl Default for Inner {
     fn default() -> Self {
         Inner {
-            cache: CacheX86_64::new(),
             bytes: vec![0; STACK_BYTES],
             running: std::collections::HashMap::new(),
         }
@@ -60,38 +58,61 @@ impl Inner {
             });
     }
 
-    /// Thread `tid`'s stacks sampled while it computed since the last call, unwound.
+    /// Thread `tid`'s stacks sampled while it computed since the last call, as copied.
     pub(super) fn computed(&mut self, tid: Tid) -> Vec<Stack> {
         match self.running.get_mut(&tid) {
-            Some(Some(running)) => running.drain(&mut self.cache),
+            Some(Some(running)) => running.drain(),
             _ => Vec::new(),
         }
     }
 
+    /// Thread `tid`'s stack as it sleeps in the call its `syscall` file read as `line`:
+    /// the pointers and a copy of the bytes above the stack pointer, still; `None` where
+    /// the thread moved on while it was copied, or the modules are not read yet.
     pub(super) fn capture(&mut self, tid: Tid, line: &str) -> Option<Stack> {
-        let modules = MODULES.get()?;
+        MODULES.get()?;
         let (sp, pc) = pointers(line)?;
         let copied = copy_stack(sp, &mut self.bytes);
         // Still asleep in the same call at the same place: the copy is of a still stack.
         if crate::blocked_call::syscall_line(tid).as_deref() != Some(line) || copied < 8 {
             return None;
         }
-        let bytes = &self.bytes[..copied];
-        // The kernel gives no frame pointer, and the standard library is built with
-        // frame pointers: its frames' rules need one. The C library's call wrapper
-        // leaves the register as its caller set it — pointing at a slot of the copy
-        // that holds the caller's caller's frame pointer, with a return address above
-        // it. Each such slot is tried (the first few, lowest first) and the one that
-        // unwinds deepest is kept; the unwinding from none is the floor.
-        let mut best = unwind(modules, &mut self.cache, (pc, sp, 0), bytes);
-        for bp in frame_pointers(modules, sp, bytes).take(CANDIDATES) {
-            let unwound = unwind(modules, &mut self.cache, (pc, sp, bp), bytes);
-            if unwound.len() > best.len() {
-                best = unwound;
-            }
-        }
-        (!best.is_empty()).then_some(Stack { addresses: best })
+        Some(Stack {
+            pc,
+            sp,
+            bp: None,
+            bytes: Arc::from(&self.bytes[..copied]),
+        })
     }
+}
+
+/// The code addresses of `stack`'s frames, innermost first — the instruction, then each
+/// caller's return address, ready for lookup (one byte back, into the calling
+/// instruction); none before the modules are read.
+///
+/// A sleeping thread's frame pointer is not given by the kernel, and the standard library
+/// is built with frame pointers: its frames' rules need one. The C library's call wrapper
+/// leaves the register as its caller set it — pointing at a slot of the copy with a return
+/// address above it. Each such slot is tried, lowest first, and the one that unwinds
+/// deepest is kept (a stale slot from an earlier call skips frames); the unwinding from
+/// none is the floor.
+pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
+    let Some(modules) = MODULES.get() else {
+        return Vec::new();
+    };
+    let mut cache = CacheX86_64::new();
+    let (pc, sp, bytes) = (stack.pc, stack.sp, &stack.bytes[..]);
+    if let Some(bp) = stack.bp {
+        return unwind(modules, &mut cache, (pc, sp, bp), bytes);
+    }
+    let mut best = unwind(modules, &mut cache, (pc, sp, 0), bytes);
+    for bp in frame_pointers(modules, sp, bytes).take(CANDIDATES) {
+        let unwound = unwind(modules, &mut cache, (pc, sp, bp), bytes);
+        if unwound.len() > best.len() {
+            best = unwound;
+        }
+    }
+    best
 }
 
 /// The frames from `pc`, `sp` and `bp` over the copy `bytes` (taken at `sp`).
@@ -116,8 +137,11 @@ fn unwind(
     addresses
 }
 
-/// How many slots that may hold a frame pointer are tried.
-const CANDIDATES: usize = 8;
+/// How many slots that may hold a frame pointer are tried: the one that is (the register
+/// the wrapper left) lies above the calls made before this one from the same frames, and
+/// each of those left a slot that looks the same and unwinds to the same callers, minus
+/// the frames between — all are tried, and the deepest unwinding kept.
+const CANDIDATES: usize = 64;
 
 /// The word at `address` of the copy `bytes` taken at `sp`.
 fn word(bytes: &[u8], sp: u64, address: u64) -> Option<u64> {
@@ -127,25 +151,45 @@ fn word(bytes: &[u8], sp: u64, address: u64) -> Option<u64> {
     ))
 }
 
-/// The slots of the copy that look like a frame's base: a return address into loaded
-/// code above it, and in it the next frame's base (higher in the copy) or the end of
-/// the chain (zero). Lowest first.
+/// The slots of the copy that look like a frame's base: above it, a return address into
+/// loaded code, just after a call instruction. What the slot itself holds (the caller's
+/// frame pointer) is not asked: a caller built without frame pointers uses the register
+/// for anything. Lowest first.
 fn frame_pointers<'a>(
     modules: &'a Modules,
     sp: u64,
     bytes: &'a [u8],
 ) -> impl Iterator<Item = u64> + 'a {
-    let end = sp + bytes.len() as u64;
     (0..bytes.len().saturating_sub(16) as u64)
         .step_by(8)
         .map(move |offset| sp + offset)
         .filter(move |&slot| {
-            let (Some(saved), Some(returns)) = (word(bytes, sp, slot), word(bytes, sp, slot + 8))
-            else {
-                return false;
-            };
-            modules.is_code(returns) && (saved == 0 || (saved > slot && saved < end))
+            word(bytes, sp, slot + 8)
+                .is_some_and(|returns| modules.is_code(returns) && after_a_call(modules, returns))
         })
+}
+
+/// Whether the instruction before `address` (in a loaded module's code, checked first) is
+/// a call: `call rel32` (E8), or `call` through a register or memory (FF /2, two to seven
+/// bytes) — what a return address follows and a stale number in a stack slot seldom does.
+fn after_a_call(modules: &Modules, address: u64) -> bool {
+    let byte = |back: u64| -> Option<u8> {
+        let at = address.checked_sub(back)?;
+        // SAFETY: `at` lies in a loaded module's code, mapped readable for as long as the
+        // module is loaded (those read here are the executable and the libraries it links,
+        // never unloaded).
+        modules
+            .is_code(at)
+            .then(|| unsafe { std::ptr::read(at as *const u8) })
+    };
+    if byte(5) == Some(0xE8) {
+        return true;
+    }
+    // FF with a ModRM byte whose reg field is 2: 2 bytes (register), 3 (disp8 or SIB), 4
+    // (SIB and disp8), 6 (disp32 or rip-relative), 7 (SIB and disp32).
+    [2u64, 3, 4, 6, 7].iter().any(|&length| {
+        byte(length) == Some(0xFF) && byte(length - 1).is_some_and(|modrm| modrm & 0x38 == 0x10)
+    })
 }
 
 /// The modules loaded when the first capturer was made: their code's places, and the
@@ -445,12 +489,9 @@ impl Running {
         })
     }
 
-    /// The stacks sampled since the last drain, unwound.
-    pub(super) fn drain(&mut self, cache: &mut CacheX86_64) -> Vec<Stack> {
+    /// The stacks sampled since the last drain, as they were copied.
+    pub(super) fn drain(&mut self) -> Vec<Stack> {
         use perf_event_open_sys::bindings as perf;
-        let Some(modules) = MODULES.get() else {
-            return Vec::new();
-        };
         let meta = self.base.cast::<perf::perf_event_mmap_page>();
         // SAFETY: the first page of the mapping is the kernel's metadata page; the head is
         // read before the data it covers (acquire), and the tail written after (release).
@@ -472,7 +513,7 @@ impl Running {
             if kind == perf::PERF_RECORD_SAMPLE {
                 self.record.clear();
                 self.record.extend((0..length).map(at));
-                if let Some(stack) = sampled(&self.record, modules, cache) {
+                if let Some(stack) = sampled(&self.record) {
                     stacks.push(stack);
                 }
             }
@@ -495,18 +536,22 @@ impl Drop for Running {
 
 /// A sample record's stack, unwound from its registers: `header, abi, bp, sp, ip, size,
 /// data[size], dyn_size` (the registers in the order of their bits).
-fn sampled(record: &[u8], modules: &Modules, cache: &mut CacheX86_64) -> Option<Stack> {
+fn sampled(record: &[u8]) -> Option<Stack> {
     let u64_at = |at: usize| Some(u64::from_le_bytes(record.get(at..at + 8)?.try_into().ok()?));
     let abi = u64_at(8)?;
     if abi == 0 {
         return None;
     }
-    let (bp, sp, ip) = (u64_at(16)?, u64_at(24)?, u64_at(32)?);
+    let (bp, sp, pc) = (u64_at(16)?, u64_at(24)?, u64_at(32)?);
     let size = usize::try_from(u64_at(40)?).ok()?;
     let bytes = record.get(48..48 + size)?;
     let copied = usize::try_from(u64_at(48 + size)?).ok()?.min(size);
-    let addresses = unwind(modules, cache, (ip, sp, bp), &bytes[..copied]);
-    (!addresses.is_empty()).then_some(Stack { addresses })
+    Some(Stack {
+        pc,
+        sp,
+        bp: Some(bp),
+        bytes: Arc::from(&bytes[..copied]),
+    })
 }
 
 /// Why `perf_event_open` refused, in a report's words.
@@ -522,5 +567,27 @@ fn refused(error: std::io::Error) -> String {
             format!("this kernel has no software perf events ({error})")
         }
         _ => format!("perf_event_open failed ({error})"),
+    }
+}
+
+/// The stack and instruction pointers at the end of a `syscall` line (`nr a1 … a6 sp pc`).
+fn pointers(line: &str) -> Option<(u64, u64)> {
+    let mut words = line.split_whitespace().rev();
+    let hex = |w: &str| u64::from_str_radix(w.trim_start_matches("0x"), 16).ok();
+    let pc = hex(words.next()?)?;
+    let sp = hex(words.next()?)?;
+    (sp != 0 && pc != 0).then_some((sp, pc))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_pointers_are_the_last_two_words_of_a_call() {
+        let line = "202 0x7f3a2c0 0x80 0x0 0x0 0x0 0x0 0x7ffd1a2b3c40 0x7f3a1b2c3d4e";
+        assert_eq!(pointers(line), Some((0x7ffd1a2b3c40, 0x7f3a1b2c3d4e)));
+        assert_eq!(pointers("running"), None);
+        assert_eq!(pointers("-1 0x0 0x0"), None);
     }
 }

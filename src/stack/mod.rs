@@ -21,27 +21,14 @@
 //! for it here, and a report on one says where to look instead.
 
 mod capture;
+mod captured;
 mod frames;
 #[cfg(all(linux_reads, target_arch = "x86_64"))]
 mod linux;
 
 pub(crate) use capture::{Capturer, unread, unread_computing};
+pub(crate) use captured::Stack;
 pub(crate) use frames::{Frame, Frames};
-
-/// A captured stack: the code addresses of its frames, innermost first — the call's own
-/// instruction, then each caller's return address, ready for lookup (one byte back, into
-/// the calling instruction).
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub(crate) struct Stack {
-    addresses: Vec<u64>,
-}
-
-impl Stack {
-    /// The frames' names, files and lines, inlined frames expanded.
-    pub(crate) fn frames(&self) -> Frames {
-        Frames::of(&self.addresses)
-    }
-}
 
 /// Where a stretch of computing ran, from the stacks the kernel sampled in it: the team's
 /// frame most of them are under, and the call from it that most of those ran in — "in
@@ -54,10 +41,14 @@ pub(crate) fn computing_in(stacks: &[Stack]) -> Option<String> {
     let mut under: BTreeMap<(String, Option<String>), Vec<Option<String>>> = BTreeMap::new();
     for stack in stacks {
         let frames = Frames(
-            stack
-                .addresses
-                .iter()
-                .flat_map(|&a| named.entry(a).or_insert_with(|| Frames::of(&[a]).0).clone())
+            capture::addresses(stack)
+                .into_iter()
+                .flat_map(|a| {
+                    named
+                        .entry(a)
+                        .or_insert_with(|| capture::named(&[a]).0)
+                        .clone()
+                })
                 .collect(),
         );
         if let Some((teams, via)) = frames.the_teams() {

@@ -68,10 +68,11 @@ fn append(journal: &PathBuf) {
         .append(true)
         .open(journal)
         .expect("the journal opens");
-    // Notes, each synced before the next, as a journal that must not lose one does: a
-    // few milliseconds a request on the worker, waiting for the disk (≈0.1 ms a sync here).
-    for _ in 0..32 {
-        file.write_all(b"a note\n").expect("the note is written");
+    // Pages of notes, each synced before the next, as a journal that must not lose one
+    // does: a few milliseconds a request on the worker, asleep while the disk takes them.
+    let page = vec![b'n'; 64 * 1024];
+    for _ in 0..16 {
+        file.write_all(&page).expect("the notes are written");
         file.sync_data().expect("the note is synced"); // held: /fsync
     }
 }

@@ -30,6 +30,12 @@ async fn names_the_line(path: &str, n: usize, call: &str, via: &str) -> Result {
         return Ok(());
     };
     assert_eq!(verdict, Verdict::Broken, "{said}");
+    // What macOS and Windows get (the portable build): the hold, and plainly why its place
+    // in the code is not named.
+    if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+        assert!(said.contains("where in the code is not read"), "{said}");
+        return Ok(());
+    }
     let line = format!("({}:{})", held::FILE, held::line_of(path));
     assert!(said.contains(call), "the call `{call}`: {said}");
     assert!(said.contains(&line), "the line {line}: {said}");
