@@ -32,7 +32,9 @@ struct Shared {
 }
 
 /// The app: `/fsync`, `/socket`, `/mutex`, `/rayon` and `/spawned`, each holding its
-/// worker in one kind of call, and `/sort`, which computes a long stretch in one poll; `journal` is the file `/fsync` appends to, `upstream` a
+/// worker in one kind of call, `/sort`, which computes a long stretch in one poll, and
+/// `/interruptible`, which makes the calls a signal would cut short and counts those that
+/// were; `journal` is the file `/fsync` appends to, `upstream` a
 /// server `/socket` asks (through a `Downstream`, for instance).
 pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
     let shared = Shared {
@@ -53,6 +55,7 @@ pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
         .route("/rayon", get(parallel))
         .route("/spawned", get(spawned))
         .route("/sort", get(sort))
+        .route("/interruptible", get(interruptible))
         .with_state(shared)
 }
 
@@ -128,6 +131,50 @@ async fn sort() -> String {
         .collect();
     values.sort_unstable(); // held: /sort
     values[values.len() / 2].to_string()
+}
+
+/// The calls a signal cuts short (EINTR) whatever the handler asked: a sleep, a `poll`, an
+/// `epoll_wait` and a futex wait with timeouts, and a read on a socket with a receive
+/// timeout — each 2 ms on the worker. Answers how many returned EINTR.
+async fn interruptible() -> String {
+    let mut cut_short = 0;
+    let mut count = |returned: libc::c_long| {
+        if returned == -1 && std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            cut_short += 1;
+        }
+    };
+    let two_ms = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 2_000_000,
+    };
+    // SAFETY: each call gets valid arguments of its own, on this thread's stack.
+    unsafe {
+        count(libc::nanosleep(&two_ms, std::ptr::null_mut()) as libc::c_long);
+        count(libc::poll(std::ptr::null_mut(), 0, 2) as libc::c_long);
+        let epoll = libc::epoll_create1(libc::EPOLL_CLOEXEC);
+        let mut events = [libc::epoll_event { events: 0, u64: 0 }; 1];
+        count(libc::epoll_wait(epoll, events.as_mut_ptr(), 1, 2) as libc::c_long);
+        libc::close(epoll);
+        let word: u32 = 0;
+        count(libc::syscall(
+            libc::SYS_futex,
+            &word as *const u32,
+            libc::FUTEX_WAIT,
+            0u32,
+            &two_ms as *const libc::timespec,
+        ));
+    }
+    let (quiet, _other_end) = std::os::unix::net::UnixStream::pair().expect("a socket pair");
+    quiet
+        .set_read_timeout(Some(Duration::from_millis(2)))
+        .expect("a receive timeout");
+    let mut byte = [0u8; 1];
+    if let Err(error) = (&quiet).read(&mut byte)
+        && error.kind() == std::io::ErrorKind::Interrupted
+    {
+        cut_short += 1;
+    }
+    cut_short.to_string()
 }
 
 /// A server that answers each connection's four bytes with `pong`, `HELD` later, for as

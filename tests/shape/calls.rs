@@ -91,3 +91,40 @@ fn a_cache_swapped_in_briefly_holds() -> Result {
     expect(&checked, Verdict::Holds);
     Ok(())
 }
+
+/// Two claims that both see the worker asleep in `futex()` — a std mutex another thread
+/// holds, and rayon awaited by blocking — name different frames: the line of each handler
+/// in `tests/apps/held.rs`, and the library call it made there.
+#[test]
+fn two_waits_in_futex_name_their_own_lines() -> Result {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let app = crate::common::held::app(
+        dir.path().join("journal.log"),
+        crate::common::held::upstream(),
+    );
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    for (path, via) in [
+        ("/mutex", "std::sync::poison::mutex::Mutex<T>::lock"),
+        ("/rayon", "rayon_core::thread_pool::ThreadPool::install"),
+    ] {
+        let checked = target.get(path).does_not_block_its_worker().check()?;
+        let Some(report) = expect(&checked, Verdict::Broken) else {
+            continue;
+        };
+        // Where the kernel's reads are made (the portable build names no call).
+        if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+            continue;
+        }
+        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        let line = format!(
+            "({}:{})",
+            crate::common::held::FILE,
+            crate::common::held::line_of(path)
+        );
+        assert!(
+            cause.contains("futex()") && cause.contains(&line) && cause.contains(via),
+            "{path}: the cause names futex(), {line} and {via}: {report}"
+        );
+    }
+    Ok(())
+}

@@ -90,3 +90,28 @@ async fn a_long_stretch_of_computing_names_its_line() -> Result {
     )
     .await
 }
+
+/// Reading where in the code never cuts a call short: the calls a signal would interrupt
+/// (a sleep, `poll`, `epoll_wait` and a futex wait with timeouts, a socket read with a
+/// receive timeout), made on the worker while the watch reads its stacks, return as they
+/// would unwatched — none with EINTR — and the report names the line they were made from.
+#[tokio::test]
+async fn reading_where_cuts_no_call_short() -> Result {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let app = held::app(dir.path().join("journal.log"), held::upstream());
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    let watch = target.watch()?;
+    let client = client();
+    for _ in 0..5 {
+        let answered = get(&client, &target, "/interruptible").await?;
+        let cut_short = answered.text().await.expect("a count");
+        assert_eq!(cut_short, "0", "calls cut short (EINTR) while watched");
+    }
+    let checked = watch.nothing_blocked()?;
+    let said = format!("{:#}", checked.report());
+    if crate::decided(&checked).is_some() && cfg!(all(target_os = "linux", not(perfshape_portable)))
+    {
+        assert!(said.contains(&format!("({}:", held::FILE)), "{said}");
+    }
+    Ok(())
+}
