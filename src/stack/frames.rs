@@ -23,29 +23,38 @@ impl Frame {
     /// toolchain's sources, cargo's registry and git checkouts, and perfshape's own `src/`;
     /// or, where no file is known, outside the standard library, tokio and perfshape.
     fn is_the_teams(&self) -> bool {
-        // A C library's function (`fdatasync`, `__GI___clock_nanosleep`) is no Rust path.
-        if !self.function.contains("::") {
-            return false;
-        }
         match &self.file {
+            // A Rust source (a C library's are `.c` and `.S`) outside the toolchain's, the
+            // registry's and perfshape's own.
             Some(file) => {
                 let file = file.to_string_lossy();
                 let own_src = concat!(env!("CARGO_MANIFEST_DIR"), "/src/");
-                !(file.starts_with("/rustc/")
-                    || file.contains("/rustlib/src/")
-                    || file.starts_with("library/")
-                    || file.contains("/.cargo/registry/")
-                    || file.contains("/.cargo/git/")
-                    || file.contains("/cargo/registry/")
-                    || file.starts_with(own_src))
+                file.ends_with(".rs")
+                    && !(file.starts_with("/rustc/")
+                        || file.contains("/rustlib/src/")
+                        || file.starts_with("library/")
+                        || file.contains("/.cargo/registry/")
+                        || file.contains("/.cargo/git/")
+                        || file.contains("/cargo/registry/")
+                        || file.starts_with(own_src))
             }
+            // A Rust path (a C library's function, `fdatasync`, is none) outside the
+            // standard library, tokio and perfshape.
             None => {
                 let name = self.function.trim_start_matches('<');
-                !["std::", "core::", "alloc::", "tokio::", "perfshape::"]
-                    .iter()
-                    .any(|p| name.starts_with(p))
+                name.contains("::")
+                    && !["std::", "core::", "alloc::", "tokio::", "perfshape::"]
+                        .iter()
+                        .any(|p| name.starts_with(p))
             }
         }
+    }
+
+    /// Whether the debug information names the function by its path (`shop::audit::append`)
+    /// rather than by the short name a build with line tables alone gives a closure or an
+    /// async body (`{async_fn#0}`).
+    fn has_a_path(&self) -> bool {
+        self.function.contains("::") && !self.function.starts_with('{')
     }
 
     /// The function as a report names it: without the `{{closure}}` an async function's
@@ -67,6 +76,16 @@ impl Frame {
             return format!("{ty}::{method}");
         }
         name.to_string()
+    }
+
+    /// The name a report gives the function: its path, or the short name a closure or an
+    /// async body has in a build with line tables alone.
+    pub(crate) fn shown_name(&self) -> String {
+        if self.has_a_path() {
+            self.function_name()
+        } else {
+            self.function.clone()
+        }
     }
 
     /// `file:line`, relative to the current directory (a test's is its crate's root)
@@ -133,10 +152,13 @@ impl Frames {
     /// the words a report adds to the call it names; `None` where no frame is the team's.
     pub(crate) fn called_from(&self) -> Option<String> {
         let (frame, via) = self.the_teams()?;
-        let mut said = format!("called from `{}`", frame.function_name());
-        if let Some(place) = frame.place() {
-            said.push_str(&format!(" ({place})"));
-        }
+        // A closure or an async body named by its short name is named by its line first.
+        let mut said = match (frame.has_a_path(), frame.place()) {
+            (true, Some(place)) => format!("called from `{}` ({place})", frame.function_name()),
+            (true, None) => format!("called from `{}`", frame.function_name()),
+            (false, Some(place)) => format!("called from {place} (`{}`)", frame.function),
+            (false, None) => format!("called from `{}`", frame.function),
+        };
         if let Some(via) = via {
             said.push_str(&format!(" via `{}`", via.function_name()));
         }
@@ -216,6 +238,22 @@ mod tests {
         );
         f.line = Some(93);
         assert_eq!(f.place().as_deref(), Some("tests/apps/held.rs:93"));
+    }
+
+    #[test]
+    fn a_closure_known_by_its_short_name_is_named_by_its_line() {
+        let frames = Frames(vec![
+            frame(
+                "__GI___fsync",
+                Some("./io/../sysdeps/unix/sysv/linux/fsync.c"),
+            ),
+            frame("{closure#0}", Some("/home/team/shop/src/driver.rs")),
+        ]);
+        let said = frames.called_from().expect("said");
+        assert!(
+            said.starts_with("called from /home/team/shop/src/driver.rs:7 (`{closure#0}`)"),
+            "{said}"
+        );
     }
 
     #[test]

@@ -53,7 +53,7 @@ pub(crate) fn computing_in(stacks: &[Stack]) -> Option<String> {
         );
         if let Some((teams, via)) = frames.the_teams() {
             under
-                .entry((teams.function_name(), teams.place()))
+                .entry((teams.shown_name(), teams.place()))
                 .or_default()
                 .push(via.map(Frame::function_name));
         }
