@@ -283,13 +283,20 @@ impl Sampler {
         if !blocked_call::available() || self.sampling.swap(true, Ordering::AcqRel) {
             return;
         }
+        // The process's modules read, and the kernel asked to sample each worker while it
+        // computes, here on the caller's thread, before the first tick: opening a worker's
+        // events took 4.5 ms once, longer than a functional test's requests, and a
+        // sampler waiting for it met none of them.
         Capturer::prepare();
+        let mut reading = Reading::default();
+        for slot in lock(&self.slots).iter() {
+            reading.capturer.follow(slot.tid);
+        }
         let sampler = Arc::clone(self);
         let spawned = std::thread::Builder::new()
             .name("perfshape-sampler".into())
             .spawn(move || {
                 real_time();
-                let mut reading = Reading::default();
                 let mut tick = TICK;
                 loop {
                     if !recording() {

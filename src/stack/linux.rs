@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
 use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
-use framehop::{ExplicitModuleSectionInfo, Module, Unwinder};
+use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};
 
 use super::captured::Stack;
 use crate::blocked_call::Tid;
@@ -92,10 +92,11 @@ impl Inner {
 ///
 /// A sleeping thread's frame pointer is not given by the kernel, and the standard library
 /// is built with frame pointers: its frames' rules need one. The C library's call wrapper
-/// leaves the register as its caller set it — pointing at a slot of the copy with a return
-/// address above it. Each such slot is tried, lowest first, and the one that unwinds
-/// deepest is kept (a stale slot from an earlier call skips frames); the unwinding from
-/// none is the floor.
+/// leaves the register as its caller set it — pointing at a slot of the copy with, above
+/// it, the return address into the caller of the frame the unwinding stopped in. That slot
+/// is found by the call before its return address, which calls the function the stopped
+/// frame is in; where no direct call does, the slots are tried and the deepest unwinding
+/// kept. The unwinding from none is the floor.
 pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
     let Some(modules) = MODULES.get() else {
         return Vec::new();
@@ -105,7 +106,32 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
     if let Some(bp) = stack.bp {
         return unwind(modules, &mut cache, (pc, sp, bp), bytes);
     }
-    let mut best = unwind(modules, &mut cache, (pc, sp, 0), bytes);
+    let floor = unwind(modules, &mut cache, (pc, sp, 0), bytes);
+    // The frame the unwinding stopped in needs the frame pointer, and its base is fixed by
+    // its function's prologue: the stack pointer at its call's return, plus what the
+    // prologue pushed after `mov rbp, rsp` and the locals it reserved. The function is the
+    // one its caller's `call` went to — so the base is the slot whose return address
+    // follows a direct call to a function whose prologue puts its base exactly there. A
+    // slot left by an earlier call (tokio took the same std mutex a moment before) returns
+    // after a call too, even to the same function, but its base is elsewhere.
+    if let Some((stopped, stopped_sp)) = stopped(modules, &mut cache, (pc, sp), bytes) {
+        let base = frame_pointers(modules, sp, bytes).find(|&slot| {
+            word(bytes, sp, slot + 8)
+                .and_then(|returns| direct_call_target(modules, returns))
+                .filter(|&target| target <= stopped && stopped - target < MAX_FUNCTION)
+                .and_then(|target| below_base(modules, target))
+                .is_some_and(|size| stopped_sp.checked_add(size) == Some(slot))
+        });
+        if let Some(bp) = base {
+            let unwound = unwind(modules, &mut cache, (pc, sp, bp), bytes);
+            if unwound.len() > floor.len() {
+                return unwound;
+            }
+        }
+    }
+    // No base found (an indirect call, a prologue of another shape): the deepest
+    // unwinding of the first slots tried.
+    let mut best = floor;
     for bp in frame_pointers(modules, sp, bytes).take(CANDIDATES) {
         let unwound = unwind(modules, &mut cache, (pc, sp, bp), bytes);
         if unwound.len() > best.len() {
@@ -113,6 +139,87 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
         }
     }
     best
+}
+
+/// Where the unwinding from no frame pointer stopped: the return address into the frame
+/// that needs one, and the stack pointer there (the caller's, just after the call).
+fn stopped(
+    modules: &Modules,
+    cache: &mut CacheX86_64,
+    (pc, sp): (u64, u64),
+    bytes: &[u8],
+) -> Option<(u64, u64)> {
+    let mut read = |address: u64| word(bytes, sp, address).ok_or(());
+    let mut regs = UnwindRegsX86_64::new(pc, sp, 0);
+    let mut address = FrameAddress::from_instruction_pointer(pc);
+    let mut last = None;
+    for _ in 0..MAX_FRAMES {
+        match modules
+            .unwinder
+            .unwind_frame(address, &mut regs, cache, &mut read)
+        {
+            Ok(Some(returns)) => {
+                last = Some((returns, regs.sp()));
+                address = FrameAddress::from_return_address(returns)?;
+            }
+            _ => break,
+        }
+    }
+    last
+}
+
+/// How far below its frame pointer a function's frame reaches once its prologue ran:
+/// the registers pushed after `mov rbp, rsp` and the locals `sub rsp, n` reserved —
+/// read from the function's first instructions (`endbr64`, `push rbp`, `mov rbp, rsp`,
+/// pushes, `sub rsp`). `None` for a prologue of another shape.
+fn below_base(modules: &Modules, start: u64) -> Option<u64> {
+    if !(modules.is_code(start) && modules.is_code(start + 31)) {
+        return None;
+    }
+    // SAFETY: `start..start + 32` lies in a loaded module's code (both ends checked).
+    let code = unsafe { std::slice::from_raw_parts(start as *const u8, 32) };
+    let mut at = 0;
+    if code.starts_with(&[0xF3, 0x0F, 0x1E, 0xFA]) {
+        at += 4;
+    }
+    if code.get(at) != Some(&0x55) || code.get(at + 1..at + 4) != Some(&[0x48, 0x89, 0xE5]) {
+        return None;
+    }
+    at += 4;
+    let mut pushed = 0;
+    loop {
+        match code.get(at..)? {
+            [0x50..=0x57, ..] => at += 1,
+            [0x41, 0x50..=0x57, ..] => at += 2,
+            _ => break,
+        }
+        pushed += 8;
+    }
+    let reserved = match code.get(at..)? {
+        [0x48, 0x83, 0xEC, n, ..] => u64::from(*n),
+        [0x48, 0x81, 0xEC, a, b, c, d, ..] => u64::from(u32::from_le_bytes([*a, *b, *c, *d])),
+        _ => 0,
+    };
+    Some(pushed + reserved)
+}
+
+/// The longest function a call's target may start before the address it is asked about.
+const MAX_FUNCTION: u64 = 256 * 1024;
+
+/// Where the `call rel32` (E8) just before `address` goes; `None` where the instruction
+/// before it is no such call.
+fn direct_call_target(modules: &Modules, address: u64) -> Option<u64> {
+    let at = address.checked_sub(5)?;
+    if !modules.is_code(at) {
+        return None;
+    }
+    // SAFETY: `at..address` lies in a loaded module's code (checked at its first byte; the
+    // module's code runs past `address`, which is in it too), mapped readable.
+    let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, 5) };
+    (bytes[0] == 0xE8).then(|| {
+        let offset = i32::from_le_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
+        address.wrapping_add_signed(i64::from(offset))
+    })
 }
 
 /// The frames from `pc`, `sp` and `bp` over the copy `bytes` (taken at `sp`).

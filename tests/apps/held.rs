@@ -71,10 +71,11 @@ fn append(journal: &PathBuf) {
         .append(true)
         .open(journal)
         .expect("the journal opens");
-    // Pages of notes, each synced before the next, as a journal that must not lose one
-    // does: a few milliseconds a request on the worker, asleep while the disk takes them.
-    let page = vec![b'n'; 64 * 1024];
-    for _ in 0..16 {
+    // Megabytes of notes, each synced before the next, as a journal that must not lose one
+    // does: milliseconds a request on the worker, asleep while the disk takes them (a
+    // sync of a page took ≈0.1 ms here, too short for the sampler to meet when alone).
+    let page = vec![b'n'; 1 << 20];
+    for _ in 0..4 {
         file.write_all(&page).expect("the notes are written");
         file.sync_data().expect("the note is synced"); // held: /fsync
     }
