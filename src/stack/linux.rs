@@ -92,11 +92,10 @@ impl Inner {
 ///
 /// A sleeping thread's frame pointer is not given by the kernel, and the standard library
 /// is built with frame pointers: its frames' rules need one. The C library's call wrapper
-/// leaves the register as its caller set it — pointing at a slot of the copy with, above
-/// it, the return address into the caller of the frame the unwinding stopped in. That slot
-/// is found by the call before its return address, which calls the function the stopped
-/// frame is in; where no direct call does, the slots are tried and the deepest unwinding
-/// kept. The unwinding from none is the floor.
+/// leaves the register as its caller set it — pointing at the base of the frame the
+/// unwinding stopped in, which that function's prologue fixes; where the prologue is of
+/// another shape, the slots with a return address above them are tried and the deepest
+/// unwinding kept. The unwinding from none is the floor.
 pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
     let Some(modules) = MODULES.get() else {
         return Vec::new();
@@ -108,20 +107,22 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
     }
     let floor = unwind(modules, &mut cache, (pc, sp, 0), bytes);
     // The frame the unwinding stopped in needs the frame pointer, and its base is fixed by
-    // its function's prologue: the stack pointer at its call's return, plus what the
-    // prologue pushed after `mov rbp, rsp` and the locals it reserved. The function is the
-    // one its caller's `call` went to — so the base is the slot whose return address
-    // follows a direct call to a function whose prologue puts its base exactly there. A
-    // slot left by an earlier call (tokio took the same std mutex a moment before) returns
-    // after a call too, even to the same function, but its base is elsewhere.
+    // its function's prologue: the stack pointer at the return into it, plus what the
+    // prologue pushed after `mov rbp, rsp` and the locals it reserved (the function's start
+    // from its module's `.eh_frame_hdr`). A slot left by an earlier call looks the same
+    // (tokio took the same std mutex a moment before) but lies elsewhere.
     if let Some((stopped, stopped_sp)) = stopped(modules, &mut cache, (pc, sp), bytes) {
-        let base = frame_pointers(modules, sp, bytes).find(|&slot| {
-            word(bytes, sp, slot + 8)
-                .and_then(|returns| direct_call_target(modules, returns))
-                .filter(|&target| target <= stopped && stopped - target < MAX_FUNCTION)
-                .and_then(|target| below_base(modules, target))
-                .is_some_and(|size| stopped_sp.checked_add(size) == Some(slot))
-        });
+        // The slot the stopped function's prologue puts its base at, where a return address
+        // after a call sits above it.
+        let base = modules
+            .function_start(stopped - 1)
+            .and_then(|start| below_base(modules, start))
+            .and_then(|size| stopped_sp.checked_add(size))
+            .filter(|&slot| {
+                word(bytes, sp, slot + 8).is_some_and(|returns| {
+                    modules.is_code(returns) && after_a_call(modules, returns)
+                })
+            });
         if let Some(bp) = base {
             let unwound = unwind(modules, &mut cache, (pc, sp, bp), bytes);
             if unwound.len() > floor.len() {
@@ -201,25 +202,6 @@ fn below_base(modules: &Modules, start: u64) -> Option<u64> {
         _ => 0,
     };
     Some(pushed + reserved)
-}
-
-/// The longest function a call's target may start before the address it is asked about.
-const MAX_FUNCTION: u64 = 256 * 1024;
-
-/// Where the `call rel32` (E8) just before `address` goes; `None` where the instruction
-/// before it is no such call.
-fn direct_call_target(modules: &Modules, address: u64) -> Option<u64> {
-    let at = address.checked_sub(5)?;
-    if !modules.is_code(at) {
-        return None;
-    }
-    // SAFETY: `at..address` lies in a loaded module's code (checked at its first byte; the
-    // module's code runs past `address`, which is in it too), mapped readable.
-    let bytes = unsafe { std::slice::from_raw_parts(at as *const u8, 5) };
-    (bytes[0] == 0xE8).then(|| {
-        let offset = i32::from_le_bytes([bytes[1], bytes[2], bytes[3], bytes[4]]);
-        address.wrapping_add_signed(i64::from(offset))
-    })
 }
 
 /// The frames from `pc`, `sp` and `bp` over the copy `bytes` (taken at `sp`).
@@ -304,12 +286,53 @@ fn after_a_call(modules: &Modules, address: u64) -> bool {
 pub(super) struct Modules {
     unwinder: Unwinder64,
     code: Vec<Range<u64>>,
+    /// Each module's `.eh_frame_hdr` search table: where its functions start.
+    starts: Vec<Starts>,
+}
+
+/// A module's functions' starts, from its `.eh_frame_hdr`: the load bias, the header's
+/// own address (the table's entries are relative to it) and its bytes.
+struct Starts {
+    code: Range<u64>,
+    bias: u64,
+    hdr: u64,
+    bytes: Vec<u8>,
 }
 
 impl Modules {
     /// Whether `address` is in a loaded module's code.
     fn is_code(&self, address: u64) -> bool {
         self.code.iter().any(|range| range.contains(&address))
+    }
+
+    /// Where the function holding `address` starts: the last entry at or before it in its
+    /// module's `.eh_frame_hdr` search table (sorted, as the linker writes it), where the
+    /// table is of the shape linkers write (4-byte entries relative to the header).
+    fn function_start(&self, address: u64) -> Option<u64> {
+        const DATAREL_SDATA4: u8 = 0x3b;
+        const UDATA4: u8 = 0x03;
+        let starts = self.starts.iter().find(|s| s.code.contains(&address))?;
+        let bytes = &starts.bytes;
+        if bytes.get(2) != Some(&UDATA4) || bytes.get(3) != Some(&DATAREL_SDATA4) {
+            return None;
+        }
+        let count = u32::from_le_bytes(bytes.get(8..12)?.try_into().ok()?) as usize;
+        let entry = |i: usize| -> Option<u64> {
+            let at = 12 + i * 8;
+            let offset = i32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?);
+            Some(starts.bias + starts.hdr.checked_add_signed(i64::from(offset))?)
+        };
+        // The first entry past `address`, and the one before it.
+        let (mut low, mut high) = (0, count);
+        while low < high {
+            let middle = (low + high) / 2;
+            if entry(middle)? <= address {
+                low = middle + 1;
+            } else {
+                high = middle;
+            }
+        }
+        entry(low.checked_sub(1)?)
     }
 }
 
@@ -323,11 +346,27 @@ pub(super) fn modules() -> &'static Modules {
             .iter()
             .map(|m| m.bias + m.text.start..m.bias + m.text.end)
             .collect();
+        let starts = loaded
+            .iter()
+            .filter_map(|m| {
+                let (svma, bytes) = m.eh_frame_hdr.as_ref()?;
+                Some(Starts {
+                    code: m.bias + m.text.start..m.bias + m.text.end,
+                    bias: m.bias,
+                    hdr: svma.start,
+                    bytes: bytes.clone(),
+                })
+            })
+            .collect();
         let mut unwinder = Unwinder64::new();
         for module in loaded {
             unwinder.add_module(module.into_module());
         }
-        Modules { unwinder, code }
+        Modules {
+            unwinder,
+            code,
+            starts,
+        }
     })
 }
 
