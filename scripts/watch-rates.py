@@ -91,10 +91,13 @@ def main() -> None:
         "hold (`services::`), every blocking twin must be broken, its first line naming the "
         "route (`twins::`); beside them, the inventory example's four builds on SQLite "
         "(`examples/inventory/tests/watched.rs`: rusqlite on the worker named, the three "
-        "other builds holding). Each was run "
+        "other builds holding); and each kind of call that holds a worker, whose report "
+        "must name the line of `tests/apps/held.rs` that made it (`located::`, "
+        "[where.md](where.md)). Each was run "
         f"{args.runs} times quiet and {args.runs} times with both cores of this machine kept "
         "busy by spin loops; a failure is a false alarm (or an undecided route) on a correct "
-        "service, a miss on a twin. Made by `python3 scripts/watch-rates.py --runs "
+        "service, a miss on a twin, a line not named (or named wrong) where in the code is "
+        "read. Made by `python3 scripts/watch-rates.py --runs "
         f"{args.runs} > docs/watch.md`.\n"
     )
     print("| test | quiet: as it must | busy: as it must |")
@@ -105,13 +108,14 @@ def main() -> None:
     kinds = {
         "false alarms": lambda t: t.startswith("services::") or t == "inventory::every_other_build_holds",
         "misses": lambda t: t.startswith("twins::") or t == "inventory::rusqlite_on_the_worker_is_named",
+        "lines not named": lambda t: t.startswith("located::"),
     }
     for what, belongs in kinds.items():
         for busy in (False, True):
             group = [t for t in tests if belongs(t)]
             wrong = sum(args.runs - tallies[busy].get(t, 0) for t in group)
             print(
-                f"\n{what.capitalize()}, {'busy' if busy else 'quiet'}: {wrong} of "
+                f"\n{what[0].upper() + what[1:]}, {'busy' if busy else 'quiet'}: {wrong} of "
                 f"{len(group) * args.runs} watched tests ({len(group)} tests × {args.runs} runs)."
             )
     print(

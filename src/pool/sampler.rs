@@ -290,7 +290,7 @@ impl Sampler {
         Capturer::prepare();
         let mut reading = Reading::default();
         for slot in lock(&self.slots).iter() {
-            reading.capturer.follow(slot.tid);
+            reading.capturer.follow(slot.tid, false);
         }
         let sampler = Arc::clone(self);
         let spawned = std::thread::Builder::new()
@@ -348,7 +348,7 @@ impl Sampler {
                 continue;
             }
             active = true;
-            capturer.follow(slot.tid);
+            capturer.follow(slot.tid, true);
             let Some((seen, line)) = reader.read_line(slot.tid) else {
                 continue;
             };

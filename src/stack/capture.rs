@@ -143,10 +143,11 @@ impl Capturer {
     }
 
     /// Has the kernel sample thread `tid`'s stack while it computes, from now on (tried
-    /// once a thread; a refusal is kept for the reports, [`unread_computing`]).
-    pub(crate) fn follow(&mut self, _tid: Tid) {
+    /// once a thread; a refusal is kept for the reports, [`unread_computing`]): asked here,
+    /// or with `later` on a thread of its own, so that a sampler's tick never waits for it.
+    pub(crate) fn follow(&mut self, _tid: Tid, _later: bool) {
         #[cfg(all(linux_reads, target_arch = "x86_64"))]
-        self.inner.follow(_tid);
+        self.inner.follow(_tid, _later);
     }
 
     /// The stacks the kernel sampled of thread `tid` while it computed, since the last
