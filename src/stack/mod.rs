@@ -6,7 +6,7 @@
 //! and give the line to change. While a sampled worker sleeps in a system call, the kernel
 //! gives its stack pointer and instruction pointer (`/proc/self/task/TID/syscall`), and
 //! its stack is this process's memory: copied from there
-//! ([`capture`](capture::capture)), unwound with the executable's and libraries' own
+//! ([`Capturer::capture`]), unwound with the executable's and libraries' own
 //! unwind tables (framehop, the unwinder samply uses), and named only when a report asks
 //! ([`Frames`]: the symbols and lines of the binary's debug information, through the
 //! `backtrace` crate). Nothing is sent to the thread — no signal, no ptrace — so no call of
