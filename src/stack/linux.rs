@@ -33,10 +33,13 @@ pub(super) struct Inner {
     running: std::collections::HashMap<Tid, Option<Running>>,
     /// Workers' events opened on a thread of their own, as they arrive.
     opened: (
-        std::sync::mpsc::Sender<(Tid, Option<Running>)>,
-        std::sync::mpsc::Receiver<(Tid, Option<Running>)>,
+        std::sync::mpsc::Sender<Followed>,
+        std::sync::mpsc::Receiver<Followed>,
     ),
 }
+
+/// A worker and its events, `None` where the kernel refused them.
+type Followed = (Tid, Option<Running>);
 
 impl Default for Inner {
     fn default() -> Self {
