@@ -157,6 +157,14 @@ BUYS = {
     "thiserror": "the error type",
     "rlimit": "raising the open-file limit for a fan-out's connections",
     "httparse": "the connections driver's response parser",
+    "framehop": "where in the code: a held worker's stack unwound (Linux)",
+    "gimli": "(framehop's and addr2line's DWARF reader)",
+    "object": "(backtrace's reader of the binary's sections)",
+    "addr2line": "(backtrace's lines from the debug information)",
+    "backtrace": "where in the code: a frame's name, file and line (Linux)",
+    "miniz_oxide": "(backtrace's reader of compressed debug information)",
+    "rustc-demangle": "(backtrace's names)",
+    "perf-event-open-sys": "where in the code: the kernel's samples of a computing worker (Linux)",
 }
 
 
@@ -317,10 +325,19 @@ def main():
             print(f"| {name} | {secs:.1f} s | {BUYS.get(name, '')} |")
         procfs = sum(added.get(k, 0.0) for k in ["procfs", "procfs-core", "rustix", "linux-raw-sys"])
         urls = sum(added.get(k, 0.0) for k in added if k.startswith(("icu_", "idna", "url", "zero", "yoke", "writeable", "litemap", "tinystr", "potential_utf")))
+        where = sum(
+            added.get(k, 0.0)
+            for k in [
+                "framehop", "gimli", "object", "addr2line", "backtrace", "miniz_oxide",
+                "adler2", "rustc-demangle", "perf-event-open-sys", "fallible-iterator",
+                "arrayvec", "memchr",
+            ]
+        )
         print(
             f"\nOf the compile time added: perfshape's own crate {added.get('perfshape', 0.0):.1f} s; "
             f"procfs and the system-call crate under it {procfs:.1f} s; the URL parser reqwest "
-            f"brings (url, idna and their Unicode tables) {urls:.1f} s."
+            f"brings (url, idna and their Unicode tables) {urls:.1f} s; where in the code "
+            f"(framehop, backtrace, perf-event-open-sys and the readers under them) {where:.1f} s."
         )
     print("\n## Features\n")
     print(
