@@ -1,15 +1,9 @@
-//! Copying a sleeping thread's stack and unwinding it: Linux on x86-64 only, behind
-//! `cfg`; everywhere else [`unread`] says why not and [`Capturer::capture`] reads nothing.
-//!
-//! The thread is asleep in a system call, so its stack below the kernel's entry is still:
-//! its stack pointer and instruction pointer come from its `syscall` file, the bytes above
-//! the stack pointer are copied with `process_vm_readv` (this process's memory read as
-//! another's would be: a page that is gone fails the read, it never faults), and the file
-//! is read again afterwards — a thread that woke meanwhile left a different line, and its
-//! copy is dropped. The copy is unwound by framehop against the unwind tables
-//! (`.eh_frame_hdr`, `.eh_frame`) of every module loaded when the first stack is read, found
-//! through `dl_iterate_phdr` in this process's own memory: no file is opened. Naming the
-//! frames ([`symbols`]) reads the binary's debug information, when a report asks.
+//! The portable front of where in the code: what a sampler keeps ([`Capturer`]), why
+//! nothing is read on a platform ([`unread`], [`unread_computing`]), and a stack's frames
+//! by name ([`Stack::frames`]). The reads themselves — a sleeping thread's stack copied
+//! while its `syscall` file stays the same, a computing one sampled by the kernel, the
+//! unwinding against the modules' own tables — are Linux x86-64's, in `linux.rs`; naming
+//! the frames ([`symbols`]) reads the binary's debug information, when a report asks.
 //!
 //! Cost, measured (`capture_cost` in this file's tests): see docs/where.md.
 
@@ -53,8 +47,8 @@ pub(crate) fn unread_computing() -> Option<String> {
     None
 }
 
-/// Reads stacks on the sampling thread: its unwinding cache and copy buffer, kept from one
-/// sample to the next.
+/// Reads stacks on the sampling thread: its copy buffer and the workers it follows, kept
+/// from one sample to the next.
 #[derive(Default)]
 pub(crate) struct Capturer {
     #[cfg(all(linux_reads, target_arch = "x86_64"))]
