@@ -228,6 +228,29 @@ impl Sampler {
         Some(slot)
     }
 
+    /// The calling thread's slot in this sampler, made at its first call here: for a
+    /// thread that is no pool's worker, polling through a watch layer (a test's own
+    /// thread). Kept in the thread for as long as it lives, so that the sampler follows it.
+    pub(crate) fn slot_here(self: &Arc<Self>) -> Option<Arc<Slot>> {
+        thread_local! {
+            static SLOTS: std::cell::RefCell<Vec<(std::sync::Weak<Sampler>, Arc<Slot>)>> =
+                const { std::cell::RefCell::new(Vec::new()) };
+        }
+        SLOTS.with(|slots| {
+            let mut slots = slots.borrow_mut();
+            slots.retain(|(sampler, _)| sampler.strong_count() > 0);
+            if let Some((_, slot)) = slots
+                .iter()
+                .find(|(sampler, _)| std::ptr::eq(sampler.as_ptr(), Arc::as_ptr(self)))
+            {
+                return Some(Arc::clone(slot));
+            }
+            let slot = self.slot()?;
+            slots.push((Arc::downgrade(self), Arc::clone(&slot)));
+            Some(slot)
+        })
+    }
+
     /// The number of route `path`, given at its first request.
     pub(crate) fn route(&self, path: &str) -> u32 {
         let mut routes = lock(&self.routes);

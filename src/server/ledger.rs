@@ -117,6 +117,17 @@ impl Ledger {
         }
     }
 
+    /// Adds the polls of response `seq`'s body to what was kept of it, if it still is (a
+    /// watch layer keeps a response when its future is ready, and its body may be read
+    /// after the watch decided).
+    pub(crate) fn amend(&self, seq: u64, held: &Held, spans: &[PollSpan]) {
+        if let Some(served) = self.lock().get_mut(&seq) {
+            served.held.merge(held);
+            let room = MAX_SPANS.saturating_sub(served.spans.len());
+            served.spans.extend(spans.iter().take(room).copied());
+        }
+    }
+
     /// What the responses numbered `seqs` did, taken out of the ledger, waiting up to
     /// `patience` for those whose bodies are still being written (a response reaches its
     /// client a moment before the server drops its body). `None` for one never recorded.

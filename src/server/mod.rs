@@ -3,7 +3,7 @@
 
 mod launched;
 pub(crate) mod ledger;
-mod trace;
+pub(crate) mod trace;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -23,6 +23,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::ledger::{Ledger, MAX_SPANS, PollSpan, SPAN_FLOOR, Served};
+use crate::pool::sampler::{Sampler, Slot};
 use crate::pool::timeline;
 use crate::thread_clock::ThreadReading;
 use crate::vocab::RuntimeFigures;
@@ -52,8 +53,9 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
         request.uri().path().to_string(),
     );
     // The route's number in the workers' samples, asked once per request while recording.
-    let route = recording.then(|| timeline::route(&path)).flatten();
-    let (mut response, (held, spans)) = Timed::new(next.run(request), recording, route).await;
+    let marks = Marks::Pool(recording.then(|| timeline::route(&path)).flatten());
+    let (mut response, (held, spans)) =
+        Timed::new(next.run(request), recording, marks.clone()).await;
     let headers = response.headers_mut();
     let mut set = |name: &'static str, value: String| {
         if let Ok(value) = HeaderValue::from_str(&value) {
@@ -71,21 +73,63 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
         return response;
     }
     let status = response.status().as_u16();
-    response.map(|body| {
-        Body::new(TimedBody {
-            inner: body,
-            served: Some(Served {
-                method,
-                path,
-                status,
-                held,
-                spans,
-            }),
-            seq,
-            ledger,
-            route,
-        })
-    })
+    let served = Served {
+        method,
+        path,
+        status,
+        held,
+        spans,
+    };
+    response.map(|body| Body::new(TimedBody::new(body, (served, AtDrop::Keep), seq, ledger, marks)))
+}
+
+/// Where a timed poll's thread tells the sampler it is: a served pool's worker, through
+/// its timeline (the route's number there, where the pool samples), or any thread polling
+/// through a watch layer (a test's own), with the layer's sampler and the route's number
+/// there.
+#[derive(Clone, Debug)]
+pub(crate) enum Marks {
+    /// A worker of the served pool.
+    Pool(Option<u32>),
+    /// A thread polling a watch layer's service.
+    Layer(Arc<Sampler>, u32),
+}
+
+/// What a timed poll began with, to end it by.
+enum Begun {
+    Pool(timeline::PollMark),
+    Layer(Option<Arc<Slot>>),
+}
+
+impl Marks {
+    fn begins(&self, start: &ThreadReading) -> Begun {
+        match self {
+            Marks::Pool(route) => Begun::Pool(timeline::poll_begins(start, *route)),
+            Marks::Layer(sampler, route) => {
+                let slot = sampler.slot_here();
+                if let Some(slot) = &slot {
+                    slot.in_route(*route);
+                }
+                Begun::Layer(slot)
+            }
+        }
+    }
+}
+
+impl Begun {
+    /// Ends the poll; whether it handed its worker's core off (`block_in_place`), which
+    /// only a served pool's timeline tells.
+    fn ends(self, end: &ThreadReading) -> bool {
+        match self {
+            Begun::Pool(mark) => timeline::poll_ends(mark, end),
+            Begun::Layer(slot) => {
+                if let Some(slot) = slot {
+                    slot.parked();
+                }
+                false
+            }
+        }
+    }
 }
 
 /// The runtime's stable metrics, read on the runtime the caller runs on.
@@ -107,18 +151,18 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
 /// handed off, not as computing or waiting.
 fn timed_poll<T>(
     (held, spans): (&mut Held, &mut Vec<PollSpan>),
-    (split, route): (bool, Option<u32>),
+    (split, marks): (bool, &Marks),
     poll: impl FnOnce() -> T,
 ) -> T {
     let clocks = if split { ThreadReading::now() } else { None };
-    let mark = clocks.as_ref().map(|c| timeline::poll_begins(c, route));
+    let mark = clocks.as_ref().map(|c| marks.begins(c));
     let started = Instant::now();
     let polled = poll();
     let ended = clocks.zip(mark).zip(ThreadReading::now());
     match ended {
         Some(((clocks, mark), end)) => {
             let time = clocks.until(&end);
-            let handed_off = timeline::poll_ends(mark, &end);
+            let handed_off = mark.ends(&end);
             let split = if handed_off {
                 Split {
                     handed_off: 1,
@@ -145,23 +189,24 @@ fn timed_poll<T>(
 }
 
 /// A future whose polls are timed: each poll is time its worker could run nothing else.
-struct Timed<F> {
+pub(crate) struct Timed<F> {
     inner: Pin<Box<F>>,
     held: Held,
     spans: Vec<PollSpan>,
     split: bool,
-    /// The route's number in the workers' samples.
-    route: Option<u32>,
+    /// Where its polls are told to the sampler.
+    marks: Marks,
 }
 
 impl<F: Future> Timed<F> {
-    fn new(inner: F, split: bool, route: Option<u32>) -> Self {
+    /// `inner`, its polls timed — and split by the thread's clocks where `split` says.
+    pub(crate) fn new(inner: F, split: bool, marks: Marks) -> Self {
         Timed {
             inner: Box::pin(inner),
             held: Held::default(),
             spans: Vec::new(),
             split,
-            route,
+            marks,
         }
     }
 }
@@ -173,7 +218,7 @@ impl<F: Future> Future for Timed<F> {
         let this = &mut *self;
         let polled = timed_poll(
             (&mut this.held, &mut this.spans),
-            (this.split, this.route),
+            (this.split, &this.marks),
             || this.inner.as_mut().poll(cx),
         );
         match polled {
@@ -185,20 +230,53 @@ impl<F: Future> Future for Timed<F> {
     }
 }
 
-/// A response body whose polls are timed on top of its future's, and which keeps the
-/// whole response's figures in the ledger when it is dropped — after its last frame was
-/// written, or when its connection went away.
-struct TimedBody {
-    inner: Body,
-    served: Option<Served>,
-    seq: u64,
-    ledger: Arc<Ledger>,
-    route: Option<u32>,
+/// What a timed body does with its response's figures when it is dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum AtDrop {
+    /// Keeps the whole response: the served router's ledger, read once its body is
+    /// written.
+    Keep,
+    /// Adds the body's polls to the response kept when its future was ready: a watch
+    /// layer's, whose test may still hold the response when the watch decides.
+    Amend,
 }
 
-impl http_body::Body for TimedBody {
-    type Data = axum::body::Bytes;
-    type Error = axum::Error;
+/// A response body whose polls are timed on top of its future's, and which keeps the
+/// response's figures in the ledger when it is dropped — after its last frame was written,
+/// or when its connection went away.
+pub(crate) struct TimedBody<B> {
+    inner: Pin<Box<B>>,
+    served: Option<Served>,
+    at_drop: AtDrop,
+    seq: u64,
+    ledger: Arc<Ledger>,
+    marks: Marks,
+}
+
+impl<B> TimedBody<B> {
+    /// `inner`, its polls timed into `served`, which is kept (or amended) in `ledger` as
+    /// response `seq` when the body is dropped.
+    pub(crate) fn new(
+        inner: B,
+        (served, at_drop): (Served, AtDrop),
+        seq: u64,
+        ledger: Arc<Ledger>,
+        marks: Marks,
+    ) -> Self {
+        TimedBody {
+            inner: Box::pin(inner),
+            served: Some(served),
+            at_drop,
+            seq,
+            ledger,
+            marks,
+        }
+    }
+}
+
+impl<B: http_body::Body> http_body::Body for TimedBody<B> {
+    type Data = B::Data;
+    type Error = B::Error;
 
     fn poll_frame(
         mut self: Pin<&mut Self>,
@@ -208,10 +286,10 @@ impl http_body::Body for TimedBody {
         match &mut this.served {
             Some(served) => timed_poll(
                 (&mut served.held, &mut served.spans),
-                (true, this.route),
-                || Pin::new(&mut this.inner).poll_frame(cx),
+                (true, &this.marks),
+                || this.inner.as_mut().poll_frame(cx),
             ),
-            None => Pin::new(&mut this.inner).poll_frame(cx),
+            None => this.inner.as_mut().poll_frame(cx),
         }
     }
 
@@ -224,10 +302,13 @@ impl http_body::Body for TimedBody {
     }
 }
 
-impl Drop for TimedBody {
+impl<B> Drop for TimedBody<B> {
     fn drop(&mut self) {
         if let Some(served) = self.served.take() {
-            self.ledger.keep(self.seq, served);
+            match self.at_drop {
+                AtDrop::Keep => self.ledger.keep(self.seq, served),
+                AtDrop::Amend => self.ledger.amend(self.seq, &served.held, &served.spans),
+            }
         }
     }
 }

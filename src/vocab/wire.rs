@@ -96,20 +96,34 @@ pub struct Split {
 impl Held {
     /// Adds one poll of `wall` time, split as `split` says when the clocks were read.
     pub(crate) fn add(&mut self, wall: std::time::Duration, split: Option<Split>) {
+        self.merge(&Held {
+            polls: 1,
+            longest: wall,
+            total: wall,
+            split,
+        });
+    }
+
+    /// Adds `other`'s polls: the same response's body, polled after its future's were
+    /// counted.
+    pub(crate) fn merge(&mut self, other: &Held) {
+        if other.polls == 0 {
+            return;
+        }
         let first = self.polls == 0;
-        self.polls = self.polls.saturating_add(1);
-        self.longest = self.longest.max(wall);
-        self.total += wall;
+        self.polls = self.polls.saturating_add(other.polls);
+        self.longest = self.longest.max(other.longest);
+        self.total += other.total;
         // A request is split only when every one of its polls was.
-        self.split = match (first, self.split, split) {
-            (true, _, poll) => poll,
-            (false, Some(sum), Some(poll)) => Some(Split {
-                computing: sum.computing + poll.computing,
-                waiting: sum.waiting + poll.waiting,
-                preempted: sum.preempted + poll.preempted,
-                longest_computing: sum.longest_computing.max(poll.longest_computing),
-                slept: sum.slept.saturating_add(poll.slept),
-                handed_off: sum.handed_off.saturating_add(poll.handed_off),
+        self.split = match (first, self.split, other.split) {
+            (true, _, theirs) => theirs,
+            (false, Some(sum), Some(more)) => Some(Split {
+                computing: sum.computing + more.computing,
+                waiting: sum.waiting + more.waiting,
+                preempted: sum.preempted + more.preempted,
+                longest_computing: sum.longest_computing.max(more.longest_computing),
+                slept: sum.slept.saturating_add(more.slept),
+                handed_off: sum.handed_off.saturating_add(more.handed_off),
             }),
             _ => None,
         };

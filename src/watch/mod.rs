@@ -38,9 +38,13 @@
 //! against anything else, so a watched test needs no test group of its own, no retries,
 //! and decides the same beside other tests on a busy machine.
 
+mod layer;
 mod seen;
 
+pub use self::layer::{WatchLayer, WatchService};
+
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
@@ -51,7 +55,7 @@ use crate::claims::remedy::{Hold, for_hold};
 use crate::error::{Error, Refused, Result};
 use crate::pool::sampler::{Calls, Place};
 use crate::pool::timeline;
-use crate::server::ledger;
+use crate::server::ledger::{self, Ledger};
 use crate::target::Target;
 use crate::vocab::Allowance;
 
@@ -74,7 +78,7 @@ const JOBS_WITHIN: Duration = Duration::from_millis(100);
 #[derive(Debug)]
 #[must_use = "a watch decides nothing until `nothing_blocked()` is asked"]
 pub struct Watch {
-    target: Target,
+    source: Source,
     /// The first request's number the watch reads.
     first: u64,
     /// The poll budget, as set ([`poll_budget`](Self::poll_budget)).
@@ -86,8 +90,91 @@ pub struct Watch {
     /// a CPU while it ran tells a busy machine ([`seen::BUSY`]).
     cpu: Option<crate::usage::CpuReading>,
     _responses: ledger::Recording,
-    _workers: timeline::Recording,
-    _calls: timeline::Sampling,
+}
+
+/// What a watch reads its requests from.
+#[derive(Debug)]
+enum Source {
+    /// A target perfshape serves: its responses, and its pool's workers whole.
+    Served {
+        target: Target,
+        _workers: timeline::Recording,
+        _calls: timeline::Sampling,
+    },
+    /// A router under a [`WatchLayer`]: its responses' polls, on whatever thread ran them.
+    Layer(Arc<layer::Layered>),
+}
+
+/// What a watch's source recorded, read at its end.
+struct Watched {
+    /// Every response started since the watch began.
+    served: Vec<ledger::Served>,
+    /// The responses started and never finished.
+    unrecorded: usize,
+    /// The workers' stretches outside every response that slept or waited.
+    outside: Vec<timeline::Segment>,
+    /// What the threads were sampled in.
+    calls: Calls,
+}
+
+impl Source {
+    /// What was seen of the requests numbered from `first` on, and of the workers since
+    /// `from`.
+    fn watched(&self, first: u64, from: Instant) -> Watched {
+        match self {
+            Source::Served { target, .. } => {
+                let server = target.served().expect("a served target's watch");
+                if server.runs_its_own_tasks() {
+                    std::thread::sleep(JOBS_WITHIN.saturating_sub(from.elapsed()));
+                }
+                let (served, unrecorded) = server.ledger().take_since(first, RECORDED_WITHIN);
+                server.pool().settled_activity(SETTLED_WITHIN);
+                let timeline = server.pool().timeline();
+                let outside = timeline
+                    .since(from)
+                    .into_iter()
+                    .filter(|s| s.time.slept || s.time.waiting > Duration::ZERO)
+                    .collect();
+                Watched {
+                    served,
+                    unrecorded,
+                    outside,
+                    calls: timeline.calls(),
+                }
+            }
+            Source::Layer(layered) => {
+                // Each response was kept when its future was ready: the test awaited them
+                // all before it asked, and nothing is still being written.
+                let (served, unrecorded) = layered.ledger.take_since(first, Duration::ZERO);
+                Watched {
+                    served,
+                    unrecorded,
+                    outside: Vec::new(),
+                    calls: layered.sampler.calls(),
+                }
+            }
+        }
+    }
+
+    /// What the watch sees of what the workers did, in a report's words.
+    fn sees(&self) -> &'static str {
+        match self {
+            Source::Served { .. } => {
+                "every poll of each response, and the workers' run outside them (tasks the handlers spawned, connections' drivers, background jobs)"
+            }
+            Source::Layer(_) => {
+                "every poll of each response, on the thread that ran it; not tasks the handlers spawned, nor block_in_place's hand-off (Target::watch sees both)"
+            }
+        }
+    }
+
+    /// What was watched, in a report's words.
+    fn describe(&self) -> String {
+        match self {
+            Source::Served { target, .. } => target.to_string(),
+            Source::Layer(_) => "a router under a WatchLayer".to_string(),
+        }
+    }
 }
 
 impl Target {
@@ -111,17 +198,15 @@ impl Target {
         let timeline = server.pool().timeline();
         let (workers, calls) = (timeline.record(), timeline.sample());
         let responses = server.ledger().record();
-        Ok(Watch {
-            target: self.clone(),
-            first: server.ledger().started(),
-            allowance: Allowance::default(),
-            refused: None,
-            from: Instant::now(),
-            cpu: crate::usage::CpuReading::now(),
-            _responses: responses,
-            _workers: workers,
-            _calls: calls,
-        })
+        Ok(Watch::of(
+            Source::Served {
+                target: self.clone(),
+                _workers: workers,
+                _calls: calls,
+            },
+            server.ledger(),
+            responses,
+        ))
     }
 }
 
@@ -149,6 +234,44 @@ struct Decided {
 }
 
 impl Watch {
+    fn of(source: Source, ledger: &Ledger, responses: ledger::Recording) -> Watch {
+        Watch {
+            source,
+            first: ledger.started(),
+            allowance: Allowance::default(),
+            refused: None,
+            from: Instant::now(),
+            cpu: crate::usage::CpuReading::now(),
+            _responses: responses,
+        }
+    }
+
+    /// A watch of whatever router its layer is put on, and the layer: for the functional
+    /// tests that call a router in their own process without serving it —
+    /// `tower::ServiceExt::oneshot`, as axum's testing example does, or axum-test's
+    /// `TestServer`. Every response the layered router serves from now on is recorded, its
+    /// polls timed on the thread that runs them and that thread sampled for the call it
+    /// sleeps in, until [`nothing_blocked`](Self::nothing_blocked) decides.
+    ///
+    /// It sees less than a served target's watch ([`Target::watch`]): only the layered
+    /// responses' own polls — not a task a handler spawned, nor a background job — and it
+    /// cannot tell tokio's `block_in_place` hand-off, which reads as holding the thread.
+    /// Where a test can reach its router by URL, serve it and watch the target.
+    pub fn layer() -> (WatchLayer, Watch) {
+        let layered = Arc::new(layer::Layered::default());
+        let responses = layered.ledger.record();
+        // The calling thread is the one a current-thread test runtime polls on: followed
+        // from the start, where a thread first met in a poll is followed a moment later.
+        layered.sampler.slot_here();
+        layered.sample();
+        let watch = Watch::of(
+            Source::Layer(Arc::clone(&layered)),
+            &layered.ledger,
+            responses,
+        );
+        (WatchLayer::new(layered), watch)
+    }
+
     /// The most CPU one poll may use before the route computes past it (default 4 ms; 24
     /// ms where perfshape is built without optimisations, and a poll between the two is
     /// inconclusive there, naming the profile line): as
@@ -182,27 +305,24 @@ impl Watch {
             return Err(refused.to_error());
         }
         let gate = GateMode::from_env()?;
-        let server = self
-            .target
-            .served()
-            .expect("a watch is made of a served target");
-        if server.runs_its_own_tasks() {
-            std::thread::sleep(JOBS_WITHIN.saturating_sub(self.from.elapsed()));
-        }
-        let (served, unrecorded) = server.ledger().take_since(self.first, RECORDED_WITHIN);
-        server.pool().settled_activity(SETTLED_WITHIN);
-        let timeline = server.pool().timeline();
-        let outside: Vec<timeline::Segment> = timeline
-            .since(self.from)
-            .into_iter()
-            .filter(|s| s.time.slept || s.time.waiting > Duration::ZERO)
-            .collect();
-        let calls = timeline.calls();
+        let Watched {
+            served,
+            unrecorded,
+            outside,
+            calls,
+        } = self.source.watched(self.first, self.from);
         if served.is_empty() {
             return Err(Error::invalid(
                 "watched requests",
-                format!("none reached {}", self.target),
-                "at least one request to target.url_of(path) while the watch runs",
+                format!("none reached {}", self.source.describe()),
+                match self.source {
+                    Source::Served { .. } => {
+                        "at least one request to target.url_of(path) while the watch runs"
+                    }
+                    Source::Layer(_) => {
+                        "at least one request to the router the WatchLayer was put on (router.layer(layer)) while the watch runs"
+                    }
+                },
             ));
         }
         let mut routes: BTreeMap<String, Route> = BTreeMap::new();
@@ -278,7 +398,7 @@ impl Watch {
         let outside_finding = decide_outside(longest_outside, outside.len(), &sampled_outside);
         decided.sort_by_key(|route| rank(&route.finding));
         let mut report = report(
-            &self.target,
+            &self.source,
             &decided,
             (outside_finding, sampled_outside),
             &calls,
@@ -339,7 +459,7 @@ fn call_of(calls: &Calls, place: &Place, sampled: &Sampled) -> Option<String> {
 /// The watch's report: one verdict over the routes, each listed with its requests, the
 /// first broken one leading with the call the kernel saw.
 fn report(
-    target: &Target,
+    source: &Source,
     routes: &[Decided],
     (outside, sampled_outside): (Finding, Sampled),
     calls: &Calls,
@@ -486,7 +606,8 @@ fn report(
         sides: Vec::new(),
         rounds: Vec::new(),
         context: BTreeMap::from([
-            ("target".to_string(), target.to_string()),
+            ("target".to_string(), source.describe()),
+            ("seen".to_string(), source.sees().to_string()),
             ("poll budget".to_string(), allowance.describe_budget()),
         ]),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

@@ -9,6 +9,7 @@
 
 #[path = "../common/mod.rs"]
 mod common;
+mod layered;
 mod located;
 mod services;
 mod twins;
