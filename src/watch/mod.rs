@@ -156,18 +156,6 @@ impl Source {
         }
     }
 
-    /// What the watch sees of what the workers did, in a report's words.
-    fn sees(&self) -> &'static str {
-        match self {
-            Source::Served { .. } => {
-                "every poll of each response, and the workers' run outside them (tasks the handlers spawned, connections' drivers, background jobs)"
-            }
-            Source::Layer(_) => {
-                "every poll of each response, on the thread that ran it; not tasks the handlers spawned, nor block_in_place's hand-off (Target::watch sees both)"
-            }
-        }
-    }
-
     /// What was watched, in a report's words.
     fn describe(&self) -> String {
         match self {
@@ -569,6 +557,9 @@ fn report(
         );
     }
     let mut evidence = Vec::new();
+    if let Source::Layer(_) = source {
+        evidence.push("seen through a WatchLayer: every poll of each response, on the thread that ran it; not the tasks its handlers spawned, nor tokio's block_in_place hand-off (a served target's watch, Target::watch, sees both)".to_string());
+    }
     for route in routes {
         let place = called::route(path_of(&route.name));
         evidence.push(format!("{}: {}", route.name, called::tally(calls, &place)));
@@ -607,7 +598,6 @@ fn report(
         rounds: Vec::new(),
         context: BTreeMap::from([
             ("target".to_string(), source.describe()),
-            ("seen".to_string(), source.sees().to_string()),
             ("poll budget".to_string(), allowance.describe_budget()),
         ]),
         cores: std::thread::available_parallelism().map_or(1, |n| n.get()),

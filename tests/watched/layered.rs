@@ -58,7 +58,7 @@ async fn handlers_done_right() -> Result {
     let checked = watch.nothing_blocked()?;
     assert_holds(&checked);
     let said = format!("{:#}", checked.report());
-    assert!(said.contains("not tasks the handlers spawned"), "{said}");
+    assert!(said.contains("not the tasks its handlers spawned"), "{said}");
     Ok(())
 }
 
