@@ -254,7 +254,7 @@ impl Endpoint {
                 // A launched service's samples are all outside any response's polls.
                 let place = match clocked {
                     true => Place::Outside,
-                    false => called::route(slow.path()),
+                    false => called::route(slow.request().method().as_str(), slow.path()),
                 };
                 let target = slow.target().clone();
                 let name = name.clone();

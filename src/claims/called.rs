@@ -27,10 +27,11 @@ impl Sampled {
     }
 }
 
-/// The place a route's samples were counted under: its path without the query, as the
-/// served router saw the request.
-pub(crate) fn route(path: &str) -> Place {
-    Place::Route(path.split('?').next().unwrap_or(path).to_string())
+/// The place a route's samples were counted under: its method and its path without the
+/// query, as the served router saw the request (`POST /accounts`: its samples and stacks
+/// are not `GET /accounts`'s).
+pub(crate) fn route(method: &str, path: &str) -> Place {
+    Place::Route(crate::pool::sampler::route_key(method, path))
 }
 
 /// The call the kernel saw the worker blocked in at `route`, in words, and in how many of
@@ -217,7 +218,7 @@ mod tests {
     #[test]
     fn a_wait_is_named_by_its_commonest_call_at_its_place() {
         if !crate::blocked_call::available() {
-            let said = named(None, &route("/x"), Hold::Waits).unwrap();
+            let said = named(None, &route("GET", "/x"), Hold::Waits).unwrap();
             assert!(said.contains("not read"), "{said}");
             return;
         }
@@ -226,30 +227,33 @@ mod tests {
             call: "write",
             path: "/tmp/audit.log".into(),
         };
-        calls.add(route("/order"), Seen::Blocked(file), 31);
-        calls.add(route("/order"), Seen::Blocked(BlockedCall::Lock), 9);
-        calls.add(route("/order"), Seen::Running, 12);
+        calls.add(route("GET", "/order"), Seen::Blocked(file), 31);
+        calls.add(route("GET", "/order"), Seen::Blocked(BlockedCall::Lock), 9);
+        calls.add(route("GET", "/order"), Seen::Running, 12);
         calls.add(Place::Outside, Seen::Blocked(BlockedCall::Sleep), 5);
-        let said = named(Some(&calls), &route("/order?n=1"), Hold::Waits).unwrap();
+        let said = named(Some(&calls), &route("GET", "/order?n=1"), Hold::Waits).unwrap();
         assert_eq!(
             said,
             "the kernel saw it blocked in write() of /tmp/audit.log, in 31 of the 40 samples that caught the worker waiting"
         );
-        let said = named(Some(&calls), &route("/order"), Hold::WaitsInATask).unwrap();
+        let said = named(Some(&calls), &route("GET", "/order"), Hold::WaitsInATask).unwrap();
         assert!(
             said.contains("clock_nanosleep(): a sleep, in 5 of the 5"),
             "{said}"
         );
         assert_eq!(
-            call(&calls, &route("/order"), Hold::Waits).as_deref(),
+            call(&calls, &route("GET", "/order"), Hold::Waits).as_deref(),
             Some("write() of /tmp/audit.log")
         );
-        assert_eq!(call(&calls, &route("/order"), Hold::Computes), None);
-        let said = named(Some(&calls), &route("/order"), Hold::Computes).unwrap();
+        assert_eq!(call(&calls, &route("GET", "/order"), Hold::Computes), None);
+        let said = named(Some(&calls), &route("GET", "/order"), Hold::Computes).unwrap();
         assert!(
             said.contains("running, in no system call, in 12 of 52"),
             "{said}"
         );
-        assert_eq!(named(Some(&calls), &route("/none"), Hold::Waits), None);
+        assert_eq!(
+            named(Some(&calls), &route("GET", "/none"), Hold::Waits),
+            None
+        );
     }
 }

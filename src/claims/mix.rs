@@ -87,7 +87,9 @@ impl Mix {
         let places: Vec<Place> = self
             .routes
             .iter()
-            .map(|(endpoint, _)| called::route(endpoint.path()))
+            .map(|(endpoint, _)| {
+                called::route(endpoint.request().method().as_str(), endpoint.path())
+            })
             .collect();
         let (used, rounds) = Measure::paired(
             &label,

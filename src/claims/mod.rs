@@ -14,7 +14,7 @@
 mod answering;
 mod blocking;
 pub(crate) mod called;
-mod distance;
+pub(crate) mod distance;
 mod fan_out;
 mod faster;
 pub(crate) mod holding;

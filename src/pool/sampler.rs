@@ -49,6 +49,12 @@ const OUTSIDE: u32 = 1;
 /// Codes from here on are a poll of route `code − IN_ROUTE`.
 const IN_ROUTE: u32 = 2;
 
+/// The key a route's samples are counted under: its method and its path without the query
+/// (`POST /accounts`), as the served router saw the request.
+pub(crate) fn route_key(method: &str, path: &str) -> String {
+    format!("{method} {}", path.split('?').next().unwrap_or(path))
+}
+
 /// One worker thread: its kernel id and where it is now (count of changes << 32 | code).
 #[derive(Debug)]
 pub(crate) struct Slot {

@@ -409,6 +409,7 @@ mod tests {
                 waiting: Duration::from_micros(waiting_us),
                 preempted: Duration::ZERO,
                 slept: true,
+                switched: true,
             },
         }
     }

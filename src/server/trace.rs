@@ -23,7 +23,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::ledger::{Ledger, MAX_SPANS, PollSpan, SPAN_FLOOR, Served};
-use crate::pool::sampler::{Sampler, Slot};
+use crate::pool::sampler::{Sampler, Slot, route_key};
 use crate::pool::timeline;
 use crate::thread_clock::ThreadReading;
 use crate::vocab::RuntimeFigures;
@@ -53,7 +53,11 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
         request.uri().path().to_string(),
     );
     // The route's number in the workers' samples, asked once per request while recording.
-    let marks = Marks::Pool(recording.then(|| timeline::route(&path)).flatten());
+    let marks = Marks::Pool(
+        recording
+            .then(|| timeline::route(&route_key(&method, &path)))
+            .flatten(),
+    );
     let (mut response, (held, spans)) =
         Timed::new(next.run(request), recording, marks.clone()).await;
     let headers = response.headers_mut();
@@ -80,7 +84,15 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
         held,
         spans,
     };
-    response.map(|body| Body::new(TimedBody::new(body, (served, AtDrop::Keep), seq, ledger, marks)))
+    response.map(|body| {
+        Body::new(TimedBody::new(
+            body,
+            (served, AtDrop::Keep),
+            seq,
+            ledger,
+            marks,
+        ))
+    })
 }
 
 /// Where a timed poll's thread tells the sampler it is: a served pool's worker, through
@@ -178,6 +190,7 @@ fn timed_poll<T>(
                     preempted: time.preempted,
                     longest_computing: time.computing,
                     slept: u32::from(time.slept),
+                    switched: u32::from(time.switched),
                     handed_off: 0,
                 }
             };

@@ -104,6 +104,9 @@ pub(crate) struct PollTime {
     /// and was off its CPU longer than [`UNSPLIT`]; false where that is not read
     /// ([`counts_sleeps`]).
     pub(crate) slept: bool,
+    /// Whether the thread made a voluntary context switch inside the poll at all, however
+    /// briefly it was off its CPU; false where that is not read.
+    pub(crate) switched: bool,
 }
 
 #[cfg(linux_reads)]
@@ -223,6 +226,7 @@ impl ThreadReading {
                 waiting: Duration::ZERO,
                 preempted: off_cpu,
                 slept,
+                switched: switched == Some(true),
             };
         }
         // Where the run queue is not known, time off the CPU is all the wait it can have
@@ -247,6 +251,7 @@ impl ThreadReading {
             waiting: off_cpu - preempted,
             preempted,
             slept,
+            switched: switched == Some(true),
         }
     }
 }

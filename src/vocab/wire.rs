@@ -85,6 +85,12 @@ pub struct Split {
     /// answer too fast to show as time. 0 where the switches are not read (off Linux).
     #[serde(default)]
     pub slept: u32,
+    /// Polls in which the worker made a voluntary context switch, however short its time
+    /// off the CPU (`slept` counts those off it longer than 20 µs): a sync call to a
+    /// process on the same machine answered within microseconds still switches. 0 where the
+    /// switches are not read.
+    #[serde(default)]
+    pub switched: u32,
     /// Polls during which tokio handed the worker's core to another thread before the
     /// handler blocked (`tokio::task::block_in_place`): the worker was not held, other
     /// tasks ran on the new thread meanwhile, and such a poll's time is in none of the
@@ -123,6 +129,7 @@ impl Held {
                 preempted: sum.preempted + more.preempted,
                 longest_computing: sum.longest_computing.max(more.longest_computing),
                 slept: sum.slept.saturating_add(more.slept),
+                switched: sum.switched.saturating_add(more.switched),
                 handed_off: sum.handed_off.saturating_add(more.handed_off),
             }),
             _ => None,
@@ -151,6 +158,9 @@ impl std::fmt::Display for Held {
             if split.slept > 0 {
                 write!(f, " slept={}", split.slept)?;
             }
+            if split.switched > 0 {
+                write!(f, " switched={}", split.switched)?;
+            }
             if split.handed_off > 0 {
                 write!(f, " handed_off={}", split.handed_off)?;
             }
@@ -172,6 +182,7 @@ impl FromStr for Held {
                 "preempt_us",
                 "longest_cpu_us",
                 "slept",
+                "switched",
                 "handed_off",
             ],
         ) {
@@ -181,6 +192,7 @@ impl FromStr for Held {
                 Some(preempt),
                 Some(longest),
                 slept,
+                switched,
                 handed_off,
             ] => Some(Split {
                 computing: us(cpu),
@@ -188,6 +200,7 @@ impl FromStr for Held {
                 preempted: us(preempt),
                 longest_computing: us(longest),
                 slept: slept.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+                switched: switched.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 handed_off: handed_off.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             }),
             _ => None,
@@ -202,7 +215,7 @@ impl FromStr for Held {
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [handed_off=N]]",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [switched=N] [handed_off=N]]",
             )),
         }
     }

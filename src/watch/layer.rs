@@ -21,7 +21,7 @@ use std::task::{Context, Poll};
 
 use axum::body::Body;
 
-use crate::pool::sampler::Sampler;
+use crate::pool::sampler::{Sampler, route_key};
 use crate::server::ledger::{Ledger, Served};
 use crate::server::trace::{AtDrop, Marks, Timed, TimedBody};
 use crate::vocab::Held;
@@ -126,12 +126,11 @@ where
             request.uri().path().to_string(),
         );
         let sampler = Arc::clone(&self.layered.sampler);
-        let route = sampler.route(&path);
+        let route = sampler.route(&route_key(&method, &path));
         let marks = Marks::Layer(sampler, route);
         let responding = self.inner.call(request);
         Box::pin(async move {
-            let (response, (held, spans)) =
-                Timed::new(responding, recording, marks.clone()).await;
+            let (response, (held, spans)) = Timed::new(responding, recording, marks.clone()).await;
             let response = response?;
             if !recording {
                 return Ok(response.map(Body::new));

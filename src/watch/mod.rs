@@ -51,6 +51,7 @@ use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, mil
 use crate::blocked_call::Seen;
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
+use crate::claims::distance::LocalLook;
 use crate::claims::remedy::{Hold, for_hold};
 use crate::error::{Error, Refused, Result};
 use crate::pool::sampler::{Calls, Place};
@@ -156,6 +157,16 @@ impl Source {
         }
     }
 
+    /// Whether the target takes the processes it talks to on this machine as production's
+    /// ([`Target::local_downstreams_are_production`]); a layered router has no target to
+    /// say so.
+    fn local_is_production(&self) -> bool {
+        match self {
+            Source::Served { target, .. } => target.local_is_production(),
+            Source::Layer(_) => false,
+        }
+    }
+
     /// What was watched, in a report's words.
     fn describe(&self) -> String {
         match self {
@@ -217,6 +228,8 @@ struct Decided {
     name: String,
     finding: Finding,
     sampled: Sampled,
+    /// What its polls were sampled in, over all its paths, under its name.
+    at: Calls,
     requests: usize,
     failed: usize,
 }
@@ -333,13 +346,15 @@ impl Watch {
             .zip(crate::usage::CpuReading::now())
             .and_then(|(then, now)| now.waiting_since(then))
             .filter(|&waiting| waiting >= BUSY);
+        // What the service talks to on this machine, looked at once where a route needs it.
+        let look = LocalLook::default();
         let mut decided: Vec<Decided> = routes
             .iter()
             .map(|(name, route)| {
                 let mut at = Calls::default();
-                let place = called::route(path_of(name));
+                let place = Place::Route(name.clone());
                 for path in &route.paths {
-                    let from = called::route(path);
+                    let from = called::route(method_of(name), path);
                     for (seen, n) in calls.at(&from) {
                         if let Some(stack) = calls.stack(&from, &seen) {
                             at.add_stack(place.clone(), seen.clone(), stack);
@@ -347,8 +362,29 @@ impl Watch {
                         at.add(place.clone(), seen, n);
                     }
                 }
+                // The workers' samples outside every response, for the route's evidence.
+                for (seen, n) in calls.at(&Place::Outside) {
+                    if let Some(stack) = calls.stack(&Place::Outside, &seen) {
+                        at.add_stack(Place::Outside, seen.clone(), stack);
+                    }
+                    at.add(Place::Outside, seen, n);
+                }
                 let sampled = Sampled::of(&at.at(&place));
-                let finding = decide_on(&route.requests, &sampled, &allowance, busy.is_some());
+                // Looked at only for a route whose worker switched out: reading the
+                // process's connections takes milliseconds in a long test run.
+                let switched = route
+                    .requests
+                    .iter()
+                    .any(|r| r.split.is_some_and(|s| s.switched > 0));
+                let local = switched
+                    .then(|| look.too_fast_to_see(self.source.local_is_production()))
+                    .flatten();
+                let finding = decide_on(
+                    &route.requests,
+                    &sampled,
+                    &allowance,
+                    (busy.is_some(), local.as_deref()),
+                );
                 // Where in the code, named only for a route that held its worker: naming
                 // frames reads the binary's debug information.
                 let call = sampled
@@ -360,7 +396,10 @@ impl Watch {
                 // the binary's debug information.
                 let computing = if matches!(finding, Finding::Computes { .. }) {
                     for path in &route.paths {
-                        at.add_computing(place.clone(), calls.computing(&called::route(path)));
+                        at.add_computing(
+                            place.clone(),
+                            calls.computing(&called::route(method_of(name), path)),
+                        );
                     }
                     called::computing_at(&at, &place)
                 } else {
@@ -372,6 +411,7 @@ impl Watch {
                     name: name.clone(),
                     finding,
                     sampled,
+                    at,
                     requests: route.requests.len(),
                     failed: route.requests.iter().filter(|r| r.status >= 500).count(),
                 }
@@ -422,9 +462,9 @@ fn route_of(path: &str) -> String {
         .join("/")
 }
 
-/// The path of a route's name (`/orders` of `POST /orders`).
-fn path_of(route: &str) -> &str {
-    route.split_once(' ').map_or(route, |(_, path)| path)
+/// The method of a route's name (`POST` of `POST /orders`).
+fn method_of(route: &str) -> &str {
+    route.split_once(' ').map_or(route, |(method, _)| method)
 }
 
 /// Broken findings first, then what cannot tell, then what holds.
@@ -561,11 +601,15 @@ fn report(
         evidence.push("seen through a WatchLayer: every poll of each response, on the thread that ran it; not the tasks its handlers spawned, nor tokio's block_in_place hand-off (a served target's watch, Target::watch, sees both)".to_string());
     }
     for route in routes {
-        let place = called::route(path_of(&route.name));
-        evidence.push(format!("{}: {}", route.name, called::tally(calls, &place)));
+        let place = Place::Route(route.name.clone());
+        evidence.push(format!(
+            "{}: {}",
+            route.name,
+            called::tally(&route.at, &place)
+        ));
         if rank(&route.finding) == 0 {
             evidence.extend(
-                called::stacks(calls, &place)
+                called::stacks(&route.at, &place)
                     .into_iter()
                     .map(|line| format!("{}: {line}", route.name)),
             );

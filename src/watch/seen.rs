@@ -152,16 +152,24 @@ pub(crate) enum Finding {
 /// budget in a build without optimisations cannot tell either, and names the profile line.
 #[cfg(test)]
 pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowance) -> Finding {
-    decide_on(requests, sampled, allowance, false)
+    decide_on(requests, sampled, allowance, (false, None))
 }
 
 /// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a single request's
-/// sleep under [`BUSY_SLICE`] that no sample caught holds.
+/// sleep under [`BUSY_SLICE`] that no sample caught holds. Where the service talks to a
+/// process on this machine directly (`local`: why that cannot be told, and what tells), a
+/// route that would otherwise hold, whose worker was off its CPU inside its polls in half
+/// its requests or more (its one request, where it had one) — asleep however briefly, or
+/// runnable for [`TOO_SHORT`] or more — cannot tell: a sync call to a process on loopback
+/// is answered within microseconds, before the worker sleeps or while the process it woke
+/// runs in its place (the accounts example's diesel build, 100 µs preempted and no sleep in
+/// some requests), where a correct handler's poll awaits and stays on its CPU throughout
+/// (its tokio-postgres build: no switch and no time off the CPU in 21 of 21 requests).
 pub(crate) fn decide_on(
     requests: &[Request],
     sampled: &Sampled,
     allowance: &Allowance,
-    busy: bool,
+    (busy, local): (bool, Option<&str>),
 ) -> Finding {
     let splits: Vec<Split> = requests.iter().filter_map(|r| r.split).collect();
     if splits.is_empty() {
@@ -227,6 +235,22 @@ pub(crate) fn decide_on(
             millis(longest_wait)
         ));
     }
+    // Off its CPU at all: asleep however briefly, or runnable while another thread ran in
+    // its place — the process it woke, where a sync call's answer came before it slept.
+    let off_cpu = splits
+        .iter()
+        .filter(|s| s.switched > 0 || s.waiting + s.preempted >= TOO_SHORT)
+        .count();
+    if let Some(local) = local
+        && off_cpu > 0
+        && off_cpu * 2 >= splits.len()
+    {
+        return Finding::CannotTell(format!(
+            "its worker was off its CPU inside its polls in {off_cpu} of its {} request{}, too briefly to see in what: {local}",
+            splits.len(),
+            if splits.len() == 1 { "" } else { "s" }
+        ));
+    }
     Finding::Holds
 }
 
@@ -265,6 +289,7 @@ mod tests {
                 preempted: Duration::ZERO,
                 longest_computing: Duration::from_micros(computing_us),
                 slept,
+                switched: slept,
                 handed_off: 0,
             }),
             status: 200,
@@ -421,23 +446,70 @@ mod tests {
         }
         let lone = [request(1_100, 1, 60)];
         assert!(matches!(
-            decide_on(&lone, &Sampled::NONE, &budget(4), false),
+            decide_on(&lone, &Sampled::NONE, &budget(4), (false, None)),
             Finding::Waits { .. }
         ));
         assert_eq!(
-            decide_on(&lone, &Sampled::NONE, &budget(4), true),
+            decide_on(&lone, &Sampled::NONE, &budget(4), (true, None)),
             Finding::Holds
         );
         // A sync call's whole 2 ms, or one the kernel was seen in, is no busy machine's.
         assert!(matches!(
-            decide_on(&[request(2_000, 1, 60)], &Sampled::NONE, &budget(4), true),
+            decide_on(
+                &[request(2_000, 1, 60)],
+                &Sampled::NONE,
+                &budget(4),
+                (true, None)
+            ),
             Finding::Waits { .. }
         ));
         let sleep = Sampled::of(&[(Seen::Blocked(BlockedCall::Sleep), 1)]);
         assert!(matches!(
-            decide_on(&lone, &sleep, &budget(4), true),
+            decide_on(&lone, &sleep, &budget(4), (true, None)),
             Finding::Waits { .. }
         ));
+    }
+
+    /// A route whose worker was off its CPU briefly (a switch, no wait) in half its requests
+    /// or more cannot tell beside a process on this machine, naming it; with none, or never
+    /// off its CPU, or in fewer than half, it holds.
+    #[test]
+    fn brief_switches_beside_a_local_process_cannot_tell() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return;
+        }
+        let switched = |n: u32| Request {
+            split: Some(Split {
+                switched: n,
+                ..request(0, 0, 40).split.unwrap()
+            }),
+            status: 200,
+        };
+        let local = Some("the service talks to 127.0.0.1:5432 (postgres) directly");
+        let three = [switched(1), switched(2), switched(0)];
+        match decide_on(&three, &Sampled::NONE, &budget(4), (false, local)) {
+            Finding::CannotTell(why) => {
+                assert!(
+                    why.contains("off its CPU inside its polls in 2 of its 3"),
+                    "{why}"
+                );
+                assert!(why.contains("(postgres)"), "{why}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            decide_on(&[switched(1)], &Sampled::NONE, &budget(4), (false, local)),
+            Finding::CannotTell(_)
+        ));
+        let none = [switched(0), switched(0), switched(1)];
+        assert_eq!(
+            decide_on(&none, &Sampled::NONE, &budget(4), (false, local)),
+            Finding::Holds
+        );
+        assert_eq!(
+            decide_on(&three, &Sampled::NONE, &budget(4), (false, None)),
+            Finding::Holds
+        );
     }
 
     /// Off Linux a poll's time off the CPU may be the machine's: it decides nothing, and a

@@ -22,7 +22,11 @@ async fn oneshot_get(app: &Router, path: &str) {
         .oneshot(Request::get(path).body(Body::empty()).expect("a request"))
         .await
         .expect("a router answers");
-    assert!(response.status().is_success(), "GET {path}: {}", response.status());
+    assert!(
+        response.status().is_success(),
+        "GET {path}: {}",
+        response.status()
+    );
     axum::body::to_bytes(response.into_body(), usize::MAX)
         .await
         .expect("its body");
@@ -58,7 +62,10 @@ async fn handlers_done_right() -> Result {
     let checked = watch.nothing_blocked()?;
     assert_holds(&checked);
     let said = format!("{:#}", checked.report());
-    assert!(said.contains("not the tasks its handlers spawned"), "{said}");
+    assert!(
+        said.contains("not the tasks its handlers spawned"),
+        "{said}"
+    );
     Ok(())
 }
 
@@ -124,7 +131,10 @@ async fn oneshot_a_synced_write_names_its_line() -> Result {
 async fn todos_under_axum_test(app: Router) -> Result<perfshape::Checked> {
     let (layer, watch) = Watch::layer();
     let server = axum_test::TestServer::new(app.layer(layer)).expect("a test server");
-    let created = server.post("/todos").json(&json!({ "text": "buy tea" })).await;
+    let created = server
+        .post("/todos")
+        .json(&json!({ "text": "buy tea" }))
+        .await;
     created.assert_status(StatusCode::CREATED);
     let listed = server.get("/todos").await;
     listed.assert_status_ok();
@@ -150,8 +160,13 @@ async fn axum_test_a_sync_write_in_the_todo_lists_create_is_named() -> Result {
 async fn a_layer_no_request_reached_is_refused() {
     let (layer, watch) = Watch::layer();
     let _app = handlers::app().layer(layer);
-    let refused = watch.nothing_blocked().expect_err("no request reached the layer");
+    let refused = watch
+        .nothing_blocked()
+        .expect_err("no request reached the layer");
     let said = refused.to_string();
-    assert!(said.contains("none reached a router under a WatchLayer"), "{said}");
+    assert!(
+        said.contains("none reached a router under a WatchLayer"),
+        "{said}"
+    );
     assert!(said.contains("router.layer(layer)"), "{said}");
 }

@@ -132,7 +132,7 @@ impl Endpoint {
         // What the workers were sampled in, over every round's fan-out.
         let sampled = Sampled::default();
         let (sampling, named) = (sampled.clone(), sampled.clone());
-        let place = called::route(self.path());
+        let place = called::route(self.request().method().as_str(), self.path());
         let named_at = place.clone();
         let what = {
             let (size, name) = (size.clone(), self.name());
