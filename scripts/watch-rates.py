@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
 """How often the watch decides as it must on the project's services: runs the watched
-functional tests (tests/watched/: every correct route must hold, every blocking twin must be
-broken, naming its route) RUNS times, quiet and with both cores kept busy, and prints each
-test's outcomes and the false-alarm and miss rates as Markdown:
+functional tests (every correct route must hold, every blocking twin must be broken, naming
+its route; each held call's line named) RUNS times in each of three conditions — quiet; both
+cores kept busy by spin loops; and beside the rest of the suite, run again and again, with
+one core kept busy — and prints each test's outcomes and the false-alarm and miss rates as
+Markdown:
 
-    python3 scripts/watch-rates.py --runs 50            # quiet, then both cores busy
     python3 scripts/watch-rates.py --runs 50 > docs/watch.md
 
+The watched tests are those of tests/watched/ (the served watch and the tower layer) and the
+inventory, ledger and — where PostgreSQL's server binaries are found — accounts examples'.
 A test that fails is a wrong verdict (a correct route not holding: a false alarm, or
 undecided; a twin not broken: a miss); the output of a run with one is kept in
-target/perfshape/watch-failures.log, each failing test's full report in it. "Busy" keeps one spin loop per core running beside the tests, in a process group of
-their own, stopped by its id. Standard library only; the test binary is built once first.
+target/perfshape/watch-failures.log, each failing test's full report in it. Spin loops and
+the suite beside run in process groups of their own, stopped by their ids. Standard library
+only; the test binaries are built once first.
 """
 
 import argparse
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -25,23 +30,40 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# Each condition: its name, the spin loops kept running, and whether the rest of the suite
+# runs beside.
+CONDITIONS = [
+    ("quiet", 0, False),
+    ("busy", os.cpu_count() or 2, False),
+    ("beside the suite", 1, True),
+]
+
+
+def postgres() -> bool:
+    """Whether PostgreSQL's server binaries are found, as the accounts example looks."""
+    return bool(shutil.which("initdb")) or bool(list(Path("/usr/lib/postgresql").glob("*/bin/initdb")))
+
+
+def packages() -> list[str]:
+    found = ["-p", "perfshape", "-p", "inventory", "-p", "ledger"]
+    return found + (["-p", "accounts"] if postgres() else [])
+
 
 FAILURES = ROOT / "target" / "perfshape" / "watch-failures.log"
 
 
-def run_once(busy: bool) -> dict[str, bool]:
-    """One run of the watched tests: each test's name and whether it passed. A run with a
-    failure is kept whole in FAILURES (each failing test prints the watch's full report)."""
-    spinners = []
-    if busy:
-        for _ in range(os.cpu_count() or 2):
-            spinners.append(
-                subprocess.Popen(["bash", "-c", "while :; do :; done"], start_new_session=True)
-            )
+def run_once(spin: int) -> dict[str, bool]:
+    """One run of the watched tests beside `spin` spin loops: each test's name and whether it
+    passed. A run with a failure is kept whole in FAILURES (each failing test prints the
+    watch's full report)."""
+    spinners = [
+        subprocess.Popen(["bash", "-c", "while :; do :; done"], start_new_session=True)
+        for _ in range(spin)
+    ]
     try:
         out = subprocess.run(
-            ["cargo", "nextest", "run", "-p", "perfshape", "-p", "inventory", "--test",
-             "watched", "--no-fail-fast", "--color", "never"],
+            ["cargo", "nextest", "run", *packages(), "--test", "watched", "--no-fail-fast",
+             "--color", "never"],
             cwd=ROOT, capture_output=True, text=True,
         )
     finally:
@@ -50,78 +72,120 @@ def run_once(busy: bool) -> dict[str, bool]:
             spinner.wait()
     results = {}
     for line in (out.stdout + out.stderr).splitlines():
-        m = re.match(r"\s*(PASS|FAIL) \[.*\] \(\s*\d+/\d+\) (perfshape|inventory)::watched (\S+)", line)
+        m = re.match(r"\s*(PASS|FAIL) \[.*\] \(\s*\d+/\d+\) (perfshape|inventory|ledger|accounts)::watched (\S+)", line)
         if m:
-            name = m.group(3) if m.group(2) == "perfshape" else f"inventory::{m.group(3)}"
+            name = m.group(3) if m.group(2) == "perfshape" else f"{m.group(2)}::{m.group(3)}"
             results[name] = m.group(1) == "PASS"
     if not results:
         sys.exit(f"no test ran:\n{out.stdout[-2000:]}\n{out.stderr[-2000:]}")
     if not all(results.values()):
         FAILURES.parent.mkdir(parents=True, exist_ok=True)
         with FAILURES.open("a") as log:
-            log.write(f"=== {'busy' if busy else 'quiet'} run, {time.ctime()}\n")
+            log.write(f"=== run with {spin} spin loops, {time.ctime()}\n")
             log.write(out.stdout + out.stderr)
     return results
+
+
+def suite_beside() -> subprocess.Popen:
+    """The rest of the suite, run again and again until stopped (its outcome not read)."""
+    return subprocess.Popen(
+        ["bash", "-c",
+         "while :; do cargo nextest run -p perfshape -E 'not binary(watched)' --no-fail-fast "
+         ">/dev/null 2>&1; done"],
+        cwd=ROOT, start_new_session=True,
+    )
+
+
+def correct(test: str) -> bool:
+    """A watched test of correct routes only: a failure is a false alarm."""
+    return test.startswith(("services::", "layered::oneshot_handlers", "layered::oneshot_on_",
+                            "layered::axum_test_the_")) or test in (
+        "inventory::every_other_build_holds", "ledger::the_store_client_on_the_blocking_pool_holds",
+        "accounts::the_fixes_hold")
+
+
+def twin(test: str) -> bool:
+    """A watched test of a blocking twin: a failure is a miss."""
+    if test.endswith("_names_its_line"):
+        return False
+    return test.startswith(("twins::", "layered::oneshot_a_", "layered::axum_test_a_")) or test in (
+        "inventory::rusqlite_on_the_worker_is_named", "ledger::the_store_client_on_the_worker_is_named",
+        "accounts::diesel_on_the_worker_never_holds")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=50)
     args = parser.parse_args()
-    subprocess.run(["cargo", "nextest", "run", "-p", "perfshape", "-p", "inventory", "--test",
-                    "watched", "--no-run"], cwd=ROOT, check=True, capture_output=True)
-    tallies = {}
+    subprocess.run(["cargo", "nextest", "run", *packages(), "--test", "watched", "--no-run"],
+                   cwd=ROOT, check=True, capture_output=True)
+    subprocess.run(["cargo", "nextest", "run", "-p", "perfshape", "--no-run"],
+                   cwd=ROOT, check=True, capture_output=True)
+    tallies: dict[str, dict[str, int]] = {}
     took = {}
-    for busy in (False, True):
+    for name, spin, suite in CONDITIONS:
+        beside = suite_beside() if suite else None
         began = time.time()
         counts: dict[str, int] = {}
-        for i in range(args.runs):
-            for test, passed in run_once(busy).items():
-                counts.setdefault(test, 0)
-                counts[test] += passed
-            print(f"{'busy' if busy else 'quiet'} run {i + 1}/{args.runs}", file=sys.stderr)
-        tallies[busy] = counts
-        took[busy] = time.time() - began
-    tests = sorted(tallies[False])
+        try:
+            for i in range(args.runs):
+                for test, passed in run_once(spin).items():
+                    counts[test] = counts.get(test, 0) + passed
+                print(f"{name} run {i + 1}/{args.runs}", file=sys.stderr)
+        finally:
+            if beside:
+                os.killpg(beside.pid, signal.SIGKILL)
+                beside.wait()
+        tallies[name] = counts
+        took[name] = time.time() - began
+    names = [name for name, _, _ in CONDITIONS]
+    tests = sorted(tallies["quiet"])
     print("# The watch on the project's services\n")
     print(
-        "Each watched functional test of `tests/watched/` sends the requests a team's "
-        "functional test sends (one to three a route, with its own reqwest client) and ends "
-        "with `watch.nothing_blocked()?`, asserted: every route of a correct service must "
-        "hold (`services::`), every blocking twin must be broken, its first line naming the "
-        "route (`twins::`); beside them, the inventory example's four builds on SQLite "
-        "(`examples/inventory/tests/watched.rs`: rusqlite on the worker named, the three "
-        "other builds holding); and each kind of call that holds a worker, whose report "
-        "must name the line of `tests/apps/held.rs` that made it (`located::`, "
-        "[where.md](where.md)). Each was run "
-        f"{args.runs} times quiet and {args.runs} times with both cores of this machine kept "
-        "busy by spin loops; a failure is a false alarm (or an undecided route) on a correct "
-        "service, a miss on a twin, a line not named (or named wrong) where in the code is "
-        "read. Made by `python3 scripts/watch-rates.py --runs "
+        "Each watched functional test sends the requests a team's functional test sends (one "
+        "to three a route, with its own client, asserting on the answers) and ends with "
+        "`watch.nothing_blocked()?`, asserted. `services::` (tests/watched/) are the "
+        "project's correct services, every route of which must hold; `twins::` their "
+        "blocking twins, each broken with its first line naming the route; `located::` each "
+        "kind of call that holds a worker, whose report must name the line of "
+        "`tests/apps/held.rs` that made it ([where.md](where.md)); `layered::` the same "
+        "handlers under the tower layer, called with `oneshot` and through axum-test's "
+        "`TestServer`; `inventory::` the inventory example's four builds on SQLite (rusqlite "
+        "on the worker named, the three other builds holding); `ledger::` the gRPC ledger's "
+        "two builds; `accounts::` the accounts example's three builds on a PostgreSQL "
+        "cluster on loopback (diesel on the worker never holding: broken, or inconclusive "
+        "naming postgres; the two fixes holding). "
+        f"Each was run {args.runs} times in each condition: quiet; with both cores of this "
+        "machine kept busy by spin loops; and beside the rest of the suite, run again and "
+        "again, with one core kept busy. A failure is a false alarm (or an undecided route) "
+        "on a correct service, a miss on a twin, a line not named (or named wrong) where in "
+        "the code is read. Made by `python3 scripts/watch-rates.py --runs "
         f"{args.runs} > docs/watch.md`.\n"
     )
-    print("| test | quiet: as it must | busy: as it must |")
-    print("|---|---:|---:|")
+    print("| test | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
     for test in tests:
-        q, b = tallies[False].get(test, 0), tallies[True].get(test, 0)
-        print(f"| `{test}` | {q} of {args.runs} | {b} of {args.runs} |")
+        cells = [f"{tallies[n].get(test, 0)} of {args.runs}" for n in names]
+        print(f"| `{test}` | " + " | ".join(cells) + " |")
     kinds = {
-        "false alarms": lambda t: t.startswith("services::") or t == "inventory::every_other_build_holds",
-        "misses": lambda t: t.startswith("twins::") or t == "inventory::rusqlite_on_the_worker_is_named",
-        "lines not named": lambda t: t.startswith("located::"),
+        "false alarms": correct,
+        "misses": twin,
+        "lines not named": lambda t: t.startswith("located::") or t == "layered::oneshot_a_synced_write_names_its_line",
     }
+    print()
+    print("| | " + " | ".join(names) + " |")
+    print("|---|" + "---:|" * len(names))
     for what, belongs in kinds.items():
-        for busy in (False, True):
-            group = [t for t in tests if belongs(t)]
-            wrong = sum(args.runs - tallies[busy].get(t, 0) for t in group)
-            print(
-                f"\n{what[0].upper() + what[1:]}, {'busy' if busy else 'quiet'}: {wrong} of "
-                f"{len(group) * args.runs} watched tests ({len(group)} tests × {args.runs} runs)."
-            )
+        group = [t for t in tests if belongs(t)]
+        cells = [
+            f"{sum(args.runs - tallies[n].get(t, 0) for t in group)} of {len(group) * args.runs}"
+            for n in names
+        ]
+        print(f"| {what} ({len(group)} tests) | " + " | ".join(cells) + " |")
     print(
-        f"\nA run of the binary (its {len(tests)} tests, in parallel) took "
-        f"{took[False] / args.runs:.1f} s quiet and {took[True] / args.runs:.1f} s busy, "
-        "nextest's start included."
+        f"\nA run of the watched tests ({len(tests)}, in parallel) took "
+        + ", ".join(f"{took[n] / args.runs:.1f} s {n}" for n in names)
+        + ", nextest's start included."
     )
 
 
