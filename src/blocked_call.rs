@@ -41,40 +41,6 @@ pub(crate) fn current() -> Option<Tid> {
     None
 }
 
-/// Whether a thread of this process other than `waiting` and the calling one is on a CPU
-/// or on a run queue now (`R` in its `stat`): read when `waiting` is seen in a lock, to tell
-/// a holder that runs (or that the machine keeps from its CPU) from one asleep. ≈5 µs a
-/// thread.
-#[cfg(linux_reads)]
-pub(crate) fn beside_runnable(waiting: Tid) -> bool {
-    let me = current();
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
-        return false;
-    };
-    tasks.flatten().any(|task| {
-        let Some(tid) = task
-            .file_name()
-            .to_str()
-            .and_then(|t| t.parse::<Tid>().ok())
-        else {
-            return false;
-        };
-        if tid == waiting || Some(tid) == me {
-            return false;
-        }
-        std::fs::read_to_string(task.path().join("stat")).is_ok_and(|stat| {
-            // The state follows the command's name, which may hold spaces and parentheses.
-            stat.rsplit_once(") ")
-                .is_some_and(|(_, rest)| rest.starts_with('R'))
-        })
-    })
-}
-
-#[cfg(not(linux_reads))]
-pub(crate) fn beside_runnable(_waiting: Tid) -> bool {
-    false
-}
-
 /// Whether what a thread is blocked in can be read here: Linux, with its own threads'
 /// `syscall` files readable.
 pub(crate) fn available() -> bool {

@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::blocked_call::{self, BlockedCall, Reader, Seen, Tid};
+use crate::blocked_call::{self, Reader, Seen, Tid};
 use crate::stack::{Capturer, Stack};
 
 /// How often the workers are sampled while any of them runs.
@@ -103,9 +103,6 @@ pub(crate) struct Calls {
     counts: BTreeMap<(Place, Seen), u32>,
     stacks: BTreeMap<(Place, Seen), Stack>,
     running: BTreeMap<Place, Vec<Stack>>,
-    /// The samples of a worker in a lock while another thread of the process was runnable
-    /// ([`blocked_call::beside_runnable`]), by place.
-    held_up: BTreeMap<Place, u32>,
 }
 
 impl Calls {
@@ -158,32 +155,11 @@ impl Calls {
             })
             .filter(|(_, stacks)| !stacks.is_empty())
             .collect();
-        let held_up = self
-            .held_up
-            .iter()
-            .map(|(place, n)| {
-                let before = earlier.held_up.get(place).copied().unwrap_or(0);
-                (place.clone(), n.saturating_sub(before))
-            })
-            .filter(|(_, n)| *n > 0)
-            .collect();
         Calls {
             counts,
             stacks,
             running,
-            held_up,
         }
-    }
-
-    /// The samples at `place` that caught the worker in a lock while another thread of this
-    /// process was runnable: a holder on a CPU, or kept from one.
-    pub(crate) fn held_up(&self, place: &Place) -> u32 {
-        self.held_up.get(place).copied().unwrap_or(0)
-    }
-
-    /// Counts `n` samples in a lock beside a runnable thread at `place` in.
-    pub(crate) fn add_held_up(&mut self, place: Place, n: u32) {
-        *self.held_up.entry(place).or_default() += n;
     }
 
     /// The stacks the kernel sampled of a worker computing at `place`.
@@ -223,9 +199,6 @@ impl Calls {
         for (place, stacks) in &other.running {
             self.add_computing(place.clone(), stacks);
         }
-        for (place, n) in &other.held_up {
-            self.add_held_up(place.clone(), *n);
-        }
     }
 
     /// Counts `n` samples of `seen` at `place` in.
@@ -245,8 +218,6 @@ pub(crate) struct Sampler {
     /// The stacks the kernel sampled of the workers computing, by place (the first
     /// [`MAX_RUNNING_STACKS`] of each).
     running: Mutex<BTreeMap<u32, Vec<Stack>>>,
-    /// The samples in a lock beside a runnable thread, by place.
-    held_up: Mutex<BTreeMap<u32, u32>>,
     sampling: AtomicBool,
 }
 
@@ -305,7 +276,6 @@ impl Sampler {
         lock(&self.counts).clear();
         lock(&self.stacks).clear();
         lock(&self.running).clear();
-        lock(&self.held_up).clear();
     }
 
     /// The samples so far.
@@ -331,11 +301,6 @@ impl Sampler {
         for (code, stacks) in lock(&self.running).iter() {
             if let Some(place) = place_of(*code) {
                 calls.add_computing(place, stacks);
-            }
-        }
-        for (code, &n) in lock(&self.held_up).iter() {
-            if let Some(place) = place_of(*code) {
-                calls.add_held_up(place, n);
             }
         }
         calls
@@ -428,10 +393,6 @@ impl Sampler {
                 {
                     lock(&self.stacks).insert(key.clone(), stack);
                 }
-            }
-            if key.1 == Seen::Blocked(BlockedCall::Lock) && blocked_call::beside_runnable(slot.tid)
-            {
-                *lock(&self.held_up).entry(code).or_default() += 1;
             }
             *lock(&self.counts).entry(key).or_default() += 1;
         }

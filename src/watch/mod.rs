@@ -361,7 +361,6 @@ impl Watch {
                         }
                         at.add(place.clone(), seen, n);
                     }
-                    at.add_held_up(place.clone(), calls.held_up(&from));
                 }
                 // The workers' samples outside every response, for the route's evidence.
                 for (seen, n) in calls.at(&Place::Outside) {
@@ -370,7 +369,7 @@ impl Watch {
                     }
                     at.add(Place::Outside, seen, n);
                 }
-                let sampled = Sampled::at(&at, &place);
+                let sampled = Sampled::of(&at.at(&place));
                 // Looked at only for a route whose worker switched out: reading the
                 // process's connections takes milliseconds in a long test run.
                 let switched = route
@@ -423,7 +422,7 @@ impl Watch {
             .map(|s| s.time.waiting)
             .max()
             .unwrap_or_default();
-        let sampled_outside = Sampled::at(&calls, &Place::Outside);
+        let sampled_outside = Sampled::of(&calls.at(&Place::Outside));
         let outside_finding = decide_outside(longest_outside, outside.len(), &sampled_outside);
         decided.sort_by_key(|route| rank(&route.finding));
         let mut report = report(

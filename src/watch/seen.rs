@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use crate::blocked_call::{BlockedCall, Seen};
 pub(crate) use crate::claims::holding::millis;
-use crate::pool::sampler::{Calls, Place};
 use crate::vocab::Allowance;
 use crate::vocab::wire::Split;
 
@@ -66,9 +65,6 @@ pub(crate) struct Sampled {
     pub(crate) asleep: u32,
     /// The samples that caught the worker running there.
     pub(crate) running: u32,
-    /// The samples that caught the worker in a lock while another thread of this process
-    /// was runnable: its holder on a CPU, or kept from one.
-    pub(crate) held_up: u32,
 }
 
 impl Sampled {
@@ -78,16 +74,7 @@ impl Sampled {
         call: None,
         asleep: 0,
         running: 0,
-        held_up: 0,
     };
-
-    /// What was sampled at `place`.
-    pub(crate) fn at(calls: &Calls, place: &Place) -> Sampled {
-        Sampled {
-            held_up: calls.held_up(place),
-            ..Sampled::of(&calls.at(place))
-        }
-    }
 
     /// From the samples at one place, commonest first.
     pub(crate) fn of(samples: &[(Seen, u32)]) -> Sampled {
@@ -106,7 +93,6 @@ impl Sampled {
                 .filter(|(seen, _)| *seen == Seen::Running)
                 .map(|(_, n)| n)
                 .sum(),
-            held_up: 0,
         }
     }
 
@@ -170,9 +156,7 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
 }
 
 /// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a single request's
-/// sleep under [`BUSY_SLICE`] that no sample caught holds, and so do requests whose every
-/// sleep sampled was in a lock while another thread of the process was runnable, none
-/// past two slices (its holder kept from its CPU). Where the service talks to a
+/// sleep under [`BUSY_SLICE`] that no sample caught holds. Where the service talks to a
 /// process on this machine directly (`local`: why that cannot be told, and what tells), a
 /// route that would otherwise hold, whose worker was off its CPU inside its polls in half
 /// its requests or more (its one request, where it had one) — asleep however briefly, or
@@ -227,20 +211,9 @@ pub(crate) fn decide_on(
     // on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
     let in_a_lock = matches!(sampled.call, Some((BlockedCall::Lock, _)))
         || (busy && sampled.call.is_none() && longest_wait < BUSY_SLICE);
-    // On a busy machine, every sample that caught the route asleep caught it in a lock while
-    // another thread of the process was runnable, and no request waited two of the
-    // machine's slices: a brief lock whose holder the machine kept from its CPU (sqlx's
-    // SQLite worker thread, 1.8 ms in 2 of 3 requests once in 500 watched tests with both
-    // cores busy). A holder asleep (a sleep, a sync call, while it holds the lock) is not
-    // runnable; one that computes while it holds it (rayon awaited by blocking) holds it
-    // longer.
-    let holder_preempted = busy
-        && sampled.asleep > 0
-        && sampled.held_up >= sampled.asleep
-        && longest_wait < 2 * BUSY_SLICE;
     if (sampled.a_call().is_some() && !slept.is_empty())
         || (longest_wait >= A_CALL && !in_a_lock)
-        || (slept.len() >= TO_TELL && slept.len() * 2 >= splits.len() && !holder_preempted)
+        || (slept.len() >= TO_TELL && slept.len() * 2 >= splits.len())
     {
         return waits;
     }
@@ -493,40 +466,6 @@ mod tests {
         let sleep = Sampled::of(&[(Seen::Blocked(BlockedCall::Sleep), 1)]);
         assert!(matches!(
             decide_on(&lone, &sleep, &budget(4), (true, None)),
-            Finding::Waits { .. }
-        ));
-    }
-
-    /// On a busy machine, sleeps in a lock whose every sample caught another thread of the
-    /// process runnable, under two slices, are its holder's preemption; one sample of a
-    /// lock with the others asleep, a quiet machine, or a wait of 3 ms or more, is a wait.
-    #[test]
-    fn a_busy_machine_explains_a_lock_whose_holder_was_runnable() {
-        if !crate::thread_clock::splits_off_cpu() {
-            return;
-        }
-        let three = [
-            request(1_800, 1, 60),
-            request(900, 1, 60),
-            request(0, 0, 60),
-        ];
-        let held_up = |n: u32| Sampled {
-            held_up: n,
-            ..seen(BlockedCall::Lock, 2)
-        };
-        assert_eq!(
-            decide_on(&three, &held_up(2), &budget(4), (true, None)),
-            Finding::Holds
-        );
-        for (sampled, busy) in [(held_up(1), true), (held_up(2), false)] {
-            assert!(matches!(
-                decide_on(&three, &sampled, &budget(4), (busy, None)),
-                Finding::Waits { requests: 2, .. }
-            ));
-        }
-        let longer = [request(3_000, 1, 60), request(3_100, 1, 60)];
-        assert!(matches!(
-            decide_on(&longer, &held_up(2), &budget(4), (true, None)),
             Finding::Waits { .. }
         ));
     }
