@@ -91,6 +91,7 @@ mod evidence;
 mod fd_limit;
 mod limits;
 mod local_downstream;
+mod local_traffic;
 mod mix;
 mod outcome;
 mod platform;

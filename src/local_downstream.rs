@@ -31,8 +31,28 @@ impl std::fmt::Display for LocalDownstream {
 
 /// This process's connections to other local processes' listeners, one per address, but
 /// for those whose local port is in `skip` (a downstream proxy's own connections onward).
-#[cfg(linux_reads)]
 pub(crate) fn local_downstreams(skip: &[u16]) -> Vec<LocalDownstream> {
+    let mut found: Vec<LocalDownstream> = Vec::new();
+    for (_, downstream) in connections(skip) {
+        if !found.iter().any(|f| f.addr == downstream.addr) {
+            found.push(downstream);
+        }
+    }
+    found.sort_by_key(|f| f.addr);
+    found
+}
+
+/// The descriptors of this process's connections to other local processes' listeners
+/// (all of them: a pool's many to one database), but for those whose local port is in
+/// `skip`.
+pub(crate) fn local_sockets(skip: &[u16]) -> Vec<i32> {
+    connections(skip).into_iter().map(|(fd, _)| fd).collect()
+}
+
+/// Each connection of this process's to another local process's listener: its descriptor,
+/// and where it goes.
+#[cfg(linux_reads)]
+fn connections(skip: &[u16]) -> Vec<(i32, LocalDownstream)> {
     use crate::service_process::ServiceProcess;
     use procfs::net::TcpState;
     use procfs::process::{FDTarget, Process};
@@ -42,10 +62,10 @@ pub(crate) fn local_downstreams(skip: &[u16]) -> Vec<LocalDownstream> {
     let Ok(fds) = me.fd() else {
         return Vec::new();
     };
-    let mine: std::collections::HashSet<u64> = fds
+    let mine: std::collections::HashMap<u64, i32> = fds
         .flatten()
         .filter_map(|fd| match fd.target {
-            FDTarget::Socket(inode) => Some(inode),
+            FDTarget::Socket(inode) => Some((inode, fd.fd)),
             _ => None,
         })
         .collect();
@@ -53,39 +73,48 @@ pub(crate) fn local_downstreams(skip: &[u16]) -> Vec<LocalDownstream> {
     entries.extend(procfs::net::tcp6().unwrap_or_default());
     let listening_here: Vec<u16> = entries
         .iter()
-        .filter(|e| e.state == TcpState::Listen && mine.contains(&e.inode))
+        .filter(|e| e.state == TcpState::Listen && mine.contains_key(&e.inode))
         .map(|e| e.local_address.port())
         .collect();
-    let mut found: Vec<LocalDownstream> = Vec::new();
+    let mut found = Vec::new();
+    // The process behind each remote port, looked up once a port.
+    let mut processes: std::collections::HashMap<u16, Option<ServiceProcess>> =
+        std::collections::HashMap::new();
     for entry in &entries {
         let remote = entry.remote_address;
+        let Some(&fd) = mine.get(&entry.inode) else {
+            continue;
+        };
         if entry.state != TcpState::Established
-            || !mine.contains(&entry.inode)
             || !remote.ip().is_loopback()
             || listening_here.contains(&remote.port())
             || skip.contains(&entry.local_address.port())
-            || found.iter().any(|f| f.addr == remote)
         {
             continue;
         }
-        let Some(process) = ServiceProcess::listening_on(remote.port()) else {
+        let process = processes
+            .entry(remote.port())
+            .or_insert_with(|| ServiceProcess::listening_on(remote.port()));
+        let Some(process) = process else {
             continue;
         };
         if process.is_this_process() {
             continue;
         }
-        found.push(LocalDownstream {
-            addr: remote,
-            process: process.name(),
-        });
+        found.push((
+            fd,
+            LocalDownstream {
+                addr: remote,
+                process: process.name(),
+            },
+        ));
     }
-    found.sort_by_key(|f| f.addr);
     found
 }
 
 /// Not read off Linux.
 #[cfg(not(linux_reads))]
-pub(crate) fn local_downstreams(_skip: &[u16]) -> Vec<LocalDownstream> {
+fn connections(_skip: &[u16]) -> Vec<(i32, LocalDownstream)> {
     Vec::new()
 }
 

@@ -23,6 +23,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::ledger::{Ledger, MAX_SPANS, PollSpan, SPAN_FLOOR, Served};
+use crate::local_traffic;
 use crate::pool::sampler::{Sampler, Slot, route_key};
 use crate::pool::timeline;
 use crate::thread_clock::ThreadReading;
@@ -167,6 +168,7 @@ fn timed_poll<T>(
     poll: impl FnOnce() -> T,
 ) -> T {
     let clocks = if split { ThreadReading::now() } else { None };
+    let segments = clocks.as_ref().and_then(|_| local_traffic::segments());
     let mark = clocks.as_ref().map(|c| marks.begins(c));
     let started = Instant::now();
     let polled = poll();
@@ -191,6 +193,10 @@ fn timed_poll<T>(
                     longest_computing: time.computing,
                     slept: u32::from(time.slept),
                     switched: u32::from(time.switched),
+                    to_local: u32::from(local_traffic::round_trip(
+                        segments,
+                        segments.and_then(|_| local_traffic::segments()),
+                    )),
                     handed_off: 0,
                 }
             };

@@ -91,6 +91,12 @@ pub struct Split {
     /// switches are not read.
     #[serde(default)]
     pub switched: u32,
+    /// Polls during which a round trip to another process on this machine (a database on
+    /// loopback) was made on one of this process's connections — a query sent and its
+    /// answer received: what a sync driver's call does inside the poll, however fast the
+    /// answer. Read only while a watch records; 0 elsewhere.
+    #[serde(default)]
+    pub to_local: u32,
     /// Polls during which tokio handed the worker's core to another thread before the
     /// handler blocked (`tokio::task::block_in_place`): the worker was not held, other
     /// tasks ran on the new thread meanwhile, and such a poll's time is in none of the
@@ -130,6 +136,7 @@ impl Held {
                 longest_computing: sum.longest_computing.max(more.longest_computing),
                 slept: sum.slept.saturating_add(more.slept),
                 switched: sum.switched.saturating_add(more.switched),
+                to_local: sum.to_local.saturating_add(more.to_local),
                 handed_off: sum.handed_off.saturating_add(more.handed_off),
             }),
             _ => None,
@@ -161,6 +168,9 @@ impl std::fmt::Display for Held {
             if split.switched > 0 {
                 write!(f, " switched={}", split.switched)?;
             }
+            if split.to_local > 0 {
+                write!(f, " to_local={}", split.to_local)?;
+            }
             if split.handed_off > 0 {
                 write!(f, " handed_off={}", split.handed_off)?;
             }
@@ -183,6 +193,7 @@ impl FromStr for Held {
                 "longest_cpu_us",
                 "slept",
                 "switched",
+                "to_local",
                 "handed_off",
             ],
         ) {
@@ -193,6 +204,7 @@ impl FromStr for Held {
                 Some(longest),
                 slept,
                 switched,
+                to_local,
                 handed_off,
             ] => Some(Split {
                 computing: us(cpu),
@@ -201,6 +213,7 @@ impl FromStr for Held {
                 longest_computing: us(longest),
                 slept: slept.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 switched: switched.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+                to_local: to_local.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 handed_off: handed_off.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             }),
             _ => None,
@@ -215,7 +228,7 @@ impl FromStr for Held {
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [switched=N] [handed_off=N]]",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [switched=N] [to_local=N] [handed_off=N]]",
             )),
         }
     }

@@ -194,6 +194,7 @@ impl Target {
                 "a router perfshape serves (Target::serve or Target::serve_with): a running service's requests are not seen from this process, nor a launched service's polls",
             ));
         };
+        follow_local_connections();
         let timeline = server.pool().timeline();
         let (workers, calls) = (timeline.record(), timeline.sample());
         let responses = server.ledger().record();
@@ -207,6 +208,15 @@ impl Target {
             responses,
         ))
     }
+}
+
+/// Reads this process's connections to other local processes around each poll from now on
+/// ([`crate::local_traffic`]): where a query left inside a poll. Where none is open, nothing
+/// is read.
+fn follow_local_connections() {
+    crate::local_traffic::follow(crate::local_downstream::local_sockets(
+        &crate::downstream::onward_ports(),
+    ));
 }
 
 /// One route the test called: `POST /orders`, its requests, and the paths they had
@@ -259,6 +269,7 @@ impl Watch {
     /// cannot tell tokio's `block_in_place` hand-off, which reads as holding the thread.
     /// Where a test can reach its router by URL, serve it and watch the target.
     pub fn layer() -> (WatchLayer, Watch) {
+        follow_local_connections();
         let layered = Arc::new(layer::Layered::default());
         let responses = layered.ledger.record();
         // The calling thread is the one a current-thread test runtime polls on: followed
@@ -370,13 +381,13 @@ impl Watch {
                     at.add(Place::Outside, seen, n);
                 }
                 let sampled = Sampled::of(&at.at(&place));
-                // Looked at only for a route whose worker switched out: reading the
-                // process's connections takes milliseconds in a long test run.
-                let switched = route
+                // Looked at only for a route that sent to a local process inside its polls:
+                // reading the process's connections takes milliseconds in a long test run.
+                let sent = route
                     .requests
                     .iter()
-                    .any(|r| r.split.is_some_and(|s| s.switched > 0));
-                let local = switched
+                    .any(|r| r.split.is_some_and(|s| s.to_local > 0));
+                let local = sent
                     .then(|| look.too_fast_to_see(self.source.local_is_production()))
                     .flatten();
                 let finding = decide_on(

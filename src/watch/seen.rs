@@ -158,13 +158,13 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
 /// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a single request's
 /// sleep under [`BUSY_SLICE`] that no sample caught holds. Where the service talks to a
 /// process on this machine directly (`local`: why that cannot be told, and what tells), a
-/// route that would otherwise hold, whose worker was off its CPU inside its polls in half
-/// its requests or more (its one request, where it had one) — asleep however briefly, or
-/// runnable for [`TOO_SHORT`] or more — cannot tell: a sync call to a process on loopback
-/// is answered within microseconds, before the worker sleeps or while the process it woke
-/// runs in its place (the accounts example's diesel build, 100 µs preempted and no sleep in
-/// some requests), where a correct handler's poll awaits and stays on its CPU throughout
-/// (its tokio-postgres build: no switch and no time off the CPU in 21 of 21 requests).
+/// route that would otherwise hold, during whose polls a round trip to that process was made
+/// in half its requests or more (its one request, where it had one;
+/// [`crate::local_traffic`]), cannot tell: a sync call to a process on loopback is answered
+/// within microseconds, before its worker sleeps or leaves its CPU at all (the accounts
+/// example's diesel build, in every request of a route in some runs), where a correct
+/// handler's poll hands its query to a task or a thread and is polled again for the
+/// answer.
 pub(crate) fn decide_on(
     requests: &[Request],
     sampled: &Sampled,
@@ -235,18 +235,13 @@ pub(crate) fn decide_on(
             millis(longest_wait)
         ));
     }
-    // Off its CPU at all: asleep however briefly, or runnable while another thread ran in
-    // its place — the process it woke, where a sync call's answer came before it slept.
-    let off_cpu = splits
-        .iter()
-        .filter(|s| s.switched > 0 || s.waiting + s.preempted >= TOO_SHORT)
-        .count();
+    let sent = splits.iter().filter(|s| s.to_local > 0).count();
     if let Some(local) = local
-        && off_cpu > 0
-        && off_cpu * 2 >= splits.len()
+        && sent > 0
+        && sent * 2 >= splits.len()
     {
         return Finding::CannotTell(format!(
-            "its worker was off its CPU inside its polls in {off_cpu} of its {} request{}, too briefly to see in what: {local}",
+            "a query went to a process on this machine and its answer came back inside its polls in {sent} of its {} request{}, its worker not seen waiting: {local}",
             splits.len(),
             if splits.len() == 1 { "" } else { "s" }
         ));
@@ -290,6 +285,7 @@ mod tests {
                 longest_computing: Duration::from_micros(computing_us),
                 slept,
                 switched: slept,
+                to_local: 0,
                 handed_off: 0,
             }),
             status: 200,
@@ -470,17 +466,17 @@ mod tests {
         ));
     }
 
-    /// A route whose worker was off its CPU briefly (a switch, no wait) in half its requests
-    /// or more cannot tell beside a process on this machine, naming it; with none, or never
-    /// off its CPU, or in fewer than half, it holds.
+    /// A route during whose polls a round trip to a process on this machine was made, in half
+    /// its requests or more, cannot tell, naming it; beside none, or in fewer than half, it
+    /// holds.
     #[test]
-    fn brief_switches_beside_a_local_process_cannot_tell() {
+    fn a_query_sent_to_a_local_process_inside_the_polls_cannot_tell() {
         if !crate::thread_clock::splits_off_cpu() {
             return;
         }
         let switched = |n: u32| Request {
             split: Some(Split {
-                switched: n,
+                to_local: n,
                 ..request(0, 0, 40).split.unwrap()
             }),
             status: 200,
@@ -489,10 +485,7 @@ mod tests {
         let three = [switched(1), switched(2), switched(0)];
         match decide_on(&three, &Sampled::NONE, &budget(4), (false, local)) {
             Finding::CannotTell(why) => {
-                assert!(
-                    why.contains("off its CPU inside its polls in 2 of its 3"),
-                    "{why}"
-                );
+                assert!(why.contains("inside its polls in 2 of its 3"), "{why}");
                 assert!(why.contains("(postgres)"), "{why}");
             }
             other => panic!("{other:?}"),
