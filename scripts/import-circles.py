@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # Each crate's layers, bottom to top, as docs/architecture.md draws them: a module may read
 # its own layer's and those below. A module belongs to the longest prefix listed.
 GATE = [
-    ["limits", "build", "platform", "cpu_quota", "service_process", "local_downstream", "thread_clock", "blocked_call", "stack", "vocab::millis"],
+    ["limits", "build", "platform", "cpu_quota", "service_process", "local_downstream", "local_traffic", "thread_clock", "blocked_call", "stack", "vocab::millis"],
     ["outcome"],
     ["error"],
     ["vocab", "cut_short", "fd_limit", "downstream"],

@@ -96,6 +96,41 @@ def suite_beside() -> subprocess.Popen:
     )
 
 
+NOTES = """
+## What the watch sees, and how it decides
+
+- **Two ways in.** `Target::watch` watches a router perfshape serves: every poll of each
+  response, and the workers' run outside them (a task a handler spawned, a connection's
+  driver, a background job), `block_in_place`'s hand-off told apart. `Watch::layer` gives a
+  tower layer for a router a test calls in its own process (`oneshot`, axum-test's
+  `TestServer`): every poll of each layered response on the thread that runs it, that thread
+  sampled for the call and its stack — not the tasks a handler spawns, and a hand-off reads
+  as a hold. Its report says so.
+- **Requests a route needs.** One, where the route blocks: the kernel's call, a sleep of a
+  millisecond or more outside a lock, or a poll past the budget. Three where one cannot tell
+  a short call from a brief lock (a route that hands its work to the blocking pool may sleep
+  a fraction of a millisecond on the pool's own lock in one request; a std mutex waited
+  for, a sync of a small file): the rule asks two of them, and half, to have slept, and
+  says "one more request tells" of a route sent once that slept between 0.1 and 1 ms.
+- **A database on loopback.** A sync driver's query to a process on this machine can be
+  answered before its worker leaves its CPU: no sleep, nothing sampled. The watch reads,
+  around each poll, the data segments sent and received on the process's connections to
+  local processes (`TCP_INFO`): a poll during which a query went out and its answer came
+  back made the call itself. A route that did so in half its requests or more is
+  inconclusive, naming the process and the `Downstream` line that makes it decisive; a
+  correct build's polls hand the query to a task or a thread and make no round trip
+  (another thread's query may leave during a poll, its answer after it). The accounts
+  example's diesel build is broken where its worker was seen asleep on the socket and
+  inconclusive otherwise — never held.
+- **Known and left.** With both cores busy, a correct route of the inventory's sqlx build
+  has, once in hundreds of runs, slept past a millisecond in a lock sqlx's SQLite worker
+  thread holds while the machine keeps it from its CPU, in two of its three requests: the
+  rule reads that as a wait. Telling that holder (runnable) from a std mutex's (asleep) by
+  the process's threads' states when the lock was sampled was tried: the std-mutex twins
+  were then missed in 2 of 11 busy runs, another thread of the process being runnable too.
+"""
+
+
 def correct(test: str) -> bool:
     """A watched test of correct routes only: a failure is a false alarm."""
     return test.startswith(("services::", "layered::oneshot_handlers", "layered::oneshot_on_",
@@ -187,6 +222,7 @@ def main() -> None:
         + ", ".join(f"{took[n] / args.runs:.1f} s {n}" for n in names)
         + ", nextest's start included."
     )
+    print(NOTES)
 
 
 if __name__ == "__main__":
