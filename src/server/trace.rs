@@ -168,7 +168,7 @@ fn timed_poll<T>(
     poll: impl FnOnce() -> T,
 ) -> T {
     let clocks = if split { ThreadReading::now() } else { None };
-    let segments = clocks.as_ref().and_then(|_| local_traffic::segments());
+    let traffic = clocks.as_ref().and_then(|_| local_traffic::Traffic::now());
     let mark = clocks.as_ref().map(|c| marks.begins(c));
     let started = Instant::now();
     let polled = poll();
@@ -193,10 +193,7 @@ fn timed_poll<T>(
                     longest_computing: time.computing,
                     slept: u32::from(time.slept),
                     switched: u32::from(time.switched),
-                    to_local: u32::from(local_traffic::round_trip(
-                        segments,
-                        segments.and_then(|_| local_traffic::segments()),
-                    )),
+                    to_local: u32::from(traffic.is_some_and(|before| before.round_trip_since())),
                     handed_off: 0,
                 }
             };

@@ -158,13 +158,12 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
 /// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a single request's
 /// sleep under [`BUSY_SLICE`] that no sample caught holds. Where the service talks to a
 /// process on this machine directly (`local`: why that cannot be told, and what tells), a
-/// route that would otherwise hold, during whose polls a round trip to that process was made
-/// in half its requests or more (its one request, where it had one;
+/// route that would otherwise hold, inside whose polls a round trip to that process fell in
+/// half its requests or more (its one request, where it had one;
 /// [`crate::local_traffic`]), cannot tell: a sync call to a process on loopback is answered
-/// within microseconds, before its worker sleeps or leaves its CPU at all (the accounts
-/// example's diesel build, in every request of a route in some runs), where a correct
-/// handler's poll hands its query to a task or a thread and is polled again for the
-/// answer.
+/// within microseconds, before its worker sleeps (the accounts example's diesel build, in
+/// every request of a route in some runs), and whose round trip it was is not read — a
+/// correct handler's poll may span another thread's.
 pub(crate) fn decide_on(
     requests: &[Request],
     sampled: &Sampled,
@@ -241,7 +240,7 @@ pub(crate) fn decide_on(
         && sent * 2 >= splits.len()
     {
         return Finding::CannotTell(format!(
-            "a query went to a process on this machine and its answer came back inside its polls in {sent} of its {} request{}, its worker not seen waiting: {local}",
+            "a round trip to a process on this machine fell inside its polls in {sent} of its {} request{} — a call its worker may have made itself, too fast to be seen waiting: {local}",
             splits.len(),
             if splits.len() == 1 { "" } else { "s" }
         ));
