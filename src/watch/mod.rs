@@ -40,6 +40,7 @@
 
 mod layer;
 mod seen;
+mod source;
 
 pub use self::layer::{WatchLayer, WatchService};
 
@@ -48,6 +49,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
+use self::source::{Source, Watched, follow_local_connections};
 use crate::blocked_call::Seen;
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
@@ -55,7 +57,6 @@ use crate::claims::distance::LocalLook;
 use crate::claims::remedy::{Hold, for_hold};
 use crate::error::{Error, Refused, Result};
 use crate::pool::sampler::{Calls, Place};
-use crate::pool::timeline;
 use crate::server::ledger::{self, Ledger};
 use crate::target::Target;
 use crate::vocab::Allowance;
@@ -93,89 +94,6 @@ pub struct Watch {
     _responses: ledger::Recording,
 }
 
-/// What a watch reads its requests from.
-#[derive(Debug)]
-enum Source {
-    /// A target perfshape serves: its responses, and its pool's workers whole.
-    Served {
-        target: Target,
-        _workers: timeline::Recording,
-        _calls: timeline::Sampling,
-    },
-    /// A router under a [`WatchLayer`]: its responses' polls, on whatever thread ran them.
-    Layer(Arc<layer::Layered>),
-}
-
-/// What a watch's source recorded, read at its end.
-struct Watched {
-    /// Every response started since the watch began.
-    served: Vec<ledger::Served>,
-    /// The responses started and never finished.
-    unrecorded: usize,
-    /// The workers' stretches outside every response that slept or waited.
-    outside: Vec<timeline::Segment>,
-    /// What the threads were sampled in.
-    calls: Calls,
-}
-
-impl Source {
-    /// What was seen of the requests numbered from `first` on, and of the workers since
-    /// `from`.
-    fn watched(&self, first: u64, from: Instant) -> Watched {
-        match self {
-            Source::Served { target, .. } => {
-                let server = target.served().expect("a served target's watch");
-                if server.runs_its_own_tasks() {
-                    std::thread::sleep(JOBS_WITHIN.saturating_sub(from.elapsed()));
-                }
-                let (served, unrecorded) = server.ledger().take_since(first, RECORDED_WITHIN);
-                server.pool().settled_activity(SETTLED_WITHIN);
-                let timeline = server.pool().timeline();
-                let outside = timeline
-                    .since(from)
-                    .into_iter()
-                    .filter(|s| s.time.slept || s.time.waiting > Duration::ZERO)
-                    .collect();
-                Watched {
-                    served,
-                    unrecorded,
-                    outside,
-                    calls: timeline.calls(),
-                }
-            }
-            Source::Layer(layered) => {
-                // Each response was kept when its future was ready: the test awaited them
-                // all before it asked, and nothing is still being written.
-                let (served, unrecorded) = layered.ledger.take_since(first, Duration::ZERO);
-                Watched {
-                    served,
-                    unrecorded,
-                    outside: Vec::new(),
-                    calls: layered.sampler.calls(),
-                }
-            }
-        }
-    }
-
-    /// Whether the target takes the processes it talks to on this machine as production's
-    /// ([`Target::local_downstreams_are_production`]); a layered router has no target to
-    /// say so.
-    fn local_is_production(&self) -> bool {
-        match self {
-            Source::Served { target, .. } => target.local_is_production(),
-            Source::Layer(_) => false,
-        }
-    }
-
-    /// What was watched, in a report's words.
-    fn describe(&self) -> String {
-        match self {
-            Source::Served { target, .. } => target.to_string(),
-            Source::Layer(_) => "a router under a WatchLayer".to_string(),
-        }
-    }
-}
-
 impl Target {
     /// Watches what this target serves from now on — the requests a functional test sends
     /// to [`url_of`](Self::url_of) with its own client — until the watch's
@@ -208,15 +126,6 @@ impl Target {
             responses,
         ))
     }
-}
-
-/// Reads this process's connections to other local processes around each poll from now on
-/// ([`crate::local_traffic`]): where a query left inside a poll. Where none is open, nothing
-/// is read.
-fn follow_local_connections() {
-    crate::local_traffic::follow(crate::local_downstream::local_sockets(
-        &crate::downstream::onward_ports(),
-    ));
 }
 
 /// One route the test called: `POST /orders`, its requests, and the paths they had

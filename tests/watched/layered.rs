@@ -7,7 +7,7 @@
 use axum::Router;
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use perfshape::{Result, Verdict, Watch};
+use perfshape::{Result, Watch};
 use serde_json::json;
 use tower::ServiceExt;
 
@@ -49,14 +49,7 @@ async fn oneshot_on_a_multi_thread_runtime_handlers_done_right_hold() -> Result 
 async fn handlers_done_right() -> Result {
     let (layer, watch) = Watch::layer();
     let app = handlers::app().layer(layer);
-    for path in [
-        "/wait?us=2000&ms=5&offload=1",
-        "/write?ms=2&offload=1",
-        "/locked?ms=3&offload=1",
-        "/hash?kib=20000&offload=1",
-        "/cpu?us=3000&chunk_us=200",
-        "/queued?ms=2",
-    ] {
+    for path in crate::HANDLERS_DONE_RIGHT {
         oneshot_get(&app, path).await;
     }
     let checked = watch.nothing_blocked()?;
@@ -110,19 +103,7 @@ async fn oneshot_a_synced_write_names_its_line() -> Result {
     for _ in 0..3 {
         oneshot_get(&app, "/fsync").await;
     }
-    let checked = watch.nothing_blocked()?;
-    let said = format!("{:#}", checked.report());
-    let Some(verdict) = crate::decided(&checked) else {
-        return Ok(());
-    };
-    assert_eq!(verdict, Verdict::Broken, "{said}");
-    if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
-        assert!(said.contains("where in the code is not read"), "{said}");
-        return Ok(());
-    }
-    let line = format!("({}:{})", held::FILE, held::line_of("/fsync"));
-    assert!(said.contains("fdatasync()"), "the call: {said}");
-    assert!(said.contains(&line), "the line {line}: {said}");
+    crate::assert_names_the_line(&watch.nothing_blocked()?, "/fsync", "fdatasync()", None);
     Ok(())
 }
 

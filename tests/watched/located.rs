@@ -6,7 +6,7 @@
 //! library function it called. The two that sleep in `futex()` — a std mutex another
 //! thread holds, rayon awaited by blocking — name different frames.
 
-use perfshape::{PoolSettings, Result, Target, Verdict};
+use perfshape::{PoolSettings, Result, Target};
 
 use crate::common::held;
 use crate::{client, get};
@@ -24,22 +24,7 @@ async fn names_the_line(path: &str, n: usize, call: &str, via: &str) -> Result {
     for _ in 0..n {
         get(&client, &target, path).await?;
     }
-    let checked = watch.nothing_blocked()?;
-    let said = format!("{:#}", checked.report());
-    let Some(verdict) = crate::decided(&checked) else {
-        return Ok(());
-    };
-    assert_eq!(verdict, Verdict::Broken, "{said}");
-    // What macOS and Windows get (the portable build): the hold, and plainly why its place
-    // in the code is not named.
-    if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
-        assert!(said.contains("where in the code is not read"), "{said}");
-        return Ok(());
-    }
-    let line = format!("({}:{})", held::FILE, held::line_of(path));
-    assert!(said.contains(call), "the call `{call}`: {said}");
-    assert!(said.contains(&line), "the line {line}: {said}");
-    assert!(said.contains(&format!("`{via}")), "through `{via}`: {said}");
+    crate::assert_names_the_line(&watch.nothing_blocked()?, path, call, Some(via));
     Ok(())
 }
 

@@ -103,6 +103,39 @@ async fn notes(client: &reqwest::Client, target: &Target, path: &str, n: usize) 
     Ok(())
 }
 
+/// The handlers of `handlers::app()` done right, one request each: every wait offloaded,
+/// the computing in short polls.
+const HANDLERS_DONE_RIGHT: [&str; 6] = [
+    "/wait?us=2000&ms=5&offload=1",
+    "/write?ms=2&offload=1",
+    "/locked?ms=3&offload=1",
+    "/hash?kib=20000&offload=1",
+    "/cpu?us=3000&chunk_us=200",
+    "/queued?ms=2",
+];
+
+/// Asserts that `checked` is broken and names the call `call` and the line marked for
+/// `path` in `held.rs` — and, where given, the library function `via` the code there
+/// called; in the portable build (what macOS and Windows get), that it says where in the
+/// code is not read.
+fn assert_names_the_line(checked: &Checked, path: &str, call: &str, via: Option<&str>) {
+    let said = format!("{:#}", checked.report());
+    let Some(verdict) = decided(checked) else {
+        return;
+    };
+    assert_eq!(verdict, Verdict::Broken, "{said}");
+    if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+        assert!(said.contains("where in the code is not read"), "{said}");
+        return;
+    }
+    let line = format!("({}:{})", common::held::FILE, common::held::line_of(path));
+    assert!(said.contains(call), "the call `{call}`: {said}");
+    assert!(said.contains(&line), "the line {line}: {said}");
+    if let Some(via) = via {
+        assert!(said.contains(&format!("`{via}")), "through `{via}`: {said}");
+    }
+}
+
 /// Asserts that `checked` holds, where the watch's reads are made.
 fn assert_holds(checked: &Checked) {
     if let Some(verdict) = decided(checked) {

@@ -90,14 +90,7 @@ async fn handlers_done_right_hold() -> Result {
     let target = Target::serve(PoolSettings::workers(1)?, handlers::app())?;
     let watch = target.watch()?;
     let client = client();
-    for path in [
-        "/wait?us=2000&ms=5&offload=1",
-        "/write?ms=2&offload=1",
-        "/locked?ms=3&offload=1",
-        "/hash?kib=20000&offload=1",
-        "/cpu?us=3000&chunk_us=200",
-        "/queued?ms=2",
-    ] {
+    for path in crate::HANDLERS_DONE_RIGHT {
         get(&client, &target, path).await?;
     }
     assert_holds(&watch.nothing_blocked()?);
