@@ -124,12 +124,20 @@ NOTES = """
   ≈56 µs inside the offloaded build's borrowed ones — and dropped. So on loopback the
   correct builds hold or are inconclusive, never broken, and diesel on the worker is broken
   or inconclusive, never held; through a `Downstream` they decide.
-- **Known and left.** With both cores busy, a correct route of the inventory's sqlx build
-  has, once in hundreds of runs, slept past a millisecond in a lock sqlx's SQLite worker
-  thread holds while the machine keeps it from its CPU, in two of its three requests: the
-  rule reads that as a wait. Telling that holder (runnable) from a std mutex's (asleep) by
-  the process's threads' states when the lock was sampled was tried: the std-mutex twins
-  were then missed in 2 of 11 busy runs, another thread of the process being runnable too.
+- **Known and left.** On a machine busy enough that this process's threads wait for a CPU
+  most of the time, a correct route of the inventory's sqlx build now and then sleeps past
+  a millisecond in a lock sqlx's SQLite worker thread holds while the machine keeps that
+  thread from its CPU, and no sample catches it: beside the suite above, one request of
+  `GET /items/{sku}` slept 1.6 ms, past the 1.5 ms a lone unsampled sleep is allowed on a
+  busy machine (the threads waited for a CPU 115 % of the watch); in an earlier run, 1.8 ms
+  in two of three requests of its `POST`. The rule reads both as waits. Telling that
+  holder (runnable) from a std mutex's (asleep) by the process's threads' states when the
+  lock was sampled was tried: the std-mutex twins were then missed in 2 of 11 busy runs,
+  another thread of the process being runnable too.
+- **Lines not named, busy.** With a core or both busy, most of the runs that named no line
+  were the spawned task's 4 ms sleep, met in none of the sampler's ticks (its report still
+  broken, saying no sample caught the call); the others a std mutex's and rayon's futex
+  waits caught in no sample.
 """
 
 
