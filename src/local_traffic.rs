@@ -22,9 +22,10 @@
 //! the watch reads it as undecided, and a `Downstream` a round trip away decides it.
 //!
 //! The connections are the ones open when a watch begins ([`follow`]); one opened later (a
-//! pool that connects at its first request) is not read. Cost: nothing where the process
-//! talks to no local process; otherwise a `getsockopt` a connection at each poll boundary
-//! (≈1 µs each on this project's machine). Off Linux nothing is read.
+//! pool that connects at its first request) is not read. Cost, measured on this project's
+//! machine (release build): 5 ns a reading where the process talks to no local process;
+//! otherwise a `getsockopt` a connection, 0.6 µs for one, 9.7 µs for a pool of sixteen —
+//! two readings a poll, outside the poll's clocks. Off Linux nothing is read.
 
 use std::sync::RwLock;
 
