@@ -101,11 +101,15 @@ fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Res
     assert_eq!(verdict, Verdict::Inconclusive, "{}", fast.report());
     // Too short against the load client; on a machine kept busy besides, a request alone
     // can take long enough to pass that test while the load waited for a CPU (1 in 10 busy
-    // runs): the machine was the limit. Inconclusive either way, and the reason says which.
+    // runs): the machine was the limit; or, its rounds run, the service's own CPU and the
+    // machine's wait for one explain its hold (a whole suite with a core busy: 0.11 ms
+    // computing and 0.27 ms waiting for a CPU of each 0.30 ms held). Inconclusive each way,
+    // and the reason says which.
     let reason = &fast.report().reason;
     assert!(
         reason.contains("too short against the load client's own")
-            || reason.contains("the machine's CPU was the limit"),
+            || reason.contains("the machine's CPU was the limit")
+            || reason.contains("the service's own CPU explains it"),
         "{reason}"
     );
     let computing = target
