@@ -61,9 +61,9 @@ impl LocalLook {
         (!found.is_empty() && !target.local_is_production()).then(|| Advice::new(cause(found), DO))
     }
 
-    /// Why a route whose worker switched out briefly in its polls cannot be told here: the
-    /// service talks to a process on this machine directly, whose answers come faster than
-    /// a wait shows, and what makes it decisive. `None` where it talks to none, or where
+    /// Why a route inside whose polls a round trip to a local process fell cannot be told
+    /// here: the service talks to a process on this machine directly, whose answers come
+    /// faster than a wait shows, and what makes it decisive. `None` where it talks to none, or where
     /// `local_is_production` takes its local processes as production's.
     pub(crate) fn too_fast_to_see(&self, local_is_production: bool) -> Option<String> {
         let found = self.found();

@@ -463,7 +463,6 @@ mod tests {
             waiting: Duration::from_micros(waiting),
             preempted: Duration::from_micros(preempted),
             slept: waiting > 0,
-            switched: waiting > 0,
         };
         // A fast endpoint's poll: none of its computing counts, however busy the machine.
         assert_eq!(holding_share(&allowance, &poll(200, 0, 800)), 0.0);

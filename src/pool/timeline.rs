@@ -409,7 +409,6 @@ mod tests {
                 waiting: Duration::from_micros(waiting_us),
                 preempted: Duration::ZERO,
                 slept: true,
-                switched: true,
             },
         }
     }

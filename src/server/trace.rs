@@ -194,7 +194,6 @@ fn timed_poll<T>(
                     preempted: time.preempted,
                     longest_computing: time.computing,
                     slept: u32::from(time.slept),
-                    switched: u32::from(time.switched),
                     to_local: u32::from(traffic.is_some_and(|before| before.round_trip_since())),
                     handed_off: 0,
                 }

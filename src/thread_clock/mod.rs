@@ -104,9 +104,6 @@ pub(crate) struct PollTime {
     /// and was off its CPU longer than [`UNSPLIT`]; false where that is not read
     /// ([`counts_sleeps`]).
     pub(crate) slept: bool,
-    /// Whether the thread made a voluntary context switch inside the poll at all, however
-    /// briefly it was off its CPU; false where that is not read.
-    pub(crate) switched: bool,
 }
 
 #[cfg(linux_reads)]
@@ -226,7 +223,6 @@ impl ThreadReading {
                 waiting: Duration::ZERO,
                 preempted: off_cpu,
                 slept,
-                switched: switched == Some(true),
             };
         }
         // Where the run queue is not known, time off the CPU is all the wait it can have
@@ -251,7 +247,6 @@ impl ThreadReading {
             waiting: off_cpu - preempted,
             preempted,
             slept,
-            switched: switched == Some(true),
         }
     }
 }

@@ -85,12 +85,6 @@ pub struct Split {
     /// answer too fast to show as time. 0 where the switches are not read (off Linux).
     #[serde(default)]
     pub slept: u32,
-    /// Polls in which the worker made a voluntary context switch, however short its time
-    /// off the CPU (`slept` counts those off it longer than 20 µs): a sync call to a
-    /// process on the same machine answered within microseconds still switches. 0 where the
-    /// switches are not read.
-    #[serde(default)]
-    pub switched: u32,
     /// Polls during which a round trip to another process on this machine (a database on
     /// loopback) was made on one of this process's connections — a query sent and its
     /// answer received: what a sync driver's call does inside the poll, however fast the
@@ -135,7 +129,6 @@ impl Held {
                 preempted: sum.preempted + more.preempted,
                 longest_computing: sum.longest_computing.max(more.longest_computing),
                 slept: sum.slept.saturating_add(more.slept),
-                switched: sum.switched.saturating_add(more.switched),
                 to_local: sum.to_local.saturating_add(more.to_local),
                 handed_off: sum.handed_off.saturating_add(more.handed_off),
             }),
@@ -165,9 +158,6 @@ impl std::fmt::Display for Held {
             if split.slept > 0 {
                 write!(f, " slept={}", split.slept)?;
             }
-            if split.switched > 0 {
-                write!(f, " switched={}", split.switched)?;
-            }
             if split.to_local > 0 {
                 write!(f, " to_local={}", split.to_local)?;
             }
@@ -192,7 +182,6 @@ impl FromStr for Held {
                 "preempt_us",
                 "longest_cpu_us",
                 "slept",
-                "switched",
                 "to_local",
                 "handed_off",
             ],
@@ -203,7 +192,6 @@ impl FromStr for Held {
                 Some(preempt),
                 Some(longest),
                 slept,
-                switched,
                 to_local,
                 handed_off,
             ] => Some(Split {
@@ -212,7 +200,6 @@ impl FromStr for Held {
                 preempted: us(preempt),
                 longest_computing: us(longest),
                 slept: slept.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
-                switched: switched.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 to_local: to_local.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 handed_off: handed_off.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
             }),
@@ -228,7 +215,7 @@ impl FromStr for Held {
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [switched=N] [to_local=N] [handed_off=N]]",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [to_local=N] [handed_off=N]]",
             )),
         }
     }

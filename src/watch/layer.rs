@@ -137,23 +137,20 @@ where
             }
             // Kept now: the test may still hold the response when its watch decides. Its
             // body's polls are added when it is dropped, if the watch has not decided yet.
-            ledger.keep(
-                seq,
-                Served {
-                    method: method.clone(),
-                    path: path.clone(),
-                    status: response.status().as_u16(),
-                    held,
-                    spans,
-                },
-            );
-            let body = Served {
+            let served = Served {
                 method,
                 path,
                 status: response.status().as_u16(),
+                held,
+                spans,
+            };
+            // The body's own polls, from none.
+            let body = Served {
                 held: Held::default(),
                 spans: Vec::new(),
+                ..served.clone()
             };
+            ledger.keep(seq, served);
             Ok(response.map(|inner| {
                 Body::new(TimedBody::new(
                     inner,

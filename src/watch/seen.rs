@@ -288,7 +288,6 @@ mod tests {
                 preempted: Duration::ZERO,
                 longest_computing: Duration::from_micros(computing_us),
                 slept,
-                switched: slept,
                 to_local: 0,
                 handed_off: 0,
             }),
@@ -478,7 +477,7 @@ mod tests {
         if !crate::thread_clock::splits_off_cpu() {
             return;
         }
-        let switched = |n: u32| Request {
+        let round_trips = |n: u32| Request {
             split: Some(Split {
                 to_local: n,
                 ..request(0, 0, 40).split.unwrap()
@@ -486,7 +485,7 @@ mod tests {
             status: 200,
         };
         let local = Some("the service talks to 127.0.0.1:5432 (postgres) directly");
-        let three = [switched(1), switched(2), switched(0)];
+        let three = [round_trips(1), round_trips(2), round_trips(0)];
         match decide_on(&three, &Sampled::NONE, &budget(4), (false, local)) {
             Finding::CannotTell(why) => {
                 assert!(why.contains("inside its polls in 2 of its 3"), "{why}");
@@ -495,10 +494,15 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert!(matches!(
-            decide_on(&[switched(1)], &Sampled::NONE, &budget(4), (false, local)),
+            decide_on(
+                &[round_trips(1)],
+                &Sampled::NONE,
+                &budget(4),
+                (false, local)
+            ),
             Finding::CannotTell(_)
         ));
-        let none = [switched(0), switched(0), switched(1)];
+        let none = [round_trips(0), round_trips(0), round_trips(1)];
         assert_eq!(
             decide_on(&none, &Sampled::NONE, &budget(4), (false, local)),
             Finding::Holds
