@@ -356,7 +356,7 @@ impl Watch {
         );
         if let Some(waiting) = busy {
             report.evidence.push(format!(
-                "this process's threads waited for a CPU {:.0} % of the watch on average: a lone request's sleep under {} that no sample caught is read as a lock whose holder the machine preempted",
+                "this process's threads waited for a CPU {:.0} % of the watch on average: a sleep no sample caught is read as a lock whose holder the machine preempted, decided by the count of requests; a route sent once that slept so past {} cannot tell",
                 waiting * 100.0,
                 millis(seen::BUSY_SLICE)
             ));

@@ -32,11 +32,14 @@ pub(crate) const TOO_SHORT: Duration = Duration::from_micros(50);
 /// inventory), a sync of a small file to disk a few tenths of a millisecond.
 pub(crate) const IN_DOUBT: Duration = Duration::from_micros(100);
 
-/// The sleep no sample caught, in a route sent once, that a machine busy enough to keep this
-/// process's threads waiting for a CPU ([`BUSY`]) explains: a lock whose holder it
-/// preempted — sqlx's SQLite worker thread, 0.6–1.1 ms in 3 of 50 runs with both cores
-/// busy — where a sync call on the worker that the sampler, itself kept from its CPU, did
-/// not catch sleeps its whole length (the twins' 2 ms).
+/// The sleep no sample caught, in a route sent once on a busy machine ([`BUSY`]), under
+/// which a lock whose holder the machine preempted explains it (sqlx's SQLite worker
+/// thread, 0.6–1.1 ms in 3 of 50 runs with both cores busy) and the route holds; past it,
+/// the route cannot tell, and one more request tells. The sampler that would have seen a
+/// call was kept from its CPU across the sleep, as a lock's holder can be, for as long:
+/// the inventory's sqlx build slept 1.6 ms so once in 750 runs beside the suite, where the
+/// twins' sync calls sleep 2 ms. Length tells them apart no further; the count of
+/// requests does ([`TO_TELL`]).
 pub(crate) const BUSY_SLICE: Duration = Duration::from_micros(1_500);
 
 /// The share of the watch this process's threads spent waiting for a CPU, on average, past
@@ -160,8 +163,9 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
     decide_on(requests, sampled, allowance, (false, None))
 }
 
-/// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a single request's
-/// sleep under [`BUSY_SLICE`] that no sample caught holds. Where the service talks to a
+/// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a sleep no sample
+/// caught decides by the count of requests, as a lock's does, and a route sent once that
+/// slept so past [`BUSY_SLICE`] cannot tell. Where the service talks to a
 /// process on this machine directly (`local`: why that cannot be told, and what tells), a
 /// route that would otherwise hold, inside whose polls a round trip to that process fell in
 /// half its requests or more (its one request, where it had one;
@@ -213,8 +217,11 @@ pub(crate) fn decide_on(
     };
     // A call sampled at the route's path counts where its requests slept: another method
     // on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
-    let in_a_lock = matches!(sampled.call, Some((BlockedCall::Lock, _)))
-        || (busy && sampled.call.is_none() && longest_wait < BUSY_SLICE);
+    // On a busy machine a sleep no sample caught may be a lock whose holder the machine
+    // preempted, for as long as the sampler was kept from its CPU: it decides by the count
+    // of requests, as a lock does.
+    let unseen_on_busy = busy && sampled.call.is_none();
+    let in_a_lock = matches!(sampled.call, Some((BlockedCall::Lock, _))) || unseen_on_busy;
     if (sampled.a_call().is_some() && !slept.is_empty())
         || (longest_wait >= A_CALL && !in_a_lock)
         || (slept.len() >= TO_TELL && slept.len() * 2 >= splits.len())
@@ -236,6 +243,12 @@ pub(crate) fn decide_on(
     if splits.len() < TO_TELL && longest_wait >= IN_DOUBT && !in_a_lock {
         return Finding::CannotTell(format!(
             "its one request slept {} inside its polls and the kernel was not seen in a call: a short call or a brief lock; one more request tells",
+            millis(longest_wait)
+        ));
+    }
+    if splits.len() < TO_TELL && unseen_on_busy && longest_wait >= BUSY_SLICE {
+        return Finding::CannotTell(format!(
+            "its one request slept {} inside its polls while the machine kept this process's threads from a CPU, and no sample caught the call: a sync call, or a lock whose holder the machine preempted; one more request tells",
             millis(longest_wait)
         ));
     }
@@ -439,34 +452,50 @@ mod tests {
     }
 
     #[test]
-    fn a_busy_machine_explains_a_lone_unsampled_sleep_under_its_slice() {
+    fn a_busy_machine_makes_a_sleep_no_sample_caught_decide_by_its_count() {
         if !crate::thread_clock::splits_off_cpu() {
             return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
         }
+        let busy = |requests: &[Request], sampled: &Sampled| {
+            decide_on(requests, sampled, &budget(4), (true, None))
+        };
         let lone = [request(1_100, 1, 60)];
         assert!(matches!(
             decide_on(&lone, &Sampled::NONE, &budget(4), (false, None)),
             Finding::Waits { .. }
         ));
+        assert_eq!(busy(&lone, &Sampled::NONE), Finding::Holds);
+        // Past the slice, one request cannot tell a sync call from a preempted holder, and
+        // says that one more tells; two of two are the call.
+        assert!(matches!(
+            busy(&[request(2_000, 1, 60)], &Sampled::NONE),
+            Finding::CannotTell(why) if why.contains("one more request tells")
+        ));
+        assert!(matches!(
+            busy(&[request(2_000, 1, 60), request(2_100, 1, 60)], &Sampled::NONE),
+            Finding::Waits { requests: 2, .. }
+        ));
+        // One request of three, however long: the holder preempted once.
         assert_eq!(
-            decide_on(&lone, &Sampled::NONE, &budget(4), (true, None)),
+            busy(
+                &[request(0, 0, 60), request(1_600, 1, 60), request(0, 0, 60)],
+                &Sampled::NONE
+            ),
             Finding::Holds
         );
-        // A sync call's whole 2 ms, or one the kernel was seen in, is no busy machine's.
+        // On a quiet machine the sampler was not kept from its CPU: a millisecond is a call.
         assert!(matches!(
             decide_on(
-                &[request(2_000, 1, 60)],
+                &[request(0, 0, 60), request(1_600, 1, 60)],
                 &Sampled::NONE,
                 &budget(4),
-                (true, None)
+                (false, None)
             ),
-            Finding::Waits { .. }
+            Finding::Waits { requests: 1, .. }
         ));
+        // A call the kernel was seen in is no busy machine's.
         let sleep = Sampled::of(&[(Seen::Blocked(BlockedCall::Sleep), 1)]);
-        assert!(matches!(
-            decide_on(&lone, &sleep, &budget(4), (true, None)),
-            Finding::Waits { .. }
-        ));
+        assert!(matches!(busy(&lone, &sleep), Finding::Waits { .. }));
     }
 
     /// A route during whose polls a round trip to a process on this machine was made, in half

@@ -75,12 +75,12 @@ async fn oneshot_names(app: Router, path: &str, n: usize, route: &str) -> Result
 
 #[tokio::test]
 async fn oneshot_a_sleep_is_named() -> Result {
-    oneshot_names(handlers::app(), "/wait?us=2000&ms=5", 1, "GET /wait").await
+    oneshot_names(handlers::app(), "/wait?us=2000&ms=5", 2, "GET /wait").await
 }
 
 #[tokio::test]
 async fn oneshot_a_sync_write_is_named() -> Result {
-    oneshot_names(handlers::app(), "/write?ms=2", 1, "GET /write").await
+    oneshot_names(handlers::app(), "/write?ms=2", 2, "GET /write").await
 }
 
 #[tokio::test]
@@ -108,18 +108,17 @@ async fn oneshot_a_synced_write_names_its_line() -> Result {
 }
 
 /// The todo list under axum-test's `TestServer`, its functional test as written for it: a
-/// JSON create, the list read back.
+/// JSON create of two, the list read back.
 async fn todos_under_axum_test(app: Router) -> Result<perfshape::Checked> {
     let (layer, watch) = Watch::layer();
     let server = axum_test::TestServer::new(app.layer(layer)).expect("a test server");
-    let created = server
-        .post("/todos")
-        .json(&json!({ "text": "buy tea" }))
-        .await;
-    created.assert_status(StatusCode::CREATED);
+    for text in ["buy tea", "water the plants"] {
+        let created = server.post("/todos").json(&json!({ "text": text })).await;
+        created.assert_status(StatusCode::CREATED);
+    }
     let listed = server.get("/todos").await;
     listed.assert_status_ok();
-    assert!(listed.text().contains("buy tea"), "{}", listed.text());
+    assert!(listed.text().contains("water the plants"), "{}", listed.text());
     watch.nothing_blocked()
 }
 

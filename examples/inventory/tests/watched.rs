@@ -1,8 +1,10 @@
 //! The inventory's functional requests, watched: the same requests a functional test sends
-//! — an item looked up, a page of the list, three stock movements — with the test's own
-//! reqwest client, each build decided on what the kernel saw its worker do. The build that
-//! calls rusqlite on the worker is broken, naming the movement route; every other build
-//! holds. No load and no timing: these run in the ordinary test pool.
+//! — an item looked up, two pages of the list, three stock movements, the item looked up
+//! again to see them — with the test's own reqwest client, each build decided on what the
+//! kernel saw its worker do. The build that calls rusqlite on the worker is broken, naming
+//! the movement route; every other build holds. No load and no timing: these run in the
+//! ordinary test pool. Each route is sent twice or more: on a busy machine a sleep no
+//! sample caught decides by the count of requests.
 
 mod common;
 
@@ -16,18 +18,15 @@ async fn watched(build: Build) -> Result<Option<(Verdict, String)>> {
     let target = &served.target;
     let watch = target.watch()?;
     let client = reqwest::Client::new();
-    let item = client
-        .get(target.url_of("/items/sku-0042")?)
-        .send()
-        .await
-        .expect("GET /items/sku-0042");
-    assert_eq!(item.status(), 200, "{build}");
-    let page = client
-        .get(target.url_of("/items?after=sku-0100&limit=20")?)
-        .send()
-        .await
-        .expect("GET /items");
-    assert_eq!(page.status(), 200, "{build}");
+    let before = quantity(&client, target).await?;
+    for after in ["sku-0100", "sku-0120"] {
+        let page = client
+            .get(target.url_of(&format!("/items?after={after}&limit=20"))?)
+            .send()
+            .await
+            .expect("GET /items");
+        assert_eq!(page.status(), 200, "{build}");
+    }
     for _ in 0..3 {
         let moved = client
             .post(target.url_of("/items/sku-0001/movements")?)
@@ -38,11 +37,24 @@ async fn watched(build: Build) -> Result<Option<(Verdict, String)>> {
             .expect("POST /items/sku-0001/movements");
         assert!(moved.status().is_success(), "{build}: {}", moved.status());
     }
+    assert_eq!(quantity(&client, target).await?, before + 3, "{build}");
     let checked = watch.nothing_blocked()?;
     if checked.report().unread.is_some() {
         return Ok(None);
     }
     Ok(Some((checked.verdict(), format!("{:#}", checked.report()))))
+}
+
+/// The quantity `GET /items/sku-0001` answers.
+async fn quantity(client: &reqwest::Client, target: &perfshape::Target) -> Result<i64> {
+    let answered = client
+        .get(target.url_of("/items/sku-0001")?)
+        .send()
+        .await
+        .expect("GET /items/sku-0001");
+    assert_eq!(answered.status(), 200);
+    let item: serde_json::Value = answered.json().await.expect("an item as JSON");
+    Ok(item["qty"].as_i64().expect("its quantity"))
 }
 
 #[tokio::test]
