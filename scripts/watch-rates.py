@@ -107,11 +107,15 @@ NOTES = """
   sampled for the call and its stack — not the tasks a handler spawns, and a hand-off reads
   as a hold. Its report says so.
 - **Requests a route needs.** One, where the route blocks: the kernel's call, a sleep of a
-  millisecond or more outside a lock, or a poll past the budget. Three where one cannot tell
-  a short call from a brief lock (a route that hands its work to the blocking pool may sleep
-  a fraction of a millisecond on the pool's own lock in one request; a std mutex waited
-  for, a sync of a small file): the rule asks two of them, and half, to have slept, and
-  says "one more request tells" of a route sent once that slept between 0.1 and 1 ms.
+  millisecond or more outside a lock, or a poll past the budget. Two where the machine is
+  busy and no sample caught the call: the sampler, ticking every 0.5 ms, was then kept from
+  its CPU across the sleep, as a lock's holder can be for as long, so the count decides —
+  a route sent once that slept so past 1.5 ms says "one more request tells", and one
+  shorter holds. Three where one cannot tell a short call from a brief lock (a route that
+  hands its work to the blocking pool may sleep a fraction of a millisecond on the pool's
+  own lock in one request; a std mutex waited for, a sync of a small file): the rule asks
+  two of them, and half, to have slept, and says "one more request tells" of a route sent
+  once that slept between 0.1 and 1 ms.
 - **A database on loopback.** A sync driver's query to a process on this machine can be
   answered before its worker sleeps: no wait, nothing sampled. The watch reads, around each
   poll, the data segments sent and received on the process's connections to local

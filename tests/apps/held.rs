@@ -32,7 +32,8 @@ struct Shared {
 }
 
 /// The app: `/fsync`, `/socket`, `/mutex`, `/rayon` and `/spawned`, each holding its
-/// worker in one kind of call, `/sort`, which computes a long stretch in one poll, and
+/// worker in one kind of call, `/sort`, which computes a long stretch in one poll,
+/// `/stretch`, which computes 10 ms of CPU in one poll in any build, and
 /// `/interruptible`, which makes the calls a signal would cut short and counts those that
 /// were; `journal` is the file `/fsync` appends to, `upstream` a
 /// server `/socket` asks (through a `Downstream`, for instance).
@@ -55,6 +56,7 @@ pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
         .route("/rayon", get(parallel))
         .route("/spawned", get(spawned))
         .route("/sort", get(sort))
+        .route("/stretch", get(stretch))
         .route("/interruptible", get(interruptible))
         .with_state(shared)
 }
@@ -136,6 +138,31 @@ async fn sort() -> String {
         .collect();
     values.sort_unstable(); // held: /sort
     values[values.len() / 2].to_string()
+}
+
+/// 10 ms of the worker's CPU in one poll, however fast the build: between the optimised
+/// poll budget (4 ms) and the unoptimised one (24 ms).
+async fn stretch() -> String {
+    let cpu = || {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: a valid, writable timespec and a clock id the platform defines.
+        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+        Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
+    };
+    let start = cpu();
+    let mut x = 0u64;
+    while cpu().saturating_sub(start) < Duration::from_millis(10) {
+        // In batches, so that nearly every sample of the stretch is on the marked line.
+        let mut n = 0;
+        while n < 10_000 {
+            x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1)); // held: /stretch
+            n += 1;
+        }
+    }
+    x.to_string()
 }
 
 /// The calls a signal cuts short (EINTR) whatever the handler asked: a sleep, a `poll`, an

@@ -85,7 +85,7 @@ async fn oneshot_a_sync_write_is_named() -> Result {
 
 #[tokio::test]
 async fn oneshot_a_std_mutex_waited_for_is_named() -> Result {
-    oneshot_names(handlers::app(), "/locked?ms=3", 3, "GET /locked").await
+    oneshot_names(handlers::app(), "/locked?ms=10", 3, "GET /locked").await
 }
 
 #[tokio::test]
@@ -118,7 +118,11 @@ async fn todos_under_axum_test(app: Router) -> Result<perfshape::Checked> {
     }
     let listed = server.get("/todos").await;
     listed.assert_status_ok();
-    assert!(listed.text().contains("water the plants"), "{}", listed.text());
+    assert!(
+        listed.text().contains("water the plants"),
+        "{}",
+        listed.text()
+    );
     watch.nothing_blocked()
 }
 

@@ -76,6 +76,34 @@ async fn a_long_stretch_of_computing_names_its_line() -> Result {
     .await
 }
 
+/// A stretch this build cannot judge — 10 ms of CPU in one poll, past the optimised budget
+/// and under the unoptimised one — is inconclusive, naming the profile line that makes it
+/// decisive and the line that computed; in an optimised build it is broken.
+#[tokio::test]
+async fn a_stretch_this_build_cannot_judge_names_its_line() -> Result {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let app = held::app(dir.path().join("journal.log"), held::upstream());
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    let watch = target.watch()?;
+    get(&client(), &target, "/stretch").await?;
+    let checked = watch.nothing_blocked()?;
+    let said = format!("{:#}", checked.report());
+    let Some(verdict) = crate::decided(&checked) else {
+        return Ok(());
+    };
+    if cfg!(debug_assertions) {
+        assert_eq!(verdict, perfshape::Verdict::Inconclusive, "{said}");
+        assert!(said.contains("opt-level = 3"), "{said}");
+    } else {
+        assert_eq!(verdict, perfshape::Verdict::Broken, "{said}");
+    }
+    if cfg!(all(target_os = "linux", not(perfshape_portable))) {
+        let line = format!("({}:{})", held::FILE, held::line_of("/stretch"));
+        assert!(said.contains(&line), "the line {line}: {said}");
+    }
+    Ok(())
+}
+
 /// Reading where in the code never cuts a call short: the calls a signal would interrupt
 /// (a sleep, `poll`, `epoll_wait` and a futex wait with timeouts, a socket read with a
 /// receive timeout), made on the worker while the watch reads its stacks, return as they

@@ -130,9 +130,16 @@ async fn on_loopback_diesel_never_holds_and_the_fixes_are_never_broken() -> Resu
         match (build, decided(&checked)) {
             (_, None) => {}
             (Build::OnWorker, Some(Verdict::Broken)) => {}
+            // Undecided for the loopback, naming it and what makes it decisive; or for a
+            // poll this build cannot judge, naming the profile line (the async build's
+            // `GET /accounts` computed 11 ms in one poll once in 50 quiet runs).
             (_, Some(Verdict::Inconclusive)) => {
-                assert!(said.contains("(postgres) directly"), "{build}: {said}");
-                assert!(said.contains("Downstream::to("), "{build}: {said}");
+                let loopback =
+                    said.contains("(postgres) directly") && said.contains("Downstream::to(");
+                assert!(
+                    loopback || said.contains("opt-level = 3"),
+                    "{build}: {said}"
+                );
             }
             (Build::Offloaded | Build::Async, Some(Verdict::Holds)) => {}
             (build, Some(verdict)) => panic!("{build} came out {verdict:?}: {said}"),
