@@ -20,6 +20,11 @@ use axum::routing::get;
 /// worker asleep in it many times, short enough for a functional test.
 const HELD: Duration = Duration::from_millis(4);
 
+/// How long `/mutex`'s other thread keeps the lock: long enough that the worker, woken once
+/// that thread has it and kept from its CPU by a busy machine, still finds it taken (a
+/// 4 ms hold was outwaited in 3 of 150 runs with a core or both busy).
+const MUTEX_HELD: Duration = Duration::from_millis(10);
+
 /// The file this app's source is in, as the reports name it (relative to the crate).
 pub const FILE: &str = "tests/apps/held.rs";
 
@@ -102,7 +107,7 @@ async fn mutex(State(shared): State<Shared>) -> String {
     std::thread::spawn(move || {
         let mut held = ledger.lock().unwrap_or_else(|p| p.into_inner());
         let _ = locked.send(());
-        std::thread::sleep(HELD);
+        std::thread::sleep(MUTEX_HELD);
         *held += 1;
     });
     let _ = has_it.await;

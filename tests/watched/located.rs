@@ -78,7 +78,9 @@ async fn a_long_stretch_of_computing_names_its_line() -> Result {
 
 /// A stretch this build cannot judge — 10 ms of CPU in one poll, past the optimised budget
 /// and under the unoptimised one — is inconclusive, naming the profile line that makes it
-/// decisive and the line that computed; in an optimised build it is broken.
+/// decisive and the function that computed; in an optimised build it is broken. Its loop
+/// spans three lines, and a busy machine's samples fall on any of them: the function and
+/// its file are asserted.
 #[tokio::test]
 async fn a_stretch_this_build_cannot_judge_names_its_line() -> Result {
     let dir = tempfile::tempdir().expect("a temporary directory");
@@ -98,8 +100,8 @@ async fn a_stretch_this_build_cannot_judge_names_its_line() -> Result {
         assert_eq!(verdict, perfshape::Verdict::Broken, "{said}");
     }
     if cfg!(all(target_os = "linux", not(perfshape_portable))) {
-        let line = format!("({}:{})", held::FILE, held::line_of("/stretch"));
-        assert!(said.contains(&line), "the line {line}: {said}");
+        let place = format!("`watched::common::held::stretch` ({}", held::FILE);
+        assert!(said.contains(&place), "{place}: {said}");
     }
     Ok(())
 }
