@@ -128,20 +128,36 @@ NOTES = """
   ≈56 µs inside the offloaded build's borrowed ones — and dropped. So on loopback the
   correct builds hold or are inconclusive, never broken, and diesel on the worker is broken
   or inconclusive, never held; through a `Downstream` they decide.
-- **Known and left.** On a machine busy enough that this process's threads wait for a CPU
-  most of the time, a correct route of the inventory's sqlx build now and then sleeps past
-  a millisecond in a lock sqlx's SQLite worker thread holds while the machine keeps that
-  thread from its CPU, and no sample catches it: beside the suite above, one request of
-  `GET /items/{sku}` slept 1.6 ms, past the 1.5 ms a lone unsampled sleep is allowed on a
-  busy machine (the threads waited for a CPU 115 % of the watch); in an earlier run, 1.8 ms
-  in two of three requests of its `POST`. The rule reads both as waits. Telling that
-  holder (runnable) from a std mutex's (asleep) by the process's threads' states when the
-  lock was sampled was tried: the std-mutex twins were then missed in 2 of 11 busy runs,
-  another thread of the process being runnable too.
-- **Lines not named, busy.** With a core or both busy, most of the runs that named no line
-  were the spawned task's 4 ms sleep, met in none of the sampler's ticks (its report still
-  broken, saying no sample caught the call); the others a std mutex's and rayon's futex
-  waits caught in no sample.
+- **A busy machine and a sleep no sample caught.** An unsampled sleep means the sampler,
+  ticking every 0.5 ms, was kept from its CPU across it, as a lock's holder can be for as
+  long: on a busy machine (this process's threads waiting for a CPU 5 % of the watch or
+  more) such a sleep decides by the count of requests, as a lock's does. Before, a lone
+  one past 1.5 ms was a wait: the inventory's sqlx build's `GET /items/{sku}`, sent once,
+  slept 1.6 ms so once in 750 runs beside the suite. The functional tests send each route
+  the rule must decide from a sleep twice or more.
+- **Page faults.** A worker can sleep in a page fault that waits for the address space's
+  lock (`lock_mm_and_find_vma`, read from the kernel's stack of the worker), which another
+  thread holds to map or unmap memory while a busy machine keeps it from its CPU: 0.17 ms
+  outside every response, in the ledger's and the accounts' offloaded builds, once in 50
+  runs each with both cores busy. A page fault is judged as a lock is.
+- **Known and left: a library's channel lock, its holder preempted.** Where this
+  process's threads wait for a CPU more than the watch's length, the inventory's sqlx
+  build can sleep on flume's channel lock in every request of a route: the worker's stack
+  in `std::sync::Mutex::lock` under `flume::Shared::recv`, the lock held by sqlx's SQLite
+  thread while the machine keeps it from its CPU. Beside the suite above, `GET /items`
+  slept so in 2 of its 2 requests, 3.1 ms at the longest (the threads waited for a CPU
+  117 % of the watch): broken, 1 in 750. Before, 1.8–2.0 ms in 2 of 3 requests of its
+  `POST` in 2 of 15 ad hoc runs with both cores busy. The count rule reads it as a std
+  mutex waited for, as the twins' is: their stacks differ only in who takes the lock (the
+  team's handler; a library's channel), and a library's lock can be held across a
+  blocking call too. Telling that holder (runnable) from a std mutex's (asleep) by the
+  process's threads' states when the lock was sampled was tried: the std-mutex twins were
+  then missed in 2 of 11 busy runs, another thread of the process being runnable too.
+- **Lines not named, busy.** With a core or both busy, most of the runs that named no
+  line were the spawned task's 4 ms sleep, met in none of the sampler's ticks (its report
+  still broken, saying no sample caught the call), and the 10 ms stretch whose sampled
+  stacks reached none of the service's own frames (its report still inconclusive, naming
+  the profile line).
 """
 
 

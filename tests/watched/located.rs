@@ -83,9 +83,7 @@ async fn a_long_stretch_of_computing_names_its_line() -> Result {
 /// its file are asserted.
 #[tokio::test]
 async fn a_stretch_this_build_cannot_judge_names_its_line() -> Result {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let app = held::app(dir.path().join("journal.log"), held::upstream());
-    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    let (_dir, target) = held_served()?;
     let watch = target.watch()?;
     get(&client(), &target, "/stretch").await?;
     let checked = watch.nothing_blocked()?;
@@ -106,15 +104,21 @@ async fn a_stretch_this_build_cannot_judge_names_its_line() -> Result {
     Ok(())
 }
 
+/// The held app served on one worker, its journal in a temporary directory (kept while the
+/// test runs), `/socket` asking the echo server directly.
+fn held_served() -> Result<(tempfile::TempDir, Target)> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let app = held::app(dir.path().join("journal.log"), held::upstream());
+    Ok((dir, Target::serve(PoolSettings::workers(1)?, app)?))
+}
+
 /// Reading where in the code never cuts a call short: the calls a signal would interrupt
 /// (a sleep, `poll`, `epoll_wait` and a futex wait with timeouts, a socket read with a
 /// receive timeout), made on the worker while the watch reads its stacks, return as they
 /// would unwatched — none with EINTR — and the report names the line they were made from.
 #[tokio::test]
 async fn reading_where_cuts_no_call_short() -> Result {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let app = held::app(dir.path().join("journal.log"), held::upstream());
-    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    let (_dir, target) = held_served()?;
     let watch = target.watch()?;
     let client = client();
     for _ in 0..5 {

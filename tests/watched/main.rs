@@ -62,6 +62,20 @@ async fn place_an_order(client: &reqwest::Client, target: &Target) -> Result {
 
 /// The sign-in app verifying its hash as `verify` says, built on one served worker (its
 /// session sweeper spawned there).
+/// Creates a todo of each text on the todo list at `target`, as its functional test does.
+async fn create_todos(client: &reqwest::Client, target: &Target, texts: &[&str]) -> Result {
+    for text in texts {
+        let created = client
+            .post(target.url_of("/todos")?)
+            .json(&serde_json::json!({ "text": text }))
+            .send()
+            .await
+            .expect("POST /todos");
+        assert_eq!(created.status(), 201);
+    }
+    Ok(())
+}
+
 fn sign_in_app(verify: common::signin::Verify) -> Result<Target> {
     Target::serve_with(perfshape::PoolSettings::workers(1)?, move || async move {
         Ok::<_, std::convert::Infallible>(common::signin::app(verify).await)

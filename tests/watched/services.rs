@@ -15,15 +15,7 @@ async fn the_todo_list_holds() -> Result {
     let target = Target::serve(PoolSettings::workers(1)?, crate::common::todos::app())?;
     let watch = target.watch()?;
     let client = client();
-    for text in ["buy tea", "write docs"] {
-        let created = client
-            .post(target.url_of("/todos")?)
-            .json(&json!({ "text": text }))
-            .send()
-            .await
-            .expect("POST /todos");
-        assert_eq!(created.status(), 201);
-    }
+    crate::create_todos(&client, &target, &["buy tea", "write docs"]).await?;
     let listed: serde_json::Value = get(&client, &target, "/todos")
         .await?
         .json()

@@ -19,15 +19,7 @@ async fn a_sync_write_in_the_todo_lists_create_is_named() -> Result {
     )?;
     let watch = target.watch()?;
     let client = client();
-    for text in ["buy tea", "water the plants"] {
-        let created = client
-            .post(target.url_of("/todos")?)
-            .json(&json!({ "text": text }))
-            .send()
-            .await
-            .expect("POST /todos");
-        assert_eq!(created.status(), 201);
-    }
+    crate::create_todos(&client, &target, &["buy tea", "water the plants"]).await?;
     get(&client, &target, "/todos").await?;
     let checked = watch.nothing_blocked()?;
     assert_names(&checked, "POST /todos");
