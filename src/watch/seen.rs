@@ -115,10 +115,11 @@ impl Sampled {
 
     /// Whether the commonest wait seen is one a correct poll meets too, judged by its time
     /// and its count of requests rather than by its kind: a lock (`futex`: tokio's, the
-    /// allocator's, a channel's) or a page fault — the kernel maps a page in, and a busy
-    /// machine that preempts the thread holding what the fault waits for stretches it
-    /// (0.17 ms outside every response, offloaded builds of the ledger and the accounts,
-    /// once in 50 runs each with both cores busy).
+    /// allocator's, a channel's) or a page fault, which may wait for the address space's
+    /// lock (`lock_mm_and_find_vma` in the worker's kernel stack) while another thread maps
+    /// or unmaps memory; a busy machine that preempts that thread stretches it (0.17 ms
+    /// outside every response, offloaded builds of the ledger and the accounts, once in 50
+    /// runs each with both cores busy).
     pub(crate) fn in_a_lock(&self) -> bool {
         matches!(self.call, Some((BlockedCall::Lock | BlockedCall::Fault, _)))
     }
