@@ -316,17 +316,10 @@ impl Watch {
                 // Named only for a route that computed past the budget, or past the
                 // optimised one where this build cannot tell: naming frames reads the
                 // binary's debug information.
-                let longest_computing = route
-                    .requests
-                    .iter()
-                    .filter_map(|r| r.split)
-                    .map(|s| s.longest_computing)
-                    .max()
-                    .unwrap_or_default();
                 let undecided_stretch = matches!(finding, Finding::CannotTell(_))
-                    && allowance
-                        .undecided()
-                        .is_some_and(|(optimised, _)| longest_computing > optimised);
+                    && allowance.undecided().is_some_and(|(optimised, _)| {
+                        seen::longest_computing(&route.requests) > optimised
+                    });
                 let computing = if matches!(finding, Finding::Computes { .. }) || undecided_stretch
                 {
                     for path in &route.paths {

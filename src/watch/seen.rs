@@ -194,7 +194,7 @@ pub(crate) fn decide_on(
         return Finding::Unread;
     }
     let computing: Vec<Duration> = splits.iter().map(|s| s.longest_computing).collect();
-    let longest_computing = computing.iter().copied().max().unwrap_or_default();
+    let longest_computing = longest_computing(requests);
     let past_budget = computing
         .iter()
         .filter(|&&c| c > allowance.budget())
@@ -274,6 +274,16 @@ pub(crate) fn decide_on(
         ));
     }
     Finding::Holds
+}
+
+/// The longest CPU one poll of `requests` used without giving its worker back.
+pub(crate) fn longest_computing(requests: &[Request]) -> Duration {
+    requests
+        .iter()
+        .filter_map(|r| r.split)
+        .map(|s| s.longest_computing)
+        .max()
+        .unwrap_or_default()
 }
 
 /// Decides the workers' time outside every response's polls — a task the requests spawned,

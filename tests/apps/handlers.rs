@@ -80,7 +80,7 @@ pub fn compute(cpu: Duration) {
 }
 
 /// The calling thread's CPU time.
-fn thread_cpu() -> Duration {
+pub fn thread_cpu() -> Duration {
     let mut now = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,

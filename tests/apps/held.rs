@@ -148,15 +148,7 @@ async fn sort() -> String {
 /// 10 ms of the worker's CPU in one poll, however fast the build: between the optimised
 /// poll budget (4 ms) and the unoptimised one (24 ms).
 async fn stretch() -> String {
-    let cpu = || {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: a valid, writable timespec and a clock id the platform defines.
-        unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
-        Duration::new(now.tv_sec as u64, now.tv_nsec as u32)
-    };
+    let cpu = super::handlers::thread_cpu;
     let start = cpu();
     let mut x = 0u64;
     while cpu().saturating_sub(start) < Duration::from_millis(10) {
