@@ -54,6 +54,20 @@ pub(crate) fn available() -> bool {
     })
 }
 
+/// Why what a thread is blocked in is not read here, or `None` where it is ([`available`]).
+pub(crate) fn unread() -> Option<String> {
+    if available() {
+        None
+    } else if cfg!(linux_reads) {
+        Some("the kernel refuses this process its threads' /proc/self/task/TID/syscall files (a hardened kernel or container)".to_string())
+    } else {
+        Some(crate::platform::not_read(
+            "what a worker was blocked in",
+            "/proc/self/task/TID/syscall",
+        ))
+    }
+}
+
 /// What a sampled thread was doing.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Seen {

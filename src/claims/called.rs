@@ -52,11 +52,8 @@ pub(crate) fn blocked_in(calls: &Calls, route: &Place) -> Option<(String, u32, u
 /// waiting". `None` where nothing at that place was sampled; where the samples are not read
 /// on this platform, the sentence says so.
 pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<String> {
-    if !crate::blocked_call::available() {
-        return Some(crate::platform::not_read(
-            "what the worker was blocked in",
-            "/proc/self/task/TID/syscall",
-        ));
+    if let Some(why) = crate::blocked_call::unread() {
+        return Some(why);
     }
     let calls = calls?;
     let place = match how {
@@ -170,6 +167,9 @@ pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
             .sum();
         (all, running)
     };
+    if let Some(why) = crate::blocked_call::unread() {
+        return format!("the workers were not sampled: {why}");
+    }
     let ((in_polls, running), (outside, running_outside)) = (of(route), of(&Place::Outside));
     let said = format!(
         "the workers were sampled every {} ms while any ran: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",

@@ -35,6 +35,15 @@ pub(crate) fn unread() -> Option<String> {
 /// Why where a worker computed is not read here, or `None` where it is (so far: the
 /// kernel may refuse its sampling when the first worker is followed).
 pub(crate) fn unread_computing() -> Option<String> {
+    if !cfg!(linux_reads) {
+        return Some(format!(
+            "where in the code is not read here: {}",
+            crate::platform::not_read(
+                "a computing worker's stack",
+                "the kernel's sampling of its own threads, perf_event_open"
+            )
+        ));
+    }
     if let Some(why) = unread() {
         return Some(why);
     }

@@ -431,7 +431,11 @@ fn report(
             Finding::CannotTell(why) if route.computing.is_empty() => {
                 Some(format!("{}: {why}", route.name))
             }
-            // Where the long poll computed, for the team to judge meanwhile.
+            // Where the long poll computed, for the team to judge meanwhile, or why that
+            // is not read here (already in parentheses).
+            Finding::CannotTell(why) if crate::stack::unread_computing().is_some() => {
+                Some(format!("{}: {why} {}", route.name, route.computing))
+            }
             Finding::CannotTell(why) => Some(format!(
                 "{}: {why} (its polls were sampled computing {})",
                 route.name, route.computing
@@ -646,14 +650,24 @@ fn said(route: &Decided) -> Option<(String, Hold)> {
             Hold::Waits,
         )),
         Finding::Computes { requests, longest } => Some((
-            format!(
-                "{name} computed {} in one poll without giving its worker back {}, {} (the kernel saw it running, in no system call, in {} of the {} samples of its polls)",
-                millis(*longest),
-                of(*requests),
-                route.computing,
-                sampled.running,
-                sampled.running + sampled.asleep
-            ),
+            {
+                let said = format!(
+                    "{name} computed {} in one poll without giving its worker back {}, {}",
+                    millis(*longest),
+                    of(*requests),
+                    route.computing,
+                );
+                // Off Linux nothing is sampled: the poll's own CPU clock decided it.
+                if crate::blocked_call::available() {
+                    format!(
+                        "{said} (the kernel saw it running, in no system call, in {} of the {} samples of its polls)",
+                        sampled.running,
+                        sampled.running + sampled.asleep
+                    )
+                } else {
+                    said
+                }
+            },
             Hold::Computes,
         )),
         _ => None,

@@ -206,13 +206,14 @@ pub(crate) fn decide_on(
         };
     }
     // Where a poll's time off the CPU is not split into waiting and preemption (off Linux),
-    // its "waiting" is a bound and its sleeps are not counted: computing past the budget is
-    // exact everywhere, and time off the CPU no verdict.
+    // its "waiting" is a bound and its sleeps are not counted: computing is exact everywhere
+    // (past the budget, or between the budgets where this build cannot tell), and time off
+    // the CPU no verdict.
     if !crate::thread_clock::splits_off_cpu() {
         return if splits.iter().any(|s| s.waiting >= TOO_SHORT) {
             Finding::Unread
         } else {
-            Finding::Holds
+            undecided_stretch(longest_computing, allowance).unwrap_or(Finding::Holds)
         };
     }
     let slept: Vec<Duration> = splits
@@ -238,17 +239,8 @@ pub(crate) fn decide_on(
     {
         return waits;
     }
-    if let Some((optimised, unoptimised)) = allowance.undecided()
-        && longest_computing > optimised
-        && longest_computing <= unoptimised
-    {
-        return Finding::CannotTell(format!(
-            "a poll computed {} without giving its worker back, between {} and {}, where this build cannot tell a long stretch from ordinary work slowed 2–30× by a build without optimisations: `{}` in the workspace's Cargo.toml makes it decisive",
-            millis(longest_computing),
-            millis(optimised),
-            millis(unoptimised),
-            crate::vocab::allowance::PROFILE_LINE
-        ));
+    if let Some(stretch) = undecided_stretch(longest_computing, allowance) {
+        return stretch;
     }
     if splits.len() < TO_TELL && longest_wait >= IN_DOUBT && !in_a_lock {
         return Finding::CannotTell(format!(
@@ -284,6 +276,23 @@ pub(crate) fn longest_computing(requests: &[Request]) -> Duration {
         .map(|s| s.longest_computing)
         .max()
         .unwrap_or_default()
+}
+
+/// A route whose longest poll computed past the optimised budget and within the
+/// unoptimised one, in a build without optimisations: it cannot tell, naming the profile
+/// line that makes it decisive. `None` where the stretch is under both or the build has
+/// one budget.
+fn undecided_stretch(longest_computing: Duration, allowance: &Allowance) -> Option<Finding> {
+    let (optimised, unoptimised) = allowance.undecided()?;
+    (longest_computing > optimised && longest_computing <= unoptimised).then(|| {
+        Finding::CannotTell(format!(
+            "a poll computed {} without giving its worker back, between {} and {}, where this build cannot tell a long stretch from ordinary work slowed 2–30× by a build without optimisations: `{}` in the workspace's Cargo.toml makes it decisive",
+            millis(longest_computing),
+            millis(optimised),
+            millis(unoptimised),
+            crate::vocab::allowance::PROFILE_LINE
+        ))
+    })
 }
 
 /// Decides the workers' time outside every response's polls — a task the requests spawned,
@@ -439,11 +448,9 @@ mod tests {
         assert_eq!(decide(&two, &Sampled::NONE, &budget(4)), Finding::Holds);
     }
 
+    /// Computing is exact everywhere: this holds off Linux too.
     #[test]
     fn a_poll_past_the_budget_breaks_and_one_between_the_budgets_names_the_build() {
-        if !crate::thread_clock::splits_off_cpu() {
-            return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
-        }
         assert!(matches!(
             decide(&[request(0, 0, 9_000)], &Sampled::NONE, &budget(4)),
             Finding::Computes { requests: 1, .. }
