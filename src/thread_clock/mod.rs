@@ -21,7 +21,9 @@
 //! none did not sleep, and its time off the CPU is preemption whatever the clocks'
 //! difference; only a poll that slept is split by the run queue, and may carry steal.
 //! A poll that slept while the pool's other workers waited for a CPU may have slept on a
-//! lock one of them held: that part is preemption too ([`peers`]).
+//! lock one of them held: that part is preemption too ([`peers`]), as is the part another
+//! thread of the process (a driver's, the blocking pool's) waited for one after a sample
+//! caught the worker asleep on a lock.
 //!
 //! Off Linux (and in the portable build, `PERFSHAPE_PORTABLE=1`) the run queue is not read: a
 //! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
@@ -61,6 +63,9 @@ use std::time::{Duration, Instant};
 
 use peers::Peer;
 pub(crate) use peers::Peers;
+
+/// A thread, by the kernel's id for it (Linux's `gettid`).
+pub(crate) type Tid = i32;
 
 /// Time off the CPU inside one poll below which it is not split: counted as preempted, not
 /// waiting. A sleep this short cannot hold a worker long enough to matter (tokio's own
@@ -129,7 +134,7 @@ pub(crate) fn join_peers(peers: &Arc<Peers>) {
     let Some(queued) = queued() else {
         return;
     };
-    let peer = peers.join(own_schedstat(), queued);
+    let peer = peers.join(own_schedstat(), queued, current_tid());
     PEER.with(|p| *p.borrow_mut() = Some((Arc::clone(peers), peer)));
 }
 
@@ -151,6 +156,13 @@ fn peers_now() -> Option<Duration> {
             .as_ref()
             .map(|(peers, own)| peers.others_now(own))
     })
+}
+
+/// The most run-queue time one thread of the process that is no worker was credited since
+/// a sample caught the calling worker asleep on a lock, at `since` or later
+/// ([`Peer::others_since`]).
+fn others_since(since: Instant) -> Option<Duration> {
+    PEER.with(|p| p.borrow().as_ref()?.1.others_since(since))
 }
 
 impl ThreadReading {
@@ -184,12 +196,12 @@ impl ThreadReading {
             switches: voluntary_switches(),
             peers: None,
         };
-        self.split(&now, queued, peers_now)
+        self.split(&now, queued, peers_now, others_since)
     }
 
     /// The run from `self` to `later`, both read on the same thread.
     pub(crate) fn until(&self, later: &ThreadReading) -> PollTime {
-        self.split(later, || later.queued, peers_now)
+        self.split(later, || later.queued, peers_now, others_since)
     }
 
     /// When this reading was taken.
@@ -198,13 +210,15 @@ impl ThreadReading {
     }
 
     /// The run from `self` to `later`, its run-queue time read by `queued_then` only where
-    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`]; and
-    /// the pool's other workers' by `peers_then` only where some of that was a wait.
+    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`]; the
+    /// pool's other workers' by `peers_then` only where some of that was a wait, and the
+    /// other threads' by `others_since` only where some still was.
     fn split(
         &self,
         later: &ThreadReading,
         queued_then: impl FnOnce() -> Option<Duration>,
         peers_then: impl FnOnce() -> Option<Duration>,
+        others_since: impl FnOnce(Instant) -> Option<Duration>,
     ) -> PollTime {
         let wall = later.ends_at.saturating_duration_since(self.at);
         let computing = later.cpu.saturating_sub(self.cpu).min(wall);
@@ -240,6 +254,15 @@ impl ThreadReading {
                 .unwrap_or_default(),
             _ => Duration::ZERO,
         };
+        // Asleep on a lock while another thread of the process waited for a CPU: its
+        // holder, perhaps (a driver's thread), preempted ([`Peers::mark`]).
+        let still = waited - held_up;
+        let held_up = held_up
+            + if still.is_zero() {
+                Duration::ZERO
+            } else {
+                others_since(self.at).unwrap_or_default().min(still)
+            };
         let preempted = preempted + held_up;
         PollTime {
             wall,
@@ -336,6 +359,45 @@ fn own_schedstat() -> Option<File> {
 
 #[cfg(not(linux_reads))]
 fn own_schedstat() -> Option<File> {
+    None
+}
+
+/// The calling thread's kernel id.
+#[cfg(linux_reads)]
+fn current_tid() -> Option<Tid> {
+    // SAFETY: gettid has no preconditions and cannot fail.
+    Some(unsafe { libc::gettid() })
+}
+
+#[cfg(not(linux_reads))]
+fn current_tid() -> Option<Tid> {
+    None
+}
+
+/// Every thread of this process, by kernel id (`/proc/self/task`).
+#[cfg(linux_reads)]
+fn process_threads() -> Vec<Tid> {
+    std::fs::read_dir("/proc/self/task")
+        .map(|dir| {
+            dir.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[cfg(not(linux_reads))]
+fn process_threads() -> Vec<Tid> {
+    Vec::new()
+}
+
+/// Thread `tid`'s time on a run queue so far, from its `schedstat`; `None` where it ended.
+#[cfg(linux_reads)]
+fn queued_of(tid: Tid) -> Option<Duration> {
+    read_queued(&File::open(format!("/proc/self/task/{tid}/schedstat")).ok()?)
+}
+
+#[cfg(not(linux_reads))]
+fn queued_of(_tid: Tid) -> Option<Duration> {
     None
 }
 
@@ -492,7 +554,7 @@ mod tests {
         let us = Duration::from_micros;
         let start = synthetic(0, 0, 0, 0, 3, Some(500));
         let end = synthetic(2500, 0, 500, 0, 4, None);
-        let held = start.split(&end, || end.queued, || Some(us(2400)));
+        let held = start.split(&end, || end.queued, || Some(us(2400)), |_| None);
         assert_eq!(
             (held.waiting, held.preempted),
             (us(100), us(1900)),
@@ -500,14 +562,14 @@ mod tests {
         );
         assert!(held.slept, "{held:?}");
         // Credited more than the sleep: the sleep, no more.
-        let longer = start.split(&end, || end.queued, || Some(us(9000)));
+        let longer = start.split(&end, || end.queued, || Some(us(9000)), |_| None);
         assert_eq!(
             (longer.waiting, longer.preempted),
             (us(0), us(2000)),
             "{longer:?}"
         );
         // The others idle: the whole sleep waited.
-        let idle = start.split(&end, || end.queued, || Some(us(500)));
+        let idle = start.split(&end, || end.queued, || Some(us(500)), |_| None);
         assert_eq!(idle.waiting, us(2000), "{idle:?}");
         // No pool: nothing is read of others.
         let alone = synthetic(0, 0, 0, 0, 3, None);
@@ -515,8 +577,43 @@ mod tests {
             &end,
             || end.queued,
             || panic!("read for a thread in no pool"),
+            |_| None,
         );
         assert_eq!(solo.waiting, us(2000), "{solo:?}");
+    }
+
+    /// The rule that a sleep on a lock while another thread of the process waited for a CPU
+    /// is preemption: 2 ms asleep, the workers idle, and the most one marked thread was
+    /// credited since the sample (1.8 ms: a driver's thread holding the lock, preempted)
+    /// waits 0.2 ms; with the workers' credit too, never past the sleep; a sleep no sample
+    /// marked (`None`) waits whole.
+    #[test]
+    fn a_sleep_on_a_lock_while_a_thread_of_the_process_waited_for_a_cpu_is_preemption() {
+        let us = Duration::from_micros;
+        let start = synthetic(0, 0, 0, 0, 3, Some(500));
+        let end = synthetic(2500, 0, 500, 0, 4, None);
+        let driver = start.split(
+            &end,
+            || end.queued,
+            || Some(us(500)),
+            |since| {
+                assert_eq!(since, start.at, "the mark is asked of the poll's stretch");
+                Some(us(1800))
+            },
+        );
+        assert_eq!(
+            (driver.waiting, driver.preempted),
+            (us(200), us(1800)),
+            "{driver:?}"
+        );
+        let both = start.split(&end, || end.queued, || Some(us(1700)), |_| Some(us(1800)));
+        assert_eq!(
+            (both.waiting, both.preempted),
+            (us(0), us(2000)),
+            "{both:?}"
+        );
+        let unmarked = start.split(&end, || end.queued, || Some(us(500)), |_| None);
+        assert_eq!(unmarked.waiting, us(2000), "{unmarked:?}");
     }
 
     /// The rule that a run begins after its first reading's run-queue figure: a thread

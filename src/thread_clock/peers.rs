@@ -24,11 +24,25 @@
 //! stretch that slept reads each peer's file afresh at its end — rare, and ≈1 µs a peer.
 //! A sum published before the reading lags each peer's true figure by what it was credited
 //! since its last reading: the count can only grow by that, never miss a holder's wait.
+//!
+//! A lock's holder need not be a worker: sqlx's SQLite driver answers on a channel whose
+//! lock its own thread takes, and on a machine with both cores busy a worker slept 3.1 ms
+//! on that lock in 2 of 2 requests while the driver's thread, holding it, waited for a CPU
+//! (the worker's stack: `std::sync::Mutex::lock` under `flume::Shared::recv`). Those
+//! threads publish nothing, so the sampler marks them instead ([`Peers::mark`]): the
+//! first sample that catches a worker asleep on a lock reads the run-queue time of every
+//! thread of the process that is no worker (the sampler's own excepted), and the sleep, at
+//! its end, counts the most any one of them was credited since as preemption
+//! ([`Peer::others_since`]). The most, not the sum: one holder hands the lock over, and a
+//! thread the handler waits on while it computes (rayon awaited by blocking) keeps its
+//! computing as the worker's wait — only its time on a run queue is the machine's.
 
 use std::fs::File;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use super::Tid;
 
 /// The worker threads of one pool, and the sum of their published run-queue times.
 #[derive(Debug, Default)]
@@ -45,14 +59,36 @@ pub(crate) struct Peers {
 pub(crate) struct Peer {
     file: Option<File>,
     published: AtomicU64,
+    /// The thread's kernel id, where it is read: what the sampler marks it by.
+    tid: Option<Tid>,
+    /// The other threads' run-queue times when a sample caught this worker asleep on a
+    /// lock ([`Peers::mark`]).
+    mark: Mutex<Option<Mark>>,
+}
+
+/// The run-queue time of each thread of the process that is no worker, read when a sample
+/// caught a worker asleep on a lock in one stretch of its.
+#[derive(Debug)]
+struct Mark {
+    /// The sampler's number for the worker's stretch: one mark a stretch, its first.
+    stretch: u64,
+    at: Instant,
+    queued: Vec<(Tid, Duration)>,
 }
 
 impl Peers {
     /// Joins the calling thread to the pool, with its `schedstat` file and its figure now.
-    pub(crate) fn join(self: &Arc<Self>, file: Option<File>, queued: Duration) -> Arc<Peer> {
+    pub(crate) fn join(
+        self: &Arc<Self>,
+        file: Option<File>,
+        queued: Duration,
+        tid: Option<Tid>,
+    ) -> Arc<Peer> {
         let peer = Arc::new(Peer {
             file,
             published: AtomicU64::new(0),
+            tid,
+            mark: Mutex::new(None),
         });
         let mut members = self.lock();
         // A thread that ended dropped its own handle: its figure leaves the sum with it.
@@ -107,8 +143,39 @@ impl Peers {
             .sum()
     }
 
+    /// A sample caught the worker `worker` asleep on a lock in its stretch `stretch`: where
+    /// that stretch has no mark yet, the run-queue time of every thread of the process that
+    /// is no worker, nor in `except` (the sampling thread), is read now and kept for it.
+    /// Called by the sampling thread. Cost, measured in the test build on this project's
+    /// machine: 80–180 µs for 5–8 threads (a listing of `/proc/self/task` and a `schedstat`
+    /// opened and read for each), once a stretch, and only for a worker asleep on a lock;
+    /// the worker reads the same files again at the stretch's end.
+    pub(crate) fn mark(&self, worker: Tid, stretch: u64, except: &[Tid]) {
+        let members = self.lock().clone();
+        let Some(peer) = members.iter().find(|m| m.tid == Some(worker)) else {
+            return;
+        };
+        if lock(&peer.mark)
+            .as_ref()
+            .is_some_and(|m| m.stretch == stretch)
+        {
+            return;
+        }
+        let workers: Vec<Tid> = members.iter().filter_map(|m| m.tid).collect();
+        let queued: Vec<(Tid, Duration)> = super::process_threads()
+            .into_iter()
+            .filter(|tid| !workers.contains(tid) && !except.contains(tid))
+            .filter_map(|tid| Some((tid, super::queued_of(tid)?)))
+            .collect();
+        *lock(&peer.mark) = Some(Mark {
+            stretch,
+            at: Instant::now(),
+            queued,
+        });
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Arc<Peer>>> {
-        self.members.lock().unwrap_or_else(|p| p.into_inner())
+        lock(&self.members)
     }
 }
 
@@ -117,6 +184,24 @@ impl Peer {
     fn read(&self) -> Option<Duration> {
         super::read_queued(self.file.as_ref()?)
     }
+
+    /// The most run-queue time any one thread marked for this worker ([`Peers::mark`]) was
+    /// credited since the mark, where the mark was made at `since` or later (in the stretch
+    /// that began then); the mark is used up. `None` where there is none.
+    pub(crate) fn others_since(&self, since: Instant) -> Option<Duration> {
+        let mark = lock(&self.mark).take()?;
+        (mark.at >= since).then(|| {
+            mark.queued
+                .iter()
+                .filter_map(|(tid, then)| Some(super::queued_of(*tid)?.saturating_sub(*then)))
+                .max()
+                .unwrap_or_default()
+        })
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 fn nanos(d: Duration) -> u64 {
@@ -136,17 +221,92 @@ mod tests {
     #[test]
     fn the_others_sum_leaves_out_the_reader_and_the_ended() {
         let peers = Arc::new(Peers::default());
-        let a = peers.join(None, us(100));
-        let b = peers.join(None, us(40));
+        let a = peers.join(None, us(100), None);
+        let b = peers.join(None, us(40), None);
         assert_eq!(peers.publish(&a, us(150)), us(40));
         assert_eq!(peers.publish(&b, us(90)), us(150));
-        let c = peers.join(None, us(5));
+        let c = peers.join(None, us(5), None);
         assert_eq!(peers.publish(&a, us(150)), us(95));
         drop(b);
-        let _d = peers.join(None, us(1));
+        let _d = peers.join(None, us(1), None);
         assert_eq!(peers.publish(&a, us(150)), us(6));
         // Without files, a fresh read is the published figure.
         assert_eq!(peers.others_now(&a), us(6));
         assert_eq!(peers.others_now(&c), us(151));
+    }
+
+    /// A mark counts the run-queue time a thread of the process that is no worker was
+    /// credited after it: two threads pinned to one CPU, spinning 30 ms together, take
+    /// turns on it, so each is credited time on its run queue; a worker's thread and the
+    /// caller's are left out, one mark a stretch, and a mark made before the stretch asked
+    /// about is none.
+    #[cfg(linux_reads)]
+    #[test]
+    fn a_mark_counts_the_run_queue_of_a_thread_that_is_no_worker() {
+        let Some(own) = super::super::current_tid() else {
+            return;
+        };
+        let peers = Arc::new(Peers::default());
+        let (tid_tx, tid_rx) = std::sync::mpsc::channel();
+        // Both spinners start together, and end after the credit is read (a thread that
+        // ended has no file to read).
+        let go = Arc::new(std::sync::Barrier::new(3));
+        let done = Arc::new(std::sync::Barrier::new(3));
+        let spinners: Vec<_> = (0..2)
+            .map(|_| {
+                let (tid_tx, go, done) = (tid_tx.clone(), Arc::clone(&go), Arc::clone(&done));
+                std::thread::spawn(move || {
+                    // SAFETY: a zeroed cpu_set_t is an empty set; CPU 0 is added to it and the
+                    // calling thread (pid 0) confined to it.
+                    unsafe {
+                        let mut set: libc::cpu_set_t = std::mem::zeroed();
+                        libc::CPU_SET(0, &mut set);
+                        libc::sched_setaffinity(0, std::mem::size_of_val(&set), &set);
+                    }
+                    tid_tx.send(super::super::current_tid()).unwrap();
+                    go.wait();
+                    let began = Instant::now();
+                    while began.elapsed() < Duration::from_millis(30) {
+                        std::hint::spin_loop();
+                    }
+                    done.wait();
+                    done.wait();
+                })
+            })
+            .collect();
+        let worker_tid = tid_rx.recv().unwrap();
+        let _ = tid_rx.recv().unwrap();
+        // One spinner is a worker here: its run queue is the workers' sum's, not a mark's.
+        let worker = peers.join(None, us(0), worker_tid);
+        let stretch_began = Instant::now();
+        peers.mark(worker_tid.unwrap(), 7, &[own]);
+        let first = lock(&worker.mark).as_ref().map(|m| (m.at, m.queued.len()));
+        let (marked_at, threads) = first.expect("a mark");
+        assert!(
+            lock(&worker.mark)
+                .as_ref()
+                .unwrap()
+                .queued
+                .iter()
+                .all(|(tid, _)| Some(*tid) != worker_tid && *tid != own),
+            "the worker and the caller are no mark's"
+        );
+        assert!(threads >= 1, "the other spinner is marked");
+        // The same stretch keeps its first mark.
+        peers.mark(worker_tid.unwrap(), 7, &[own]);
+        assert_eq!(lock(&worker.mark).as_ref().unwrap().at, marked_at);
+        go.wait();
+        done.wait();
+        let credited = worker.others_since(stretch_began).expect("the mark");
+        done.wait();
+        for spinner in spinners {
+            spinner.join().unwrap();
+        }
+        assert!(credited > Duration::ZERO, "{credited:?}");
+        assert!(credited <= stretch_began.elapsed(), "{credited:?}");
+        // Used up; and a mark older than the stretch asked about is none.
+        assert_eq!(worker.others_since(stretch_began), None);
+        peers.mark(worker_tid.unwrap(), 8, &[own]);
+        assert_eq!(worker.others_since(Instant::now()), None);
     }
 }
