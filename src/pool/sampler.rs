@@ -309,7 +309,7 @@ impl Sampler {
 
     /// Starts the sampling thread, unless one runs: it samples every [`TICK`] while
     /// `recording` says so, and ends when it no longer does. A worker of `peers` caught
-    /// asleep on a lock has the process's other threads marked for it ([`Peers::mark`]).
+    /// asleep on a lock has the process's other threads followed for it ([`Peers::follow`]).
     pub(crate) fn start(
         self: &Arc<Self>,
         peers: Arc<Peers>,
@@ -398,9 +398,9 @@ impl Sampler {
                 continue;
             }
             // A lock (or a page fault's wait for the address space's) whose holder may be
-            // a thread the machine preempted: the others' run queues, read now.
+            // a thread the machine keeps from its CPU: the runnable others, followed.
             if matches!(seen, Seen::Blocked(BlockedCall::Lock | BlockedCall::Fault)) {
-                peers.mark(slot.tid, before, own.as_slice());
+                peers.follow(slot.tid, before, own.as_slice());
             }
             let key = (code, seen);
             if matches!(key.1, Seen::Blocked(_)) && !lock(&self.stacks).contains_key(&key) {

@@ -21,9 +21,9 @@
 //! none did not sleep, and its time off the CPU is preemption whatever the clocks'
 //! difference; only a poll that slept is split by the run queue, and may carry steal.
 //! A poll that slept while the pool's other workers waited for a CPU may have slept on a
-//! lock one of them held: that part is preemption too ([`peers`]), as is the part another
-//! thread of the process (a driver's, the blocking pool's) waited for one after a sample
-//! caught the worker asleep on a lock.
+//! lock one of them held: that part is preemption too ([`peers`]), as is the part the
+//! samples saw another thread of the process (a driver's, the blocking pool's) wait for one
+//! while the worker slept on a lock.
 //!
 //! Off Linux (and in the portable build, `PERFSHAPE_PORTABLE=1`) the run queue is not read: a
 //! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
@@ -158,8 +158,8 @@ fn peers_now() -> Option<Duration> {
     })
 }
 
-/// The most run-queue time one thread of the process that is no worker was credited since
-/// a sample caught the calling worker asleep on a lock, at `since` or later
+/// The most time one thread of the process that is no worker was seen waiting for a CPU
+/// while the calling worker slept on a lock, in the stretch that began at `since`
 /// ([`Peer::others_since`]).
 fn others_since(since: Instant) -> Option<Duration> {
     PEER.with(|p| p.borrow().as_ref()?.1.others_since(since))
@@ -254,8 +254,8 @@ impl ThreadReading {
                 .unwrap_or_default(),
             _ => Duration::ZERO,
         };
-        // Asleep on a lock while another thread of the process waited for a CPU: its
-        // holder, perhaps (a driver's thread), preempted ([`Peers::mark`]).
+        // Asleep on a lock while another thread of the process was seen waiting for a CPU:
+        // its holder, perhaps (a driver's thread), preempted ([`Peers::follow`]).
         let still = waited - held_up;
         let held_up = held_up
             + if still.is_zero() {
@@ -390,14 +390,22 @@ fn process_threads() -> Vec<Tid> {
     Vec::new()
 }
 
-/// Thread `tid`'s time on a run queue so far, from its `schedstat`; `None` where it ended.
+/// Thread `tid`'s CPU time so far (its `schedstat`'s first figure, which counts a running
+/// thread's current run too) and whether it is runnable — on a CPU or on a run queue — by
+/// its `stat`'s state; `None` where it ended.
 #[cfg(linux_reads)]
-fn queued_of(tid: Tid) -> Option<Duration> {
-    read_queued(&File::open(format!("/proc/self/task/{tid}/schedstat")).ok()?)
+fn cpu_of(tid: Tid) -> Option<(Duration, bool)> {
+    let schedstat = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
+    let nanos: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
+    // The state follows the thread's name, which may hold spaces and parentheses.
+    let (_, after) = stat.rsplit_once(')')?;
+    let runnable = after.split_whitespace().next()? == "R";
+    Some((Duration::from_nanos(nanos), runnable))
 }
 
 #[cfg(not(linux_reads))]
-fn queued_of(_tid: Tid) -> Option<Duration> {
+fn cpu_of(_tid: Tid) -> Option<(Duration, bool)> {
     None
 }
 
