@@ -24,9 +24,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use crate::blocked_call::{self, BlockedCall, Reader, Seen, Tid};
+use crate::blocked_call::{self, Reader, Seen, Tid};
 use crate::stack::{Capturer, Stack};
-use crate::thread_clock::Peers;
 
 /// How often the workers are sampled while any of them runs.
 pub(crate) const TICK: Duration = Duration::from_micros(500);
@@ -308,13 +307,8 @@ impl Sampler {
     }
 
     /// Starts the sampling thread, unless one runs: it samples every [`TICK`] while
-    /// `recording` says so, and ends when it no longer does. A worker of `peers` caught
-    /// asleep on a lock has the process's other threads followed for it ([`Peers::follow`]).
-    pub(crate) fn start(
-        self: &Arc<Self>,
-        peers: Arc<Peers>,
-        recording: impl Fn() -> bool + Send + 'static,
-    ) {
+    /// `recording` says so, and ends when it no longer does.
+    pub(crate) fn start(self: &Arc<Self>, recording: impl Fn() -> bool + Send + 'static) {
         if !blocked_call::available() || self.sampling.swap(true, Ordering::AcqRel) {
             return;
         }
@@ -323,10 +317,7 @@ impl Sampler {
         // events took 4.5 ms once, longer than a functional test's requests, and a
         // sampler waiting for it met none of them.
         Capturer::prepare();
-        let mut reading = Reading {
-            peers,
-            ..Reading::default()
-        };
+        let mut reading = Reading::default();
         for slot in lock(&self.slots).iter() {
             reading.capturer.follow(slot.tid, false);
         }
@@ -335,7 +326,6 @@ impl Sampler {
             .name("perfshape-sampler".into())
             .spawn(move || {
                 real_time();
-                reading.own = blocked_call::current();
                 let mut tick = TICK;
                 loop {
                     if !recording() {
@@ -367,8 +357,6 @@ impl Sampler {
             reader,
             capturer,
             phases,
-            peers,
-            own,
         } = reading;
         let slots = lock(&self.slots).clone();
         let mut active = false;
@@ -397,11 +385,6 @@ impl Sampler {
             if slot.phase.load(Ordering::Acquire) != before {
                 continue;
             }
-            // A lock (or a page fault's wait for the address space's) whose holder may be
-            // a thread the machine keeps from its CPU: the runnable others, followed.
-            if matches!(seen, Seen::Blocked(BlockedCall::Lock | BlockedCall::Fault)) {
-                peers.follow(slot.tid, before, own.as_slice());
-            }
             let key = (code, seen);
             if matches!(key.1, Seen::Blocked(_)) && !lock(&self.stacks).contains_key(&key) {
                 // Read while the worker still sleeps there, at the same place.
@@ -418,15 +401,12 @@ impl Sampler {
 }
 
 /// What the sampling thread keeps from one tick to the next: the kernel's words for calls
-/// and sockets, the stack reader, each worker's place at the last tick, the workers' peers
-/// (for their marks) and the sampling thread's own id.
+/// and sockets, the stack reader, and each worker's place at the last tick.
 #[derive(Debug, Default)]
 struct Reading {
     reader: Reader,
     capturer: Capturer,
     phases: std::collections::HashMap<Tid, u64>,
-    peers: Arc<Peers>,
-    own: Option<Tid>,
 }
 
 /// Puts the calling (sampling) thread in the real-time class, where the process may
@@ -494,7 +474,7 @@ mod tests {
         };
         slot_rx.recv().unwrap();
         let flag = Arc::clone(&recording);
-        sampler.start(Arc::default(), move || flag.load(Ordering::Acquire));
+        sampler.start(move || flag.load(Ordering::Acquire));
         std::thread::sleep(Duration::from_millis(50));
         let calls = sampler.calls();
         worker.join().unwrap();
@@ -555,7 +535,7 @@ mod tests {
             let recording = Arc::new(AtomicBool::new(true));
             let flag = Arc::clone(&recording);
             let (cpu, wall) = (process_cpu(), std::time::Instant::now());
-            sampler.start(Arc::default(), move || flag.load(Ordering::Acquire));
+            sampler.start(move || flag.load(Ordering::Acquire));
             std::thread::sleep(Duration::from_secs(1));
             recording.store(false, Ordering::Release);
             let used = process_cpu().saturating_sub(cpu);

@@ -186,7 +186,7 @@ impl Timeline {
         if self.samplers.fetch_add(1, Ordering::AcqRel) == 0 {
             self.sampler.clear();
             let timeline = Arc::downgrade(self);
-            self.sampler.start(Arc::clone(&self.peers), move || {
+            self.sampler.start(move || {
                 timeline
                     .upgrade()
                     .is_some_and(|t| t.samplers.load(Ordering::Acquire) > 0)

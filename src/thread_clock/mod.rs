@@ -21,9 +21,7 @@
 //! none did not sleep, and its time off the CPU is preemption whatever the clocks'
 //! difference; only a poll that slept is split by the run queue, and may carry steal.
 //! A poll that slept while the pool's other workers waited for a CPU may have slept on a
-//! lock one of them held: that part is preemption too ([`peers`]), as is the part the
-//! samples saw another thread of the process (a driver's, the blocking pool's) wait for one
-//! while the worker slept on a lock.
+//! lock one of them held: that part is preemption too ([`peers`]).
 //!
 //! Off Linux (and in the portable build, `PERFSHAPE_PORTABLE=1`) the run queue is not read: a
 //! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
@@ -63,9 +61,6 @@ use std::time::{Duration, Instant};
 
 use peers::Peer;
 pub(crate) use peers::Peers;
-
-/// A thread, by the kernel's id for it (Linux's `gettid`).
-pub(crate) type Tid = i32;
 
 /// Time off the CPU inside one poll below which it is not split: counted as preempted, not
 /// waiting. A sleep this short cannot hold a worker long enough to matter (tokio's own
@@ -134,7 +129,7 @@ pub(crate) fn join_peers(peers: &Arc<Peers>) {
     let Some(queued) = queued() else {
         return;
     };
-    let peer = peers.join(own_schedstat(), queued, current_tid());
+    let peer = peers.join(own_schedstat(), queued);
     PEER.with(|p| *p.borrow_mut() = Some((Arc::clone(peers), peer)));
 }
 
@@ -156,13 +151,6 @@ fn peers_now() -> Option<Duration> {
             .as_ref()
             .map(|(peers, own)| peers.others_now(own))
     })
-}
-
-/// The most time one thread of the process that is no worker was seen waiting for a CPU
-/// while the calling worker slept on a lock, in the stretch that began at `since`
-/// ([`Peer::others_since`]).
-fn others_since(since: Instant) -> Option<Duration> {
-    PEER.with(|p| p.borrow().as_ref()?.1.others_since(since))
 }
 
 impl ThreadReading {
@@ -196,12 +184,12 @@ impl ThreadReading {
             switches: voluntary_switches(),
             peers: None,
         };
-        self.split(&now, queued, peers_now, others_since)
+        self.split(&now, queued, peers_now)
     }
 
     /// The run from `self` to `later`, both read on the same thread.
     pub(crate) fn until(&self, later: &ThreadReading) -> PollTime {
-        self.split(later, || later.queued, peers_now, others_since)
+        self.split(later, || later.queued, peers_now)
     }
 
     /// When this reading was taken.
@@ -210,15 +198,13 @@ impl ThreadReading {
     }
 
     /// The run from `self` to `later`, its run-queue time read by `queued_then` only where
-    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`]; the
-    /// pool's other workers' by `peers_then` only where some of that was a wait, and the
-    /// other threads' by `others_since` only where some still was.
+    /// it is needed: the thread slept, and was off its CPU longer than [`UNSPLIT`]; and
+    /// the pool's other workers' by `peers_then` only where some of that was a wait.
     fn split(
         &self,
         later: &ThreadReading,
         queued_then: impl FnOnce() -> Option<Duration>,
         peers_then: impl FnOnce() -> Option<Duration>,
-        others_since: impl FnOnce(Instant) -> Option<Duration>,
     ) -> PollTime {
         let wall = later.ends_at.saturating_duration_since(self.at);
         let computing = later.cpu.saturating_sub(self.cpu).min(wall);
@@ -254,15 +240,6 @@ impl ThreadReading {
                 .unwrap_or_default(),
             _ => Duration::ZERO,
         };
-        // Asleep on a lock while another thread of the process was seen waiting for a CPU:
-        // its holder, perhaps (a driver's thread), preempted ([`Peers::follow`]).
-        let still = waited - held_up;
-        let held_up = held_up
-            + if still.is_zero() {
-                Duration::ZERO
-            } else {
-                others_since(self.at).unwrap_or_default().min(still)
-            };
         let preempted = preempted + held_up;
         PollTime {
             wall,
@@ -359,53 +336,6 @@ fn own_schedstat() -> Option<File> {
 
 #[cfg(not(linux_reads))]
 fn own_schedstat() -> Option<File> {
-    None
-}
-
-/// The calling thread's kernel id.
-#[cfg(linux_reads)]
-fn current_tid() -> Option<Tid> {
-    // SAFETY: gettid has no preconditions and cannot fail.
-    Some(unsafe { libc::gettid() })
-}
-
-#[cfg(not(linux_reads))]
-fn current_tid() -> Option<Tid> {
-    None
-}
-
-/// Every thread of this process, by kernel id (`/proc/self/task`).
-#[cfg(linux_reads)]
-fn process_threads() -> Vec<Tid> {
-    std::fs::read_dir("/proc/self/task")
-        .map(|dir| {
-            dir.filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-#[cfg(not(linux_reads))]
-fn process_threads() -> Vec<Tid> {
-    Vec::new()
-}
-
-/// Thread `tid`'s CPU time so far (its `schedstat`'s first figure, which counts a running
-/// thread's current run too) and whether it is runnable — on a CPU or on a run queue — by
-/// its `stat`'s state; `None` where it ended.
-#[cfg(linux_reads)]
-fn cpu_of(tid: Tid) -> Option<(Duration, bool)> {
-    let schedstat = std::fs::read_to_string(format!("/proc/self/task/{tid}/schedstat")).ok()?;
-    let nanos: u64 = schedstat.split_whitespace().next()?.parse().ok()?;
-    let stat = std::fs::read_to_string(format!("/proc/self/task/{tid}/stat")).ok()?;
-    // The state follows the thread's name, which may hold spaces and parentheses.
-    let (_, after) = stat.rsplit_once(')')?;
-    let runnable = after.split_whitespace().next()? == "R";
-    Some((Duration::from_nanos(nanos), runnable))
-}
-
-#[cfg(not(linux_reads))]
-fn cpu_of(_tid: Tid) -> Option<(Duration, bool)> {
     None
 }
 
@@ -562,7 +492,7 @@ mod tests {
         let us = Duration::from_micros;
         let start = synthetic(0, 0, 0, 0, 3, Some(500));
         let end = synthetic(2500, 0, 500, 0, 4, None);
-        let held = start.split(&end, || end.queued, || Some(us(2400)), |_| None);
+        let held = start.split(&end, || end.queued, || Some(us(2400)));
         assert_eq!(
             (held.waiting, held.preempted),
             (us(100), us(1900)),
@@ -570,14 +500,14 @@ mod tests {
         );
         assert!(held.slept, "{held:?}");
         // Credited more than the sleep: the sleep, no more.
-        let longer = start.split(&end, || end.queued, || Some(us(9000)), |_| None);
+        let longer = start.split(&end, || end.queued, || Some(us(9000)));
         assert_eq!(
             (longer.waiting, longer.preempted),
             (us(0), us(2000)),
             "{longer:?}"
         );
         // The others idle: the whole sleep waited.
-        let idle = start.split(&end, || end.queued, || Some(us(500)), |_| None);
+        let idle = start.split(&end, || end.queued, || Some(us(500)));
         assert_eq!(idle.waiting, us(2000), "{idle:?}");
         // No pool: nothing is read of others.
         let alone = synthetic(0, 0, 0, 0, 3, None);
@@ -585,43 +515,8 @@ mod tests {
             &end,
             || end.queued,
             || panic!("read for a thread in no pool"),
-            |_| None,
         );
         assert_eq!(solo.waiting, us(2000), "{solo:?}");
-    }
-
-    /// The rule that a sleep on a lock while another thread of the process waited for a CPU
-    /// is preemption: 2 ms asleep, the workers idle, and the most one marked thread was
-    /// credited since the sample (1.8 ms: a driver's thread holding the lock, preempted)
-    /// waits 0.2 ms; with the workers' credit too, never past the sleep; a sleep no sample
-    /// marked (`None`) waits whole.
-    #[test]
-    fn a_sleep_on_a_lock_while_a_thread_of_the_process_waited_for_a_cpu_is_preemption() {
-        let us = Duration::from_micros;
-        let start = synthetic(0, 0, 0, 0, 3, Some(500));
-        let end = synthetic(2500, 0, 500, 0, 4, None);
-        let driver = start.split(
-            &end,
-            || end.queued,
-            || Some(us(500)),
-            |since| {
-                assert_eq!(since, start.at, "the mark is asked of the poll's stretch");
-                Some(us(1800))
-            },
-        );
-        assert_eq!(
-            (driver.waiting, driver.preempted),
-            (us(200), us(1800)),
-            "{driver:?}"
-        );
-        let both = start.split(&end, || end.queued, || Some(us(1700)), |_| Some(us(1800)));
-        assert_eq!(
-            (both.waiting, both.preempted),
-            (us(0), us(2000)),
-            "{both:?}"
-        );
-        let unmarked = start.split(&end, || end.queued, || Some(us(500)), |_| None);
-        assert_eq!(unmarked.waiting, us(2000), "{unmarked:?}");
     }
 
     /// The rule that a run begins after its first reading's run-queue figure: a thread

@@ -39,10 +39,8 @@ impl Layered {
     /// records.
     pub(crate) fn sample(&self) {
         let ledger = Arc::downgrade(&self.ledger);
-        // The threads that poll through a layer are no pool's workers: none has peers.
-        self.sampler.start(Arc::default(), move || {
-            ledger.upgrade().is_some_and(|l| l.recording())
-        });
+        self.sampler
+            .start(move || ledger.upgrade().is_some_and(|l| l.recording()));
     }
 }
 

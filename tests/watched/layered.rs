@@ -80,7 +80,7 @@ async fn oneshot_a_sleep_is_named() -> Result {
 
 #[tokio::test]
 async fn oneshot_a_sync_write_is_named() -> Result {
-    oneshot_names(handlers::app(), "/write?ms=2", 2, "GET /write").await
+    oneshot_names(handlers::app(), "/write?ms=2", 3, "GET /write").await
 }
 
 #[tokio::test]
