@@ -155,8 +155,12 @@ pub(crate) fn words(seen: &Seen) -> String {
 }
 
 /// How many samples were taken at `route` and outside any response, and of what: the
-/// detail behind a named call, or why none was named.
+/// detail behind a named call, or why none was named — or, where nothing is sampled here,
+/// why.
 pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
+    if let Some(why) = crate::blocked_call::unread() {
+        return format!("the workers were not sampled: {why}");
+    }
     let of = |place: &Place| {
         let samples = calls.at(place);
         let all: u32 = samples.iter().map(|(_, n)| n).sum();
@@ -167,9 +171,6 @@ pub(crate) fn tally(calls: &Calls, route: &Place) -> String {
             .sum();
         (all, running)
     };
-    if let Some(why) = crate::blocked_call::unread() {
-        return format!("the workers were not sampled: {why}");
-    }
     let ((in_polls, running), (outside, running_outside)) = (of(route), of(&Place::Outside));
     let said = format!(
         "the workers were sampled every {} ms while any ran: {in_polls} times in its polls ({running} running, {} asleep in the kernel), {outside} outside any response ({running_outside} running, {} asleep)",
