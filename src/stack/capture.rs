@@ -26,10 +26,7 @@ pub(crate) fn unread() -> Option<String> {
             )
         });
     }
-    if !crate::blocked_call::available() {
-        return Some("where in the code is not read here: the kernel refuses this process its threads' /proc/self/task/TID/syscall files (a hardened kernel or container)".to_string());
-    }
-    None
+    crate::blocked_call::unread().map(|why| format!("where in the code is not read here: {why}"))
 }
 
 /// Why where a worker computed is not read here, or `None` where it is (so far: the
