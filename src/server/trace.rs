@@ -14,7 +14,7 @@ use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use axum::body::Body;
 use axum::extract::{ConnectInfo, Request, State};
@@ -27,6 +27,7 @@ use crate::local_traffic;
 use crate::pool::sampler::{Sampler, Slot, route_key};
 use crate::pool::timeline;
 use crate::thread_clock::ThreadReading;
+use crate::thread_clock::woken::Wakings;
 use crate::vocab::RuntimeFigures;
 use crate::vocab::wire::{HELD, Held, PEER, RUNTIME, SEQ, SERVED_BY, Split};
 
@@ -164,16 +165,26 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
 /// handed off, not as computing or waiting.
 fn timed_poll<T>(
     (held, spans): (&mut Held, &mut Vec<PollSpan>),
-    (split, marks): (bool, &Marks),
-    poll: impl FnOnce() -> T,
+    (split, marks, wakings): (bool, &Marks, &Arc<Wakings>),
+    cx: &mut Context<'_>,
+    poll: impl FnOnce(&mut Context<'_>) -> T,
 ) -> T {
     // Read before the poll's clocks, and again after them: its `getsockopt`s (≈0.6 µs a
     // followed connection) are no part of the poll's time.
     let traffic = split.then(local_traffic::Traffic::now).flatten();
+    let woke = if split { wakings.take() } else { None };
+    let noting = if split {
+        wakings.waker(cx.waker())
+    } else {
+        None
+    };
     let clocks = if split { ThreadReading::now() } else { None };
     let mark = clocks.as_ref().map(|c| marks.begins(c));
     let started = Instant::now();
-    let polled = poll();
+    let polled = match &noting {
+        Some(waker) => poll(&mut Context::from_waker(waker)),
+        None => poll(cx),
+    };
     let ended = clocks.zip(mark).zip(ThreadReading::now());
     match ended {
         Some(((clocks, mark), end)) => {
@@ -196,6 +207,12 @@ fn timed_poll<T>(
                     slept: u32::from(time.slept),
                     to_local: u32::from(traffic.is_some_and(|before| before.round_trip_since())),
                     handed_off: 0,
+                    held_up: match woke {
+                        Some(woke) if !time.waiting.is_zero() => {
+                            woke.held_up(started, time.wall, time.waiting)
+                        }
+                        _ => Duration::ZERO,
+                    },
                 }
             };
             held.add(time.wall, Some(split));
@@ -213,6 +230,8 @@ pub(crate) struct Timed<F> {
     split: bool,
     /// Where its polls are told to the sampler.
     marks: Marks,
+    /// Who woke it last, where a watch records.
+    wakings: Arc<Wakings>,
 }
 
 impl<F: Future> Timed<F> {
@@ -224,6 +243,7 @@ impl<F: Future> Timed<F> {
             spans: Vec::new(),
             split,
             marks,
+            wakings: Arc::default(),
         }
     }
 }
@@ -235,8 +255,9 @@ impl<F: Future> Future for Timed<F> {
         let this = &mut *self;
         let polled = timed_poll(
             (&mut this.held, &mut this.spans),
-            (this.split, &this.marks),
-            || this.inner.as_mut().poll(cx),
+            (this.split, &this.marks, &this.wakings),
+            cx,
+            |cx| this.inner.as_mut().poll(cx),
         );
         match polled {
             Poll::Ready(output) => {
@@ -268,6 +289,8 @@ pub(crate) struct TimedBody<B> {
     seq: u64,
     ledger: Arc<Ledger>,
     marks: Marks,
+    /// Who woke it last, where a watch records.
+    wakings: Arc<Wakings>,
 }
 
 impl<B> TimedBody<B> {
@@ -287,6 +310,7 @@ impl<B> TimedBody<B> {
             seq,
             ledger,
             marks,
+            wakings: Arc::default(),
         }
     }
 }
@@ -303,8 +327,9 @@ impl<B: http_body::Body> http_body::Body for TimedBody<B> {
         match &mut this.served {
             Some(served) => timed_poll(
                 (&mut served.held, &mut served.spans),
-                (true, &this.marks),
-                || this.inner.as_mut().poll_frame(cx),
+                (true, &this.marks, &this.wakings),
+                cx,
+                |cx| this.inner.as_mut().poll_frame(cx),
             ),
             None => this.inner.as_mut().poll_frame(cx),
         }

@@ -53,6 +53,7 @@
 //! it slept.
 
 mod peers;
+pub(crate) mod woken;
 
 use std::cell::RefCell;
 use std::fs::File;
@@ -327,6 +328,40 @@ fn queued() -> Option<Duration> {
     None
 }
 
+/// The calling thread's CPU time and time on a run queue so far, from its `schedstat`.
+#[cfg(linux_reads)]
+fn own_figures() -> Option<(Duration, Duration)> {
+    SCHEDSTAT.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let file = cell
+            .get_or_insert_with(|| File::open("/proc/thread-self/schedstat").ok())
+            .as_ref()?;
+        read_figures(file)
+    })
+}
+
+#[cfg(not(linux_reads))]
+fn own_figures() -> Option<(Duration, Duration)> {
+    None
+}
+
+/// Thread `tid`'s (of this process) CPU time and time on a run queue so far; `None` where
+/// it ended.
+#[cfg(linux_reads)]
+fn figures_of(tid: i32) -> Option<(Duration, Duration)> {
+    read_figures(&File::open(format!("/proc/self/task/{tid}/schedstat")).ok()?)
+}
+
+#[cfg(not(linux_reads))]
+fn figures_of(_tid: i32) -> Option<(Duration, Duration)> {
+    None
+}
+
+/// Whether the calling thread is a pool's worker ([`join_peers`]).
+fn is_pool_worker() -> bool {
+    PEER.with(|p| p.borrow().is_some())
+}
+
 /// The calling thread's own `schedstat` file, the one [`queued`] keeps, for the pool's
 /// other workers to read.
 #[cfg(linux_reads)]
@@ -361,12 +396,20 @@ fn voluntary_switches() -> Option<u64> {
 /// the start of the kept file (procfs generates it anew at offset 0).
 #[cfg(linux_reads)]
 fn read_queued(file: &File) -> Option<Duration> {
+    read_figures(file).map(|(_, queued)| queued)
+}
+
+/// A `schedstat` file's first two figures: CPU time, and time on a run queue.
+#[cfg(linux_reads)]
+fn read_figures(file: &File) -> Option<(Duration, Duration)> {
     use std::os::unix::fs::FileExt as _;
     let mut buffer = [0u8; 96];
     let read = file.read_at(&mut buffer, 0).ok()?;
     let text = std::str::from_utf8(&buffer[..read]).ok()?;
-    let nanos: u64 = text.split_whitespace().nth(1)?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
+    let mut figures = text.split_whitespace();
+    let cpu: u64 = figures.next()?.parse().ok()?;
+    let queued: u64 = figures.next()?.parse().ok()?;
+    Some((Duration::from_nanos(cpu), Duration::from_nanos(queued)))
 }
 
 /// Not read off Linux.

@@ -97,6 +97,12 @@ pub struct Split {
     /// figures above.
     #[serde(default)]
     pub handed_off: u32,
+    /// Of `waiting`, the time the thread that woke the task (not a worker) spent waiting
+    /// for a CPU meanwhile: a lock's holder the machine preempted after it woke the task,
+    /// where the worker slept on that lock. Read only while a watch records; zero
+    /// elsewhere.
+    #[serde(default, with = "crate::vocab::millis")]
+    pub held_up: std::time::Duration,
 }
 
 impl Held {
@@ -131,6 +137,7 @@ impl Held {
                 slept: sum.slept.saturating_add(more.slept),
                 to_local: sum.to_local.saturating_add(more.to_local),
                 handed_off: sum.handed_off.saturating_add(more.handed_off),
+                held_up: sum.held_up + more.held_up,
             }),
             _ => None,
         };
@@ -164,6 +171,9 @@ impl std::fmt::Display for Held {
             if split.handed_off > 0 {
                 write!(f, " handed_off={}", split.handed_off)?;
             }
+            if !split.held_up.is_zero() {
+                write!(f, " held_up_us={}", split.held_up.as_micros())?;
+            }
         }
         Ok(())
     }
@@ -184,6 +194,7 @@ impl FromStr for Held {
                 "slept",
                 "to_local",
                 "handed_off",
+                "held_up_us",
             ],
         ) {
             [
@@ -194,6 +205,7 @@ impl FromStr for Held {
                 slept,
                 to_local,
                 handed_off,
+                held_up,
             ] => Some(Split {
                 computing: us(cpu),
                 waiting: us(wait),
@@ -202,6 +214,7 @@ impl FromStr for Held {
                 slept: slept.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 to_local: to_local.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
                 handed_off: handed_off.map_or(0, |n| u32::try_from(n).unwrap_or(u32::MAX)),
+                held_up: us(held_up.unwrap_or(0)),
             }),
             _ => None,
         };
@@ -215,7 +228,7 @@ impl FromStr for Held {
             _ => Err(crate::Error::invalid(
                 HELD,
                 text,
-                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [to_local=N] [handed_off=N]]",
+                "polls=N longest_us=N total_us=N [cpu_us=N wait_us=N preempt_us=N longest_cpu_us=N [slept=N] [to_local=N] [handed_off=N] [held_up_us=N]]",
             )),
         }
     }

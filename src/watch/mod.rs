@@ -49,7 +49,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
-use self::source::{Source, Watched, follow_local_connections};
+use self::source::{Source, Watched, follow_this_process};
 use crate::blocked_call::Seen;
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
@@ -112,7 +112,7 @@ impl Target {
                 "a router perfshape serves (Target::serve or Target::serve_with): a running service's requests are not seen from this process, nor a launched service's polls",
             ));
         };
-        follow_local_connections();
+        follow_this_process();
         let timeline = server.pool().timeline();
         let (workers, calls) = (timeline.record(), timeline.sample());
         let responses = server.ledger().record();
@@ -178,7 +178,7 @@ impl Watch {
     /// cannot tell tokio's `block_in_place` hand-off, which reads as holding the thread.
     /// Where a test can reach its router by URL, serve it and watch the target.
     pub fn layer() -> (WatchLayer, Watch) {
-        follow_local_connections();
+        follow_this_process();
         let layered = Arc::new(layer::Layered::default());
         let responses = layered.ledger.record();
         // The calling thread is the one a current-thread test runtime polls on: followed

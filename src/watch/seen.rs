@@ -216,10 +216,25 @@ pub(crate) fn decide_on(
             undecided_stretch(longest_computing, allowance).unwrap_or(Finding::Holds)
         };
     }
+    // On a busy machine a sleep no sample caught may be a lock whose holder the machine
+    // preempted, for as long as the sampler was kept from its CPU: it decides by the count
+    // of requests, as a lock does.
+    let unseen_on_busy = busy && sampled.call.is_none();
+    let in_a_lock = sampled.in_a_lock() || unseen_on_busy;
+    // A sleep on a lock counts only what the run-queue time of the thread that woke the
+    // task explains not: a holder preempted under the lock it woke the task from
+    // (`thread_clock::woken`). A call seen counts whole.
+    let waited = |s: &Split| {
+        if in_a_lock {
+            s.waiting.saturating_sub(s.held_up)
+        } else {
+            s.waiting
+        }
+    };
     let slept: Vec<Duration> = splits
         .iter()
-        .filter(|s| s.slept > 0 && s.waiting >= TOO_SHORT)
-        .map(|s| s.waiting)
+        .filter(|s| s.slept > 0 && waited(s) >= TOO_SHORT)
+        .map(waited)
         .collect();
     let longest_wait = slept.iter().copied().max().unwrap_or_default();
     let waits = Finding::Waits {
@@ -228,11 +243,6 @@ pub(crate) fn decide_on(
     };
     // A call sampled at the route's path counts where its requests slept: another method
     // on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
-    // On a busy machine a sleep no sample caught may be a lock whose holder the machine
-    // preempted, for as long as the sampler was kept from its CPU: it decides by the count
-    // of requests, as a lock does.
-    let unseen_on_busy = busy && sampled.call.is_none();
-    let in_a_lock = sampled.in_a_lock() || unseen_on_busy;
     if (sampled.a_call().is_some() && !slept.is_empty())
         || (longest_wait >= A_CALL && !in_a_lock)
         || (slept.len() >= TO_TELL && slept.len() * 2 >= splits.len())
@@ -332,6 +342,7 @@ mod tests {
                 slept,
                 to_local: 0,
                 handed_off: 0,
+                held_up: Duration::ZERO,
             }),
             status: 200,
         }
@@ -526,6 +537,39 @@ mod tests {
         // A call the kernel was seen in is no busy machine's.
         let sleep = Sampled::of(&[(Seen::Blocked(BlockedCall::Sleep), 1)]);
         assert!(matches!(busy(&lone, &sleep), Finding::Waits { .. }));
+    }
+
+    /// A sleep on a lock counts what another thread's wait for a CPU does not explain (its
+    /// holder preempted); a call seen counts whole.
+    #[test]
+    fn a_lock_whose_holder_waited_for_a_cpu_holds() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return;
+        }
+        let held_up = |waiting_us: u64, held_up_us: u64| Request {
+            split: Some(Split {
+                held_up: Duration::from_micros(held_up_us),
+                ..request(waiting_us, 1, 60).split.unwrap()
+            }),
+            status: 200,
+        };
+        let lock = seen(BlockedCall::Lock, 10);
+        let preempted = [held_up(1_900, 1_880), held_up(1_700, 1_690)];
+        assert_eq!(decide(&preempted, &lock, &budget(4)), Finding::Holds);
+        // The holder slept or computed under the lock for most of the worker's sleep.
+        let holding = [held_up(10_400, 400), held_up(10_300, 300)];
+        assert!(matches!(
+            decide(&holding, &lock, &budget(4)),
+            Finding::Waits { requests: 2, .. }
+        ));
+        let file = BlockedCall::File {
+            call: "fdatasync",
+            path: "/tmp/journal".into(),
+        };
+        assert!(matches!(
+            decide(&preempted, &seen(file, 2), &budget(4)),
+            Finding::Waits { requests: 2, .. }
+        ));
     }
 
     /// A route during whose polls a round trip to a process on this machine was made, in half

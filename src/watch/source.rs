@@ -96,9 +96,11 @@ impl Source {
 }
 
 /// Reads this process's connections to other local processes around each poll from now on
-/// ([`crate::local_traffic`]): where a query left inside a poll. Where none is open, nothing
-/// is read.
-pub(super) fn follow_local_connections() {
+/// ([`crate::local_traffic`]): where a query left inside a poll — where none is open,
+/// nothing is read; and, for each timed poll, which thread woke its task
+/// ([`crate::thread_clock::woken`]): a lock's holder preempted.
+pub(super) fn follow_this_process() {
+    crate::thread_clock::woken::watch();
     crate::local_traffic::follow(crate::local_downstream::local_sockets(
         &crate::downstream::onward_ports(),
     ));
