@@ -140,22 +140,25 @@ NOTES = """
   thread holds to map or unmap memory while a busy machine keeps it from its CPU: 0.17 ms
   outside every response, in the ledger's and the accounts' offloaded builds, once in 50
   runs each with both cores busy. A page fault is judged as a lock is.
-- **Known and left: a library's channel lock, its holder preempted.** Where this
-  process's threads wait for a CPU more than the watch's length, the inventory's sqlx
-  build can sleep on flume's channel lock in every request of a route: the worker's stack
-  in `std::sync::Mutex::lock` under `flume::Shared::recv`, the lock held by sqlx's SQLite
-  thread while the machine keeps it from its CPU. Beside the suite above, `GET /items`
-  slept so in 2 of its 2 requests, 3.1 ms at the longest (the threads waited for a CPU
-  117 % of the watch): broken, 1 in 750. Before, 1.8–2.0 ms in 2 of 3 requests of its
-  `POST` in 2 of 15 ad hoc runs with both cores busy. The count rule reads it as a std
-  mutex waited for, as the twins' is: their stacks differ only in who takes the lock (the
-  team's handler; a library's channel), and a library's lock can be held across a
-  blocking call too. Telling that holder (runnable) from a std mutex's (asleep) by the
-  process's threads' states when the lock was sampled was tried: the std-mutex twins were
-  then missed in 2 of 11 busy runs, another thread of the process being runnable too.
-  Counting the time the samples saw such a thread wait for a CPU was measured over 50
-  runs of each condition too, and the false alarm came back in 1 of 750 busy and 1 of 750
-  beside the suite ([findings.md](findings.md)).
+- **A library's channel lock, its holder preempted.** Where the machine is busy, the
+  inventory's sqlx build can sleep on flume's channel lock in every request of a route:
+  the worker's stack in `std::sync::Mutex::lock` under `flume::Shared::recv`. flume's
+  `send` calls the receiver's waker while it holds that lock, and the kernel can preempt
+  sqlx's SQLite thread right there; the worker it woke then waits for it. The thread that
+  woke a task is noted, and of a sleep on a lock what its time on a run queue since
+  explains is the machine's; only the rest counts (`thread_clock::woken`). Before, the
+  count rule read it as the twins' std mutex: 1 false alarm in 750 runs, busy and beside
+  the suite alike. A holder that sleeps or computes under the lock explains none of it:
+  the std-mutex twins' 10 ms holds keep 8.4 ms or more. Four rules that looked at every
+  other thread of the process instead were measured and dropped ([findings.md](findings.md)):
+  on a busy machine some thread always waits for a CPU — an idle rayon worker spins in
+  `sched_yield`, runnable all along.
+- **The sampler's first tick.** The sampling thread is put in the real-time class before
+  it first runs, and the watch begins once it runs: on a busy machine a new thread waited
+  for its first CPU longer than a functional test's two requests took (the spawned task's
+  4 ms sleeps met in no tick, its line not named). A page fault or a lock outside every
+  response decides by its count of stretches, as inside a poll: the address space's lock,
+  its holder preempted, held the accounts' offloaded build 1.4 ms once in 50 busy runs.
 - **Lines not named, busy.** With a core or both busy, most of the runs that named no
   line were the spawned task's 4 ms sleep, met in none of the sampler's ticks (its report
   still broken, saying no sample caught the call; its test sends two requests since, and

@@ -35,6 +35,9 @@ pub(crate) const TICK: Duration = Duration::from_micros(500);
 /// machine) cost a quarter of what they would at [`TICK`].
 const IDLE_TICK: Duration = Duration::from_millis(2);
 
+/// The longest a sampling thread that starts is waited for, before the caller goes on.
+const START_WAIT: Duration = Duration::from_millis(50);
+
 /// The most routes told apart; a request of any later one is counted under the last.
 const MAX_ROUTES: usize = 256;
 
@@ -322,10 +325,11 @@ impl Sampler {
             reading.capturer.follow(slot.tid, false);
         }
         let sampler = Arc::clone(self);
+        let (running, up) = std::sync::mpsc::sync_channel::<()>(1);
         let spawned = std::thread::Builder::new()
             .name("perfshape-sampler".into())
             .spawn(move || {
-                real_time();
+                let _ = running.send(());
                 let mut tick = TICK;
                 loop {
                     if !recording() {
@@ -345,8 +349,16 @@ impl Sampler {
                     };
                 }
             });
-        if spawned.is_err() {
-            self.sampling.store(false, Ordering::Release);
+        match spawned {
+            Ok(thread) => {
+                // Real-time before it first runs, and running before the caller goes on: a
+                // new thread on a busy machine waited for its first CPU longer than a
+                // functional test's requests took (two requests, each spawning a 4 ms
+                // sleep, met in no tick, once in 50 runs with both cores busy).
+                real_time(&thread);
+                let _ = up.recv_timeout(START_WAIT);
+            }
+            Err(_) => self.sampling.store(false, Ordering::Release),
         }
     }
 
@@ -409,21 +421,23 @@ struct Reading {
     phases: std::collections::HashMap<Tid, u64>,
 }
 
-/// Puts the calling (sampling) thread in the real-time class, where the process may
+/// Puts the sampling `thread` in the real-time class, where the process may
 /// (`CAP_SYS_NICE`, as a root CI job has): a sampler that waits for a CPU behind a busy core
 /// wakes when the worker's short wait is over, and on a machine with a core busy one claim
 /// caught the worker asleep in none of 47 samples where its polls waited a third of their
 /// time. It sleeps between samples and works ≈30 µs a tick, so it cannot hold a CPU. Where
 /// it may not, it samples at the normal priority, and a short wait is met less often.
 #[cfg(linux_reads)]
-fn real_time() {
+fn real_time(thread: &std::thread::JoinHandle<()>) {
+    use std::os::unix::thread::JoinHandleExt as _;
     let param = libc::sched_param { sched_priority: 1 };
-    // SAFETY: pid 0 is the calling thread; a refusal (EPERM) leaves it as it was.
-    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+    // SAFETY: the handle's thread has not been joined, so its pthread_t is valid; a refusal
+    // (EPERM) leaves it as it was.
+    unsafe { libc::pthread_setschedparam(thread.as_pthread_t(), libc::SCHED_FIFO, &param) };
 }
 
 #[cfg(not(linux_reads))]
-fn real_time() {}
+fn real_time(_thread: &std::thread::JoinHandle<()>) {}
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())
