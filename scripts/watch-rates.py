@@ -156,15 +156,16 @@ NOTES = """
 - **The sampler's first tick.** The sampling thread is put in the real-time class before
   it first runs, and the watch begins once it runs: on a busy machine a new thread waited
   for its first CPU longer than a functional test's two requests took (the spawned task's
-  4 ms sleeps met in no tick, its line not named). A page fault or a lock outside every
-  response decides by its count of stretches, as inside a poll: the address space's lock,
-  its holder preempted, held the accounts' offloaded build 1.4 ms once in 50 busy runs.
-- **Lines not named, busy.** With a core or both busy, most of the runs that named no
-  line were the spawned task's 4 ms sleep, met in none of the sampler's ticks (its report
-  still broken, saying no sample caught the call; its test sends two requests since, and
-  passed 12 of 12 runs with both cores busy), and the 10 ms stretch whose sampled
-  stacks reached none of the service's own frames (its report still inconclusive, naming
-  the profile line).
+  4 ms sleeps met in no tick, its line not named; five such runs in 750 busy or beside
+  the suite). A page fault or a lock outside every response decides by its count of
+  stretches, as inside a poll: the address space's lock, its holder preempted, held the
+  accounts' offloaded build 1.4 ms once in 50 quiet runs.
+- **Lines not named.** One run in 450 quiet: the synced-write twin's first run after the
+  test binaries were built, where one poll of `GET /fsync` used 26 ms of CPU (38 of the 48
+  samples of its polls saw the worker running, none of their stacks in the service's own
+  code) and the report led with that stretch, broken, rather than the `fdatasync()` it
+  also named with its line. CPU the kernel spends inside a call is counted as the poll's
+  computing; telling it apart is not done.
 """
 
 

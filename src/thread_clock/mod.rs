@@ -21,7 +21,9 @@
 //! none did not sleep, and its time off the CPU is preemption whatever the clocks'
 //! difference; only a poll that slept is split by the run queue, and may carry steal.
 //! A poll that slept while the pool's other workers waited for a CPU may have slept on a
-//! lock one of them held: that part is preemption too ([`peers`]).
+//! lock one of them held: that part is preemption too ([`peers`]). One that slept on a lock
+//! the thread that woke its task still held, that thread preempted, is told by the watch
+//! ([`woken`]).
 //!
 //! Off Linux (and in the portable build, `PERFSHAPE_PORTABLE=1`) the run queue is not read: a
 //! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
