@@ -315,13 +315,7 @@ fn thread_cpu() -> Option<Duration> {
 /// The calling thread's time on a run queue so far, from its `schedstat`.
 #[cfg(linux_reads)]
 fn queued() -> Option<Duration> {
-    SCHEDSTAT.with(|cell| {
-        let mut cell = cell.borrow_mut();
-        let file = cell
-            .get_or_insert_with(|| File::open("/proc/thread-self/schedstat").ok())
-            .as_ref()?;
-        read_queued(file)
-    })
+    own_figures().map(|(_, queued)| queued)
 }
 
 /// Not read off Linux.

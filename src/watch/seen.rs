@@ -120,7 +120,8 @@ impl Sampled {
     /// lock (`lock_mm_and_find_vma` in the worker's kernel stack) while another thread maps
     /// or unmaps memory; a busy machine that preempts that thread stretches it (0.17 ms
     /// outside every response, offloaded builds of the ledger and the accounts, once in 50
-    /// runs each with both cores busy; 1.4 ms once since).
+    /// runs each with both cores busy; 1.4 ms in the accounts' offloaded build, once in 50
+    /// quiet runs).
     pub(crate) fn in_a_lock(&self) -> bool {
         matches!(self.call, Some((BlockedCall::Lock | BlockedCall::Fault, _)))
     }
@@ -164,7 +165,9 @@ pub(crate) enum Finding {
 /// more, slept past [`TOO_SHORT`]. A lock (`futex`) is what a correct handler's brief
 /// waits are too, and a busy machine that preempts the lock's holder (a driver's thread:
 /// sqlx's SQLite worker, 1.0–1.1 ms in 2 of 50 runs with both cores busy) stretches them
-/// past a millisecond: a lock waited for decides only by the count of requests. A single
+/// past a millisecond: a lock waited for decides only by the count of requests, each
+/// request's sleep less what the thread that woke its task spent waiting for a CPU
+/// meanwhile ([`Split::held_up`]: flume wakes sqlx's worker under the lock it takes). A single
 /// request that slept past [`IN_DOUBT`] and under [`A_CALL`], with nothing seen, cannot tell
 /// a call's short sleep from a lock's: it says so, and that one more request tells; one
 /// shorter, or one seen in a lock, holds. A poll between the optimised and the unoptimised
