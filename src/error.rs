@@ -6,8 +6,10 @@
 /// Everything perfshape can refuse or fail at.
 ///
 /// `Debug` prints the same readable message as `Display` (with its causes), because a test
-/// or `main` that returns `Err` shows the error with `Debug`: a failing claim's report must
-/// read as a report there, not as an escaped string.
+/// or `main` that returns `Err` shows the error with `Debug`: it must read as a message
+/// there, not as an escaped string. A gate's failure on claims is the exception: their
+/// reports were printed as the claims were decided, so `Debug` names the claims and points
+/// to them, and a failing test shows each report once.
 #[derive(thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -166,8 +168,36 @@ pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send>) -> String {
 
 impl std::fmt::Debug for Error {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write_with_causes(f, self)
+        match self {
+            Error::Gate { reports, .. } if !reports.is_empty() => write_reported(f, reports),
+            _ => write_with_causes(f, self),
+        }
     }
+}
+
+/// A gate's failure where a test or `main` shows it: each claim's report was printed on
+/// stderr as the claim was decided, so the failure names the claims and where their reports
+/// are rather than print them a second time (`Display` still gives them whole).
+fn write_reported(
+    f: &mut std::fmt::Formatter<'_>,
+    reports: &[crate::outcome::ClaimReport],
+) -> std::fmt::Result {
+    for (k, report) in reports.iter().enumerate() {
+        if k > 0 {
+            writeln!(f)?;
+        }
+        write!(f, "{}: {:?}", report.verdict, report.name)?;
+    }
+    let whose = if reports.len() == 1 {
+        "its report"
+    } else {
+        "their reports"
+    };
+    write!(
+        f,
+        " ({whose} above, from \"perfshape: {}\")",
+        reports[0].verdict
+    )
 }
 
 /// `error`'s message, then each of its causes not already in it on a line of its own

@@ -36,14 +36,13 @@ impl Checked {
     }
 
     /// A report decided elsewhere than in a claim's rounds (a watch's), published as a
-    /// claim's is: its figures written to [`artifact_dir`](crate::claim::artifact_dir), and
-    /// its report printed.
-    pub(crate) fn published(report: ClaimReport) -> Self {
-        let caller = std::thread::current().name().map(str::to_string);
+    /// claim's is: its figures written to [`artifact_dir`](crate::claim::artifact_dir) under
+    /// the name of the test that made it (`caller`, its thread's), and its report printed.
+    pub(crate) fn published(report: ClaimReport, caller: Option<&str>) -> Self {
         Checked::new(super::decide::publish(
             report,
             &crate::outcome::artifact_dir(),
-            caller.as_deref(),
+            caller,
         ))
     }
 

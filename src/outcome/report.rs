@@ -281,19 +281,28 @@ impl ClaimReport {
         }
     }
 
-    /// Writes the report as JSON under `dir`; a failure to write is reported on stderr and
-    /// does not change the verdict.
-    /// Writes the report to `dir` as `<claim>-<key>.json`, where the key is a hash of the
-    /// claim's name, its context (the target, named or described) and the test that made
-    /// it (`caller`, its thread's name): two targets with the same path, or one claim made
-    /// in two tests, do not overwrite each other. A second report under the same name in
-    /// one process gets `-2`, `-3`, …
+    /// Writes the report to `dir` as `<test>--<claim>-<key>.json`: the test that made it
+    /// (`caller`, its thread's name, as libtest and nextest name a test's thread; left out
+    /// where it is `main`, a tokio worker's or unknown), so that a folder of CI artifacts says which test wrote
+    /// which, and a key that hashes the claim's name, its context (the target, named or
+    /// described) and the test: two targets with the same path, or one claim made in two
+    /// tests, do not overwrite each other. A second report under the same name in one
+    /// process gets `-2`, `-3`, … A failure to write is reported on stderr and does not
+    /// change the verdict.
     pub(crate) fn write_artifact(&mut self, dir: &std::path::Path, caller: Option<&str>) {
         let mut key = format!("{}\n{}", self.name, caller.unwrap_or_default());
         for (k, v) in &self.context {
             let _ = write!(key, "\n{k}={v}");
         }
-        let stem = format!("{}-{:08x}", slug(&self.name), fnv1a(&key) as u32);
+        let test = caller
+            .filter(|name| *name != "main" && !name.starts_with("tokio-"))
+            .map(|name| format!("{}--", slug(name)))
+            .unwrap_or_default();
+        let mut stem = format!("{test}{}", slug(&self.name));
+        // A file's name has 255 bytes at most: the slugs are ASCII, the key 9 and ".json" 5
+        // more, and "-2" … room enough.
+        stem.truncate(200);
+        let stem = format!("{stem}-{:08x}", fnv1a(&key) as u32);
         let path = unclaimed(dir, &stem);
         let written = std::fs::create_dir_all(dir).and_then(|()| {
             let json = serde_json::to_vec_pretty(&*self).map_err(std::io::Error::other)?;

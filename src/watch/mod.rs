@@ -91,6 +91,9 @@ pub struct Watch {
     /// This process's threads' CPU readings as the watch began: how long they waited for
     /// a CPU while it ran tells a busy machine ([`seen::BUSY`]).
     cpu: Option<crate::usage::CpuReading>,
+    /// The thread that began the watch, by name: the test's, whose name its figures' file
+    /// takes, wherever the watch is decided.
+    caller: Option<String>,
     _responses: ledger::Recording,
 }
 
@@ -162,6 +165,7 @@ impl Watch {
             refused: None,
             from: Instant::now(),
             cpu: crate::usage::CpuReading::now(),
+            caller: std::thread::current().name().map(str::to_string),
             _responses: responses,
         }
     }
@@ -368,7 +372,7 @@ impl Watch {
                 millis(seen::BUSY_SLICE)
             ));
         }
-        Ok(Checked::published(report))
+        Ok(Checked::published(report, self.caller.as_deref()))
     }
 }
 

@@ -69,12 +69,30 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     .artifacts_in(crate::scratch())
     .check()?;
     assert_eq!(checked.verdict(), Verdict::Broken);
-    let Err(Error::Gate { message, reports }) = checked.gate() else {
-        panic!("a broken claim must fail the strict gate");
+    let failed = checked
+        .gate()
+        .expect_err("a broken claim must fail the strict gate");
+    // Where a test returns it (`Error: …`, with Debug), the failure names the claim and
+    // points to its report, printed as it was decided: the report shows once.
+    assert_eq!(
+        format!("{failed:?}"),
+        "broken: \"slow ÷ fast\" (its report above, from \"perfshape: broken\")"
+    );
+    let Error::Gate { message, reports } = failed else {
+        panic!("a broken claim fails the gate with its report: {failed}");
     };
     // The message is the report as it prints: its leading lines, or all of it where
     // PERFSHAPE_REPORT=full asks (as CI does).
     assert_eq!(message, reports[0].to_string());
+    // Its figures are in a file named after the test that made the claim.
+    let artifact = reports[0].artifact.as_ref().expect("the figures written");
+    let name = artifact.file_name().unwrap().to_string_lossy();
+    assert!(
+        name.starts_with(
+            "claims-a-clear-miss-is-broken-and-the-strict-gate-reports-everything--slow-fast-"
+        ),
+        "{name}"
+    );
     // The leading lines: the verdict and the claim, how sure, where the rest is.
     let lead = reports[0].lead();
     assert!(lead.starts_with("broken: \"slow ÷ fast\""), "{lead}");

@@ -32,9 +32,33 @@ async fn a_sync_write_in_the_todo_lists_create_is_named() -> Result {
 /// (three: a lock waited for decides by the count of requests; and with the machine busy
 /// the worker, woken once the job has the lock, may wait for a CPU past a short hold and
 /// then not wait at all — 3 ms was waited for in 1 of 3 requests once in 150 runs).
-#[tokio::test]
+#[tokio::test(flavor = "multi_thread", worker_threads = 1)]
 async fn a_sleep_on_the_worker_is_named() -> Result {
-    requests(handlers::app(), "/wait?us=2000&ms=5", 2, "GET /wait").await
+    let target = Target::serve(PoolSettings::workers(1)?, handlers::app())?;
+    let watch = target.watch()?;
+    let client = client();
+    // Decided on another thread than the test's: the figures are still the test's.
+    let decided = tokio::spawn(async move {
+        for _ in 0..2 {
+            get(&client, &target, "/wait?us=2000&ms=5").await?;
+        }
+        watch.nothing_blocked()
+    });
+    let checked = decided.await.expect("the watch decided")?;
+    assert_names(&checked, "GET /wait");
+    let artifact = checked
+        .report()
+        .artifact
+        .as_ref()
+        .expect("the figures written");
+    let name = artifact.file_name().unwrap().to_string_lossy();
+    assert!(
+        name.starts_with(
+            "twins-a-sleep-on-the-worker-is-named--no-route-the-test-called-blocks-its-worker-"
+        ),
+        "{name}"
+    );
+    Ok(())
 }
 
 #[tokio::test]

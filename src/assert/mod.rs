@@ -1,6 +1,24 @@
 //! `assert_shape!`: snapshot a claim's shape, then apply the gate — the last line of every
 //! shape test.
 
+mod new_snapshot;
+
+#[doc(hidden)]
+pub use new_snapshot::{Assertion, compared};
+
+/// Where the macro is: the test's file, line and package, for [`compared`].
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __assertion {
+    () => {
+        $crate::__support::Assertion {
+            file: ::std::file!(),
+            line: ::std::line!(),
+            manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
+        }
+    };
+}
+
 /// Snapshots a [`Checked`](crate::Checked) claim's [`ShapeSummary`](crate::claim::ShapeSummary)
 /// with insta, then applies the gate ([`Checked::gate`](crate::Checked::gate)), panicking
 /// with the claim's report where it fails — as insta's own macros panic, so it works in any
@@ -34,19 +52,23 @@ macro_rules! assert_shape {
     ($checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
         if checked.snapshot_due() {
-            $crate::__insta::assert_yaml_snapshot!(checked.summary());
+            $crate::__support::compared($crate::__assertion!(), || {
+                $crate::__insta::assert_yaml_snapshot!(checked.summary());
+            });
         }
         if let ::std::result::Result::Err(error) = checked.gate() {
-            ::std::panic!("{error}");
+            ::std::panic!("{error:?}");
         }
     }};
     ($name:expr, $checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
         if checked.snapshot_due() {
-            $crate::__insta::assert_yaml_snapshot!($name, checked.summary());
+            $crate::__support::compared($crate::__assertion!(), || {
+                $crate::__insta::assert_yaml_snapshot!($name, checked.summary());
+            });
         }
         if let ::std::result::Result::Err(error) = checked.gate() {
-            ::std::panic!("{error}");
+            ::std::panic!("{error:?}");
         }
     }};
 }
@@ -81,14 +103,15 @@ macro_rules! assert_shape {
 macro_rules! assert_shapes {
     ($shapes:expr $(,)?) => {{
         let mut failures: ::std::vec::Vec<::std::string::String> = ::std::vec::Vec::new();
-        let mut reports: ::std::vec::Vec<$crate::claim::ClaimReport> = ::std::vec::Vec::new();
         for (name, checked) in $shapes {
             let name: ::std::string::String = name.into();
             let checked: $crate::Checked = checked;
             if checked.snapshot_due() {
                 let summary = checked.summary();
                 let compared = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                    $crate::__insta::assert_yaml_snapshot!(name.as_str(), summary);
+                    $crate::__support::compared($crate::__assertion!(), || {
+                        $crate::__insta::assert_yaml_snapshot!(name.as_str(), summary);
+                    });
                 }));
                 if compared.is_err() {
                     failures.push(::std::format!(
@@ -97,18 +120,11 @@ macro_rules! assert_shapes {
                 }
             }
             if let ::std::result::Result::Err(error) = checked.gate() {
-                failures.push(error.to_string());
-                reports.extend(error.reports().iter().cloned());
+                failures.push(::std::format!("{error:?}"));
             }
         }
         if !failures.is_empty() {
-            ::std::panic!(
-                "{}",
-                $crate::Error::Gate {
-                    message: failures.join("\n\n"),
-                    reports,
-                }
-            );
+            ::std::panic!("{}", failures.join("\n"));
         }
     }};
 }
