@@ -115,7 +115,7 @@ fn main() -> Result {
                 Verdict::Holds => holds += 1,
                 Verdict::Inconclusive => {
                     inconclusive += 1;
-                    if format!("{report:#}").contains("opt-level = 3") {
+                    if format!("{report:#}").contains("opt-level = 1") {
                         named += 1;
                     }
                 }

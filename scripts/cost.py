@@ -116,7 +116,7 @@ async fn a_mock_answers() {
 
 # The variants whose Cargo.toml carries the README's profile line: every dependency
 # optimised, the team's own crate not (what makes a claim decisive in a test build).
-PROFILE_LINE = '\n[profile.dev.package."*"]\nopt-level = 3\n'
+PROFILE_LINE = '\n[profile.dev.package."*"]\nopt-level = 1\n'
 WITH_PROFILE_LINE = {"+ perfshape, with the README's profile line"}
 
 # What each of perfshape's heavier dependencies buys, for the table of its own build.
@@ -302,7 +302,7 @@ def main():
     line = by_name.get("+ perfshape, with the README's profile line")
     if line:
         print(
-            f"\nThe README's profile line (`[profile.dev.package.\"*\"] opt-level = 3`: every "
+            f"\nThe README's profile line (`[profile.dev.package.\"*\"] opt-level = 1`: every "
             f"dependency optimised, the service's own crate not) makes the same build take "
             f"{line[0]:.1f} s, {line[0] - perf[0]:+.1f} s against perfshape's without it — and it is "
             f"every dependency's cost, axum's and tokio's too, paid once per cold cache. The one "

@@ -145,7 +145,7 @@ $pg_release_busy
 
 With the default budget, a poll computing under 4 ms holds in any build and one past 24 ms
 breaks in any; between them, in a build without optimisations, the claim is inconclusive and
-names \`[profile.dev.package."*"] opt-level = 3\`. \`keeps_answering_during()\` counts any poll
+names \`[profile.dev.package."*"] opt-level = 1\`. \`keeps_answering_during()\` counts any poll
 that held its worker past 1 ms (6 ms unoptimised), computing or waiting. The 10 ms hash is an
 FNV-1a sized to take 10 ms optimised; in this project's examples it is the handler's own code,
 optimised with the line here as a team's hashing crate would be.

@@ -74,7 +74,7 @@ pub(crate) fn what_settles(report: &super::ClaimReport) -> String {
         .map_or(String::new(), |busy| format!("; {busy}"));
     if let Some(out) = report.out_of_time.filter(OutOfTime::own_load) {
         let optimised = if crate::build::unoptimised() {
-            "; built without optimisations, a hash or a parse takes 2–30× longer than with the README's profile line (`[profile.dev.package.\"*\"] opt-level = 3`)"
+            "; built without optimisations, a hash or a parse takes 2–30× longer than with the README's profile line (`[profile.dev.package.\"*\"] opt-level = 1`)"
         } else {
             ""
         };

@@ -53,7 +53,7 @@ pub(crate) const HOLD_FLOOR: Duration = Duration::from_millis(1);
 /// The profile lines that make a test build decisive: every dependency — perfshape, the
 /// database driver, the compression and hashing crates a handler calls — optimised in the
 /// dev profile, while the team's own crates still build fast and debuggable.
-pub(crate) const PROFILE_LINE: &str = "[profile.dev.package.\"*\"] opt-level = 3";
+pub(crate) const PROFILE_LINE: &str = "[profile.dev.package.\"*\"] opt-level = 1";
 
 /// What a handler may do with its worker: wait for at most a share of each request, and
 /// compute for at most a budget in any one poll.

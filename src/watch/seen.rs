@@ -489,7 +489,7 @@ mod tests {
         match default.undecided() {
             Some(_) => assert!(matches!(
                 decide(&ten, &Sampled::NONE, &default),
-                Finding::CannotTell(why) if why.contains("opt-level = 3")
+                Finding::CannotTell(why) if why.contains("opt-level = 1")
             )),
             None => assert!(matches!(
                 decide(&ten, &Sampled::NONE, &default),

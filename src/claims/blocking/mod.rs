@@ -76,7 +76,7 @@ impl Endpoint {
     /// What the test build can tell: in a build without optimisations (a team's default
     /// test profile) the same code runs 2–30× slower, so with the default budget a longest
     /// poll between 4 ms and 24 ms is inconclusive, naming the profile line that makes it
-    /// decisive (`[profile.dev.package."*"] opt-level = 3`); under 4 ms holds and past 24
+    /// decisive (`[profile.dev.package."*"] opt-level = 1`); under 4 ms holds and past 24
     /// ms breaks in any build. A served router that talks to a process on this machine
     /// directly (a database on loopback) is named in the report: put it at production's
     /// distance with [`Downstream`](crate::Downstream).
