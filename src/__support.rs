@@ -2,8 +2,6 @@
 //! that a team never writes: hidden from the documentation, not part of the API's promise,
 //! as insta's `_cargo_insta_support` is for `cargo-insta`.
 
-#[cfg(feature = "insta")]
-pub use crate::assert::{Assertion, compared};
 pub use crate::claim::shape_lock;
 pub use crate::client::{Plan, check_url};
 pub use crate::error::{check_range, write_with_causes};

@@ -144,6 +144,9 @@ pub mod runtime {
 }
 #[cfg(feature = "insta")]
 #[doc(hidden)]
+pub use assert::new_snapshot as __new_snapshot;
+#[cfg(feature = "insta")]
+#[doc(hidden)]
 pub use insta as __insta;
 
 #[cfg(doctest)]

@@ -1,17 +1,15 @@
 //! `assert_shape!`: snapshot a claim's shape, then apply the gate — the last line of every
 //! shape test.
 
-mod new_snapshot;
-
 #[doc(hidden)]
-pub use new_snapshot::{Assertion, compared};
+pub mod new_snapshot;
 
-/// Where the macro is: the test's file, line and package, for [`compared`].
+/// Where the macro is: the test's file, line and package, for [`new_snapshot::compared`].
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __assertion {
     () => {
-        $crate::__support::Assertion {
+        $crate::__new_snapshot::Assertion {
             file: ::std::file!(),
             line: ::std::line!(),
             manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
@@ -52,7 +50,7 @@ macro_rules! assert_shape {
     ($checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
         if checked.snapshot_due() {
-            $crate::__support::compared($crate::__assertion!(), || {
+            $crate::__new_snapshot::compared($crate::__assertion!(), || {
                 $crate::__insta::assert_yaml_snapshot!(checked.summary());
             });
         }
@@ -63,7 +61,7 @@ macro_rules! assert_shape {
     ($name:expr, $checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
         if checked.snapshot_due() {
-            $crate::__support::compared($crate::__assertion!(), || {
+            $crate::__new_snapshot::compared($crate::__assertion!(), || {
                 $crate::__insta::assert_yaml_snapshot!($name, checked.summary());
             });
         }
@@ -109,7 +107,7 @@ macro_rules! assert_shapes {
             if checked.snapshot_due() {
                 let summary = checked.summary();
                 let compared = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                    $crate::__support::compared($crate::__assertion!(), || {
+                    $crate::__new_snapshot::compared($crate::__assertion!(), || {
                         $crate::__insta::assert_yaml_snapshot!(name.as_str(), summary);
                     });
                 }));
