@@ -38,16 +38,21 @@
 //! against anything else, so a watched test needs no test group of its own, no retries,
 //! and decides the same beside other tests on a busy machine.
 
+mod allow;
+mod guard;
 mod layer;
 mod seen;
 mod source;
 
+pub use self::allow::Allow;
+pub use self::guard::WatchGuard;
 pub use self::layer::{WatchLayer, WatchService};
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use self::allow::{Allowances, Hold as HeldBy};
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
 use self::source::{Source, Watched, follow_this_process};
 use crate::blocked_call::Seen;
@@ -74,6 +79,10 @@ const SETTLED_WITHIN: Duration = Duration::from_millis(200);
 /// test's requests (the idle reading the claims take, `claims::worker_watch`).
 const JOBS_WITHIN: Duration = Duration::from_millis(100);
 
+/// The setting a watch names when no request reached what it watched: a test's mistake
+/// where the test decides, nothing to decide where a guard does ([`WatchGuard`]).
+const NONE_REACHED: &str = "watched requests";
+
 /// A served target watched: every response it serves recorded, its workers clocked and
 /// sampled, until [`nothing_blocked`](Self::nothing_blocked) decides what they did. Made by
 /// [`Target::watch`].
@@ -87,6 +96,8 @@ pub struct Watch {
     allowance: Allowance,
     /// The first setting refused, named by [`nothing_blocked`](Self::nothing_blocked).
     refused: Option<Refused>,
+    /// The holds the team accepts ([`allow`](Self::allow)).
+    allows: Vec<Allow>,
     from: Instant,
     /// This process's threads' CPU readings as the watch began: how long they waited for
     /// a CPU while it ran tells a busy machine ([`seen::BUSY`]).
@@ -154,6 +165,19 @@ struct Decided {
     at: Calls,
     requests: usize,
     failed: usize,
+    /// The allow that accepted its hold, where one did.
+    allowed: Option<Allow>,
+}
+
+impl Decided {
+    /// Broken first, then what cannot tell, then what holds (an allowed hold among them).
+    fn rank(&self) -> u8 {
+        if self.allowed.is_some() {
+            2
+        } else {
+            rank(&self.finding)
+        }
+    }
 }
 
 impl Watch {
@@ -163,6 +187,7 @@ impl Watch {
             first: ledger.started(),
             allowance: Allowance::default(),
             refused: None,
+            allows: Vec::new(),
             from: Instant::now(),
             cpu: crate::usage::CpuReading::now(),
             caller: std::thread::current().name().map(str::to_string),
@@ -211,6 +236,18 @@ impl Watch {
         self
     }
 
+    /// Accepts a hold by name: a route's hold (or a background task's) that `allow` matches —
+    /// a function in the held worker's stack, the route, or the call — does not break the
+    /// watch, and the report and its snapshot list it as allowed, with what it did. An
+    /// allow that matched nothing is said in the report; one by function where the stack is
+    /// not read allows nothing, and says why.
+    pub fn allow(mut self, allow: Allow) -> Watch {
+        if !self.allows.contains(&allow) {
+            self.allows.push(allow);
+        }
+        self
+    }
+
     /// Ends the watch and decides: each route the test called (by method and path) holds
     /// unless the kernel saw its worker asleep in a call inside its polls, a request's polls
     /// slept a millisecond or more outside a lock or a page fault (or two requests or more,
@@ -239,7 +276,7 @@ impl Watch {
         } = self.source.watched(self.first, self.from);
         if served.is_empty() {
             return Err(Error::invalid(
-                "watched requests",
+                NONE_REACHED,
                 format!("none reached {}", self.source.describe()),
                 match self.source {
                     Source::Served { .. } => {
@@ -273,6 +310,7 @@ impl Watch {
             .filter(|&waiting| waiting >= BUSY);
         // What the service talks to on this machine, looked at once where a route needs it.
         let look = LocalLook::default();
+        let mut allowances = Allowances::new(self.allows.clone());
         let mut decided: Vec<Decided> = routes
             .iter()
             .map(|(name, route)| {
@@ -336,6 +374,15 @@ impl Watch {
                 } else {
                     String::new()
                 };
+                let allowed = (rank(&finding) == 0)
+                    .then(|| {
+                        allowances.matching(&HeldBy {
+                            route: Some(name),
+                            call: sampled.call.as_ref().map(|(call, _)| call),
+                            stacks: held_stacks(&at, &place, &finding, !allowances.is_empty()),
+                        })
+                    })
+                    .flatten();
                 Decided {
                     call,
                     computing,
@@ -345,6 +392,7 @@ impl Watch {
                     at,
                     requests: route.requests.len(),
                     failed: route.requests.iter().filter(|r| r.status >= 500).count(),
+                    allowed,
                 }
             })
             .collect();
@@ -355,16 +403,31 @@ impl Watch {
             .unwrap_or_default();
         let sampled_outside = Sampled::of(&calls.at(&Place::Outside));
         let outside_finding = decide_outside(longest_outside, outside.len(), &sampled_outside);
-        decided.sort_by_key(|route| rank(&route.finding));
+        let outside_allowed = (rank(&outside_finding) == 0)
+            .then(|| {
+                allowances.matching(&HeldBy {
+                    route: None,
+                    call: sampled_outside.call.as_ref().map(|(call, _)| call),
+                    stacks: held_stacks(
+                        &calls,
+                        &Place::Outside,
+                        &outside_finding,
+                        !allowances.is_empty(),
+                    ),
+                })
+            })
+            .flatten();
+        decided.sort_by_key(Decided::rank);
         let mut report = report(
             &self.source,
             &decided,
-            (outside_finding, sampled_outside),
+            (outside_finding, sampled_outside, outside_allowed),
             &calls,
             (served.len(), unrecorded),
             (&allowance, gate),
             self.from.elapsed(),
         );
+        report.explanation.extend(allowances.unmatched());
         if let Some(waiting) = busy {
             report.evidence.push(format!(
                 "this process's threads waited for a CPU {:.0} % of the watch on average: a sleep no sample caught is read as a lock whose holder the machine preempted, decided by the count of requests; a route sent once that slept so past {} cannot tell",
@@ -398,6 +461,36 @@ fn method_of(route: &str) -> &str {
     route.split_once(' ').map_or(route, |(method, _)| method)
 }
 
+/// The held worker's stacks at `place` for an allow by function to match: those of the
+/// calls it slept in for a wait, those sampled computing for a stretch — or why they are
+/// not read. Named only where an allow asks (`wanted`): naming reads debug information.
+fn held_stacks(
+    calls: &Calls,
+    place: &Place,
+    finding: &Finding,
+    wanted: bool,
+) -> std::result::Result<Vec<crate::stack::Frames>, String> {
+    if !wanted {
+        return Ok(Vec::new());
+    }
+    match finding {
+        Finding::Computes { .. } => match crate::stack::unread_computing() {
+            Some(why) => Err(why),
+            None => Ok(calls.computing(place).iter().map(|s| s.frames()).collect()),
+        },
+        _ => match crate::stack::unread() {
+            Some(why) => Err(why),
+            None => Ok(calls
+                .at(place)
+                .iter()
+                .filter(|(seen, _)| *seen != Seen::Running)
+                .filter_map(|(seen, _)| calls.stack(place, seen))
+                .map(|stack| stack.frames())
+                .collect()),
+        },
+    }
+}
+
 /// Broken findings first, then what cannot tell, then what holds.
 fn rank(finding: &Finding) -> u8 {
     match finding {
@@ -420,14 +513,14 @@ fn call_of(calls: &Calls, place: &Place, sampled: &Sampled) -> Option<String> {
 fn report(
     source: &Source,
     routes: &[Decided],
-    (outside, sampled_outside): (Finding, Sampled),
+    (outside, sampled_outside, outside_allowed): (Finding, Sampled, Option<Allow>),
     calls: &Calls,
     (responses, unrecorded): (usize, usize),
     (allowance, gate): (&Allowance, GateMode),
     elapsed: Duration,
 ) -> ClaimReport {
-    let broken_routes = routes.iter().filter(|r| rank(&r.finding) == 0).count();
-    let outside_broken = rank(&outside) == 0;
+    let broken_routes = routes.iter().filter(|r| r.rank() == 0).count();
+    let outside_broken = rank(&outside) == 0 && outside_allowed.is_none();
     let blocked = broken_routes + usize::from(outside_broken);
     let undecided: Vec<String> = routes
         .iter()
@@ -461,17 +554,24 @@ fn report(
         Verdict::Holds
     };
     let mut explanation = Vec::new();
+    // What the team accepted, listed after what broke: what each did, and by which allow.
+    let mut allowed = Vec::new();
     let mut advice: Option<Advice> = None;
     for route in routes {
         if let Some((sentence, hold)) = said(route) {
-            advice.get_or_insert_with(|| for_hold(&route.name, hold, route.call.clone()));
-            explanation.push(sentence);
+            match &route.allowed {
+                Some(allow) => allowed.push(format!("allowed ({allow}): {sentence}")),
+                None => {
+                    advice.get_or_insert_with(|| for_hold(&route.name, hold, route.call.clone()));
+                    explanation.push(sentence);
+                }
+            }
         }
     }
     // The lead names every route that blocked, the first one whole.
     let others: Vec<&str> = routes
         .iter()
-        .filter(|r| rank(&r.finding) == 0)
+        .filter(|r| r.rank() == 0)
         .skip(1)
         .map(|r| r.name.as_str())
         .chain(outside_broken.then_some("a task outside every response"))
@@ -482,14 +582,7 @@ fn report(
         first.push_str(&format!("; blocked too: {}", others.join(", ")));
     }
     if let Finding::Waits { requests, longest } = outside {
-        advice.get_or_insert_with(|| {
-            for_hold(
-                "the requests the test sent",
-                Hold::WaitsInATask,
-                call_of(calls, &Place::Outside, &sampled_outside),
-            )
-        });
-        explanation.push(format!(
+        let sentence = format!(
             "a task on the workers outside every response — one the requests spawned, a connection's driver, a background job — {}; it slept in {requests} stretch{} of the workers' run, {} at the longest",
             match call_of(calls, &Place::Outside, &sampled_outside) {
                 Some(call) => format!("blocked in {call}"),
@@ -497,16 +590,47 @@ fn report(
             },
             if requests == 1 { "" } else { "es" },
             millis(longest)
-        ));
+        );
+        match &outside_allowed {
+            Some(allow) => allowed.push(format!("allowed ({allow}): {sentence}")),
+            None => {
+                advice.get_or_insert_with(|| {
+                    for_hold(
+                        "the requests the test sent",
+                        Hold::WaitsInATask,
+                        call_of(calls, &Place::Outside, &sampled_outside),
+                    )
+                });
+                explanation.push(sentence);
+            }
+        }
     }
     explanation.extend(undecided.iter().cloned());
-    if explanation.is_empty() {
+    if explanation.is_empty() && !allowed.is_empty() {
+        // Short enough for the line a holding watch prints: what was allowed is never silent.
+        let names: Vec<&str> = routes
+            .iter()
+            .filter(|r| r.allowed.is_some())
+            .map(|r| r.name.as_str())
+            .chain(
+                outside_allowed
+                    .is_some()
+                    .then_some("a task outside every response"),
+            )
+            .collect();
+        explanation.push(format!(
+            "none of its {} routes held its worker but as allowed: {}",
+            routes.len(),
+            names.join(", ")
+        ));
+    } else if explanation.is_empty() {
         explanation.push(format!(
             "none of its {} routes waited in a call or computed past {} ms in one poll ({responses} requests)",
             routes.len(),
             allowance.budget().as_millis(),
         ));
     }
+    explanation.extend(allowed);
     let mut facts: BTreeMap<String, String> = routes
         .iter()
         .map(|route| {
@@ -515,10 +639,15 @@ fn report(
             } else {
                 String::new()
             };
+            let allowed = route
+                .allowed
+                .as_ref()
+                .map(|allow| format!(", allowed ({allow})"))
+                .unwrap_or_default();
             (
                 route.name.clone(),
                 format!(
-                    "{} request{}{failed}: {}",
+                    "{} request{}{failed}: {}{allowed}",
                     route.requests,
                     if route.requests == 1 { "" } else { "s" },
                     verdict_of(&route.finding)
@@ -526,10 +655,14 @@ fn report(
             )
         })
         .collect();
-    if outside_broken {
+    if rank(&outside) == 0 {
+        let allowed = outside_allowed
+            .as_ref()
+            .map(|allow| format!(", allowed ({allow})"))
+            .unwrap_or_default();
         facts.insert(
             "outside every response".into(),
-            verdict_of(&outside).to_string(),
+            format!("{}{allowed}", verdict_of(&outside)),
         );
     }
     if unrecorded > 0 {

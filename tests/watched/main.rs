@@ -7,6 +7,7 @@
 //! `services.rs` holds the project's correct services, every route of which must hold;
 //! `twins.rs` their blocking twins, each of which must be broken, naming the route.
 
+mod allowed;
 #[path = "../common/mod.rs"]
 mod common;
 mod layered;
