@@ -121,6 +121,19 @@ impl std::fmt::Display for BlockedCall {
     }
 }
 
+impl BlockedCall {
+    /// The call in words that do not change from run to run: the call and what it was on,
+    /// without the file's path or the connection's address (a test's scratch folder, an
+    /// ephemeral port) — "fdatasync() of a file", "read() on a socket".
+    pub(crate) fn shape(&self) -> String {
+        match self {
+            BlockedCall::Socket { call, .. } => format!("{call}() on a socket"),
+            BlockedCall::File { call, .. } => format!("{call}() of a file"),
+            other => other.to_string(),
+        }
+    }
+}
+
 impl std::fmt::Display for Seen {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {

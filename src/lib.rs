@@ -144,7 +144,7 @@ pub mod runtime {
 }
 #[cfg(feature = "insta")]
 #[doc(hidden)]
-pub use assert::new_snapshot as __new_snapshot;
+pub use assert::snapshot as __snapshot;
 #[cfg(feature = "insta")]
 #[doc(hidden)]
 pub use insta as __insta;

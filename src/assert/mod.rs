@@ -2,14 +2,14 @@
 //! shape test.
 
 #[doc(hidden)]
-pub mod new_snapshot;
+pub mod snapshot;
 
-/// Where the macro is: the test's file, line and package, for [`new_snapshot::compared`].
+/// Where the macro is: the test's file, line and package, for [`snapshot::compared`].
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __assertion {
     () => {
-        $crate::__new_snapshot::Assertion {
+        $crate::__snapshot::Assertion {
             file: ::std::file!(),
             line: ::std::line!(),
             manifest_dir: ::std::env!("CARGO_MANIFEST_DIR"),
@@ -23,10 +23,14 @@ macro_rules! __assertion {
 /// test: one returning `()`, `perfshape::Result` or `anyhow::Result`.
 ///
 /// In strict mode (the default) the snapshot is always compared, so a regression shows as
-/// a snapshot diff (`cargo insta review`) as well as in the claim's report; in advisory
-/// mode (`PERFSHAPE_GATE=advisory`) a claim that does not hold is reported, not
-/// snapshotted, and does not fail the test. The snapshot holds no raw timing while the
-/// claim holds, so it is byte-stable on any machine where the shape holds.
+/// a snapshot diff (`cargo insta review`) as well as in the claim's report, and the test
+/// fails with perfshape's failure, its report printed first; in advisory mode
+/// (`PERFSHAPE_GATE=advisory`) a claim that does not hold is reported, not snapshotted,
+/// and does not fail the test. The snapshot holds no run's figures, whatever the verdict —
+/// the claim, the band, the verdict, and where it does not hold how the worker was held,
+/// the call and the line — so it is byte-stable while the shape holds, broken or not. On
+/// a first run (no snapshot yet, outside CI), the new snapshot is written and kept, and
+/// the test passes.
 ///
 /// `assert_shape!(checked)` names the snapshot after the test; `assert_shape!("name",
 /// checked)` names it, for a test with several claims. Needs the `insta` feature (on by
@@ -49,25 +53,15 @@ macro_rules! __assertion {
 macro_rules! assert_shape {
     ($checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
-        if checked.snapshot_due() {
-            $crate::__new_snapshot::compared($crate::__assertion!(), || {
-                $crate::__insta::assert_yaml_snapshot!(checked.summary());
-            });
-        }
-        if let ::std::result::Result::Err(error) = checked.gate() {
-            ::std::panic!("{error:?}");
-        }
+        $crate::__snapshot::asserted(checked, $crate::__assertion!(), || {
+            $crate::__insta::assert_yaml_snapshot!(checked.summary());
+        });
     }};
     ($name:expr, $checked:expr $(,)?) => {{
         let checked: &$crate::Checked = &$checked;
-        if checked.snapshot_due() {
-            $crate::__new_snapshot::compared($crate::__assertion!(), || {
-                $crate::__insta::assert_yaml_snapshot!($name, checked.summary());
-            });
-        }
-        if let ::std::result::Result::Err(error) = checked.gate() {
-            ::std::panic!("{error:?}");
-        }
+        $crate::__snapshot::asserted(checked, $crate::__assertion!(), || {
+            $crate::__insta::assert_yaml_snapshot!($name, checked.summary());
+        });
     }};
 }
 
@@ -107,7 +101,7 @@ macro_rules! assert_shapes {
             if checked.snapshot_due() {
                 let summary = checked.summary();
                 let compared = ::std::panic::catch_unwind(::std::panic::AssertUnwindSafe(|| {
-                    $crate::__new_snapshot::compared($crate::__assertion!(), || {
+                    $crate::__snapshot::compared($crate::__assertion!(), || {
                         $crate::__insta::assert_yaml_snapshot!(name.as_str(), summary);
                     });
                 }));

@@ -64,6 +64,7 @@ impl Claim<'_> {
             elapsed: self.elsewhere.map_or(started.elapsed(), |(took, _)| took),
             limit,
             explanation: Vec::new(),
+            shape: None,
             advice: None,
             evidence: Vec::new(),
             facts: std::mem::take(&mut self.late_facts)
@@ -79,6 +80,9 @@ impl Claim<'_> {
         };
         if let Some(explain) = self.explain.take() {
             report.explanation = explain(&report);
+        }
+        if let Some(shape) = self.shape.take() {
+            report.shape = shape(&report);
         }
         if let Some(advise) = self.advise.take() {
             report.advice = advise(&report);

@@ -72,6 +72,8 @@ pub struct Claim<'a> {
     artifacts: Option<PathBuf>,
     context: BTreeMap<String, String>,
     explain: Option<Explain<'a>>,
+    /// A ready-made claim's figure-free words for what it found ([`ClaimReport::shape`]).
+    shape: Option<Shape<'a>>,
     advise: Option<Advise<'a>>,
     observed: Option<Observed<'a>>,
     /// Facts known only once the rounds ran (what a route answered), asked as the claim
@@ -116,6 +118,9 @@ impl std::fmt::Debug for Claim<'_> {
 /// code under test, and the runtime evidence behind it.
 type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + Send + 'a>;
 
+/// Says what a finished claim found in words that change only with the shape.
+type Shape<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<String> + Send + 'a>;
+
 /// Names the likely cause and the remedy of what a finished claim found.
 type Advise<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a>;
 
@@ -142,6 +147,7 @@ impl<'a> Claim<'a> {
             artifacts: None,
             context: BTreeMap::new(),
             explain: None,
+            shape: None,
             advise: None,
             observed: None,
             late_facts: Vec::new(),
@@ -322,6 +328,16 @@ impl<'a> Claim<'a> {
             return self.refusing_ready_made("explain");
         }
         self.explain = Some(Box::new(f));
+        self
+    }
+
+    /// What a ready-made claim found, in words that change only with the shape, for its
+    /// snapshot ([`ClaimReport::shape`]).
+    pub(crate) fn shape(
+        mut self,
+        f: impl FnOnce(&ClaimReport) -> Option<String> + Send + 'a,
+    ) -> Self {
+        self.shape = Some(Box::new(f));
         self
     }
 

@@ -125,6 +125,26 @@ pub(crate) fn computing_at(calls: &Calls, place: &Place) -> String {
     }
 }
 
+/// The commonest call the worker slept in at `place`, in words that do not change from run
+/// to run ([`BlockedCall::shape`]), and where in the team's code it was made: what a
+/// snapshot of a hold names. `None` where no sample caught the worker waiting there.
+pub(crate) fn shape_at(calls: &Calls, place: &Place) -> Option<String> {
+    let (seen, _, _) = calls.commonest_wait(place)?;
+    let Seen::Blocked(call) = &seen else {
+        return None;
+    };
+    let said = call.shape();
+    Some(
+        match calls
+            .stack(place, &seen)
+            .and_then(|stack| stack.frames().called_from())
+        {
+            Some(from) => format!("{said}, {from}"),
+            None => said,
+        },
+    )
+}
+
 /// What was seen at `place`, in words, and where in the team's code the call was made
 /// where the worker's stack was read there: "fdatasync() of /tmp/app/audit.log, called
 /// from `shop::audit::append` (src/audit.rs:88) via `std::fs::File::sync_data`".

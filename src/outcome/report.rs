@@ -87,6 +87,12 @@ pub struct ClaimReport {
     /// What the figure means for the code under test
     /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
     pub explanation: Vec<String>,
+    /// What a claim that does not hold found, in words that change only with the shape —
+    /// how the worker was held, the call, the team's function and line — and never with a
+    /// run's figures: its snapshot's `observed`. `None` where the verdict and the band say
+    /// it all (a claim of your own, an inconclusive one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shape: Option<String>,
     /// The likely cause and the remedy, where the claim names them
     /// ([`Claim::advise`](crate::Claim::advise)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -259,11 +265,13 @@ impl ClaimReport {
             .collect()
     }
 
-    /// The deterministic view for snapshots: while the claim holds it holds no measured
-    /// figure, so it changes only when the shape (or the claim) changes.
+    /// The deterministic view for snapshots: it holds no measured figure, whatever the
+    /// verdict, so it changes only when the shape (or the claim) changes — a broken claim's
+    /// snapshot is the same run after run, its figures in the JSON.
     pub fn summary(&self) -> ShapeSummary {
         let observed = (!self.verdict.holds())
-            .then(|| self.finding().unwrap_or(self.reason.as_str()).to_string());
+            .then(|| self.shape.clone())
+            .flatten();
         ShapeSummary {
             claim: self.name.clone(),
             kind: self.kind.to_string(),
@@ -502,9 +510,9 @@ pub struct ShapeSummary {
     /// Further deterministic facts a test adds (wave counts, connection counts).
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub facts: BTreeMap<String, String>,
-    /// What the claim found, in words (its report's first line after the verdict) —
-    /// present only when the claim does not hold, so that a snapshot diff of a regression
-    /// shows what is wrong.
+    /// What the claim found, in words that change only with the shape
+    /// ([`ClaimReport::shape`]) — present only when the claim does not hold, so that a
+    /// snapshot diff of a regression shows what is wrong.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub observed: Option<String>,
 }

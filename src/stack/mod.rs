@@ -36,6 +36,22 @@ pub(crate) use frames::{Frame, Frames};
 /// (src/accounts.rs:41), in 48 of the 53 stacks sampled". `None` where no stack has a
 /// frame of the team's.
 pub(crate) fn computing_in(stacks: &[Stack]) -> Option<String> {
+    let (said, under, sampled) = computed_where(stacks)?;
+    Some(format!(
+        "{said}, in {under} of the {sampled} stacks sampled"
+    ))
+}
+
+/// Where a stretch of computing ran, as [`computing_in`] says it, without the counts of
+/// stacks: words that do not change from run to run, for a snapshot.
+pub(crate) fn computing_shape(stacks: &[Stack]) -> Option<String> {
+    computed_where(stacks).map(|(said, _, _)| said)
+}
+
+/// The team's frame most of `stacks` ran under and the call from it most of those ran in,
+/// in words ("in `via`, called from `function` (place)"); how many stacks that was, and how
+/// many were sampled.
+fn computed_where(stacks: &[Stack]) -> Option<(String, usize, usize)> {
     use std::collections::{BTreeMap, HashMap};
     let mut named: HashMap<u64, Vec<Frame>> = HashMap::new();
     let mut under: BTreeMap<(String, Option<String>), Vec<Option<String>>> = BTreeMap::new();
@@ -68,9 +84,9 @@ pub(crate) fn computing_in(stacks: &[Stack]) -> Option<String> {
         .max_by_key(|(_, n)| *n)
         .and_then(|(via, _)| via.clone());
     let place = place.map(|p| format!(" ({p})")).unwrap_or_default();
-    let of = format!("in {} of the {} stacks sampled", vias.len(), stacks.len());
-    Some(match via {
-        Some(via) => format!("in `{via}`, called from `{function}`{place}, {of}"),
-        None => format!("in `{function}`{place}, {of}"),
-    })
+    let said = match via {
+        Some(via) => format!("in `{via}`, called from `{function}`{place}"),
+        None => format!("in `{function}`{place}"),
+    };
+    Some((said, vias.len(), stacks.len()))
 }

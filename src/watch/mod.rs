@@ -167,6 +167,9 @@ struct Decided {
     failed: usize,
     /// The allow that accepted its hold, where one did.
     allowed: Option<Allow>,
+    /// What held its worker in words that do not change from run to run (the call, or
+    /// where it computed, and the team's line), for the snapshot; empty where it held.
+    shape: String,
 }
 
 impl Decided {
@@ -383,7 +386,15 @@ impl Watch {
                         })
                     })
                     .flatten();
+                let shape = match finding {
+                    Finding::Waits { .. } => called::shape_at(&at, &place),
+                    Finding::Computes { .. } => crate::stack::computing_shape(at.computing(&place)),
+                    _ => None,
+                }
+                .map(|said| format!(": {said}"))
+                .unwrap_or_default();
                 Decided {
+                    shape,
                     call,
                     computing,
                     name: name.clone(),
@@ -647,10 +658,11 @@ fn report(
             (
                 route.name.clone(),
                 format!(
-                    "{} request{}{failed}: {}{allowed}",
+                    "{} request{}{failed}: {}{}{allowed}",
                     route.requests,
                     if route.requests == 1 { "" } else { "s" },
-                    verdict_of(&route.finding)
+                    verdict_of(&route.finding),
+                    route.shape
                 ),
             )
         })
@@ -660,9 +672,12 @@ fn report(
             .as_ref()
             .map(|allow| format!(", allowed ({allow})"))
             .unwrap_or_default();
+        let shape = called::shape_at(calls, &Place::Outside)
+            .map(|said| format!(": {said}"))
+            .unwrap_or_default();
         facts.insert(
             "outside every response".into(),
-            format!("{}{allowed}", verdict_of(&outside)),
+            format!("{}{shape}{allowed}", verdict_of(&outside)),
         );
     }
     if unrecorded > 0 {
@@ -690,6 +705,20 @@ fn report(
             );
         }
     }
+    let reason: String = match verdict {
+        Verdict::Holds => format!("none of the {} routes held its worker", routes.len()),
+        Verdict::Broken if outside_broken => format!(
+            "{broken_routes} of the {} routes, and a task outside every response, held their worker",
+            routes.len()
+        ),
+        Verdict::Broken => format!(
+            "{broken_routes} of the {} routes held their worker",
+            routes.len()
+        ),
+        Verdict::Inconclusive => "what the requests did cannot be told here".into(),
+    };
+    // What broke, by count: each route's hold, its call and line are in its fact.
+    let shape = (!verdict.holds()).then(|| reason.clone());
     ClaimReport {
         name: "no route the test called blocks its worker".to_string(),
         kind: "watch",
@@ -698,18 +727,7 @@ fn report(
         ideal: None,
         expected: None,
         verdict,
-        reason: match verdict {
-            Verdict::Holds => format!("none of the {} routes held its worker", routes.len()),
-            Verdict::Broken if outside_broken => format!(
-                "{broken_routes} of the {} routes, and a task outside every response, held their worker",
-                routes.len()
-            ),
-            Verdict::Broken => format!(
-                "{broken_routes} of the {} routes held their worker",
-                routes.len()
-            ),
-            Verdict::Inconclusive => "what the requests did cannot be told here".into(),
-        },
+        reason,
         median: blocked as f64,
         noise_floor: 0.0,
         margin: None,
@@ -728,6 +746,8 @@ fn report(
         elapsed,
         limit: None,
         explanation,
+        // What broke, by count: each route's hold, its call and line are in its fact.
+        shape,
         advice: if verdict == Verdict::Broken {
             advice
         } else {

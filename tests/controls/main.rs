@@ -25,8 +25,14 @@ fn a_blocking_ledger_client_is_caught() -> Result {
     let said = format!("{:#}", blocks.report());
     assert_names_the_sleep(&said, "waits ≈");
     assert!(said.contains("runtime over the median"), "{said}");
+    // Its snapshot says how the worker was held, the call and the line, and no figure: the
+    // same run after run while the shape holds.
     let observed = blocks.summary().observed.unwrap_or_default();
     assert!(observed.contains("while holding its worker"), "{observed}");
+    assert!(
+        !observed.contains(" ms") && !observed.contains('%') && !observed.contains("samples"),
+        "{observed}"
+    );
     let starved = target
         .checked_get("/health")?
         .keeps_answering_during(&report)

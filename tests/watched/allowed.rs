@@ -39,9 +39,10 @@ fn assert_allowed(checked: &Checked, allow: &Allow) {
         checked.report().headline()
     );
     let fact = &checked.summary().facts["GET /wait"];
-    assert_eq!(
-        fact,
-        &format!("2 requests: waits in a call on its worker, allowed ({allow})")
+    assert!(
+        fact.starts_with("2 requests: waits in a call on its worker")
+            && fact.ends_with(&format!(", allowed ({allow})")),
+        "{fact}"
     );
 }
 

@@ -3,11 +3,11 @@
 
 use std::time::Duration;
 
-use perfshape::{PoolSettings, Result, Target};
+use perfshape::{PoolSettings, Result, Target, Verdict};
 use serde_json::json;
 
 use crate::common::{handlers, orders, signin, todos, worker};
-use crate::{assert_names, client, get};
+use crate::{assert_names, client, decided, get};
 
 /// The todo list whose create handler also makes a 2 ms synchronous write on its worker:
 /// two created, as a sleep no sample caught on a busy machine decides by their count.
@@ -184,6 +184,46 @@ async fn the_orders_service_with_a_sync_ledger_is_named() -> Result {
     assert!(
         said.contains("GET /report") && said.contains("POST /orders"),
         "{said}"
+    );
+    Ok(())
+}
+
+/// A broken watch's snapshot holds its shape alone — the routes, how each held its worker,
+/// the call and the line — so the same twin watched three times gives the same snapshot,
+/// byte for byte, its figures in the JSON.
+#[tokio::test]
+async fn a_broken_watchs_snapshot_is_the_same_run_after_run() -> Result {
+    let target = Target::serve(PoolSettings::workers(1)?, handlers::app())?;
+    let client = client();
+    let mut snapshots = Vec::new();
+    let mut found = String::new();
+    for _ in 0..3 {
+        let watch = target.watch()?;
+        for _ in 0..2 {
+            get(&client, &target, "/wait?us=5000&ms=6").await?;
+        }
+        let checked = watch.nothing_blocked()?;
+        if decided(&checked).is_none() {
+            return Ok(());
+        }
+        assert_eq!(checked.verdict(), Verdict::Broken, "{:#}", checked.report());
+        let summary = checked.summary();
+        found = format!("{:?} {:?}", summary.observed, summary.facts);
+        snapshots.push(serde_json::to_string_pretty(&summary).expect("a summary"));
+    }
+    assert_eq!(snapshots[0], snapshots[1]);
+    assert_eq!(snapshots[0], snapshots[2]);
+    if !cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+        // The call and the line are in it; no figure is.
+        assert!(
+            snapshots[0].contains("clock_nanosleep(): a sleep, called from"),
+            "{}",
+            snapshots[0]
+        );
+    }
+    assert!(
+        !found.contains(" ms") && !found.contains("samples"),
+        "{found}"
     );
     Ok(())
 }

@@ -308,6 +308,18 @@ impl Endpoint {
                 )
             }
         })
+        .shape({
+            let (rounds, named, named_at) = (rounds.clone(), named.clone(), named_at.clone());
+            move |report: &ClaimReport| {
+                sentences::shape(
+                    report,
+                    &rounds.to_vec(),
+                    allowance,
+                    launched,
+                    (&named.get(), &named_at),
+                )
+            }
+        })
         .explain(move |report: &ClaimReport| {
             sentences(
                 report,

@@ -247,22 +247,68 @@ pub(super) fn advice(
             "serve the router in a test (Target::serve) to see which its polls do, then move that off the worker (tokio::task::spawn_blocking), or check whether its requests queue behind one connection or lock",
         ));
     };
-    let alone = figures.alone;
-    let (waiting_used, computing_used, slept_used) = holding::parts(&allowance, &h, alone);
-    let how = if computing_used > waiting_used.max(slept_used) {
-        Hold::Computes
-    } else if waiting_used >= slept_used
-        && (h.outside > h.waiting || holding::waits_by_time(&allowance, &h, alone))
-    {
-        Hold::WaitsInATask
-    } else {
-        Hold::Waits
-    };
+    let how = hold_of(&allowance, &h, figures.alone);
     Some(remedy::for_hold(
         "the handler",
         how,
         called::call(calls, route, how),
     ))
+}
+
+/// How a broken claim's handler held its worker, by the part of its allowance it used most:
+/// computing in one poll, waiting in a task outside its requests' polls, or waiting in
+/// them.
+fn hold_of(allowance: &Allowance, h: &holding::Holding, alone: Duration) -> Hold {
+    let (waiting_used, computing_used, slept_used) = holding::parts(allowance, h, alone);
+    if computing_used > waiting_used.max(slept_used) {
+        Hold::Computes
+    } else if waiting_used >= slept_used
+        && (h.outside > h.waiting || holding::waits_by_time(allowance, h, alone))
+    {
+        Hold::WaitsInATask
+    } else {
+        Hold::Waits
+    }
+}
+
+/// What a broken claim found, in words that change only with the shape (its snapshot's):
+/// how the handler held its worker, the call the kernel saw it in or where it computed, and
+/// the team's line — never a figure. `None` for a claim that did not break.
+pub(super) fn shape(
+    report: &ClaimReport,
+    rounds: &[HeldRound],
+    allowance: Allowance,
+    launched: bool,
+    (calls, route): (&Calls, &Place),
+) -> Option<String> {
+    if report.verdict != Verdict::Broken || rounds.is_empty() {
+        return None;
+    }
+    let (judged, _) = judged(report, rounds, allowance);
+    let figures = Figures::of(&judged);
+    let Some(h) = figures.polls else {
+        return Some("holds its worker past its allowance, as timed from outside".to_string());
+    };
+    // A launched service's samples are all outside any response.
+    let route = if launched { &Place::Outside } else { route };
+    let (said, place) = match hold_of(&allowance, &h, figures.alone) {
+        Hold::Computes => {
+            let at = crate::stack::computing_shape(calls.computing(route));
+            return Some(match at {
+                Some(at) => format!("computes past the poll budget in one poll, {at}"),
+                None => "computes past the poll budget in one poll".to_string(),
+            });
+        }
+        Hold::WaitsInATask => (
+            "a task on its worker outside its requests' polls waits in a call while it holds the worker",
+            &Place::Outside,
+        ),
+        Hold::Waits => ("waits in a call while holding its worker", route),
+    };
+    Some(match called::shape_at(calls, place) {
+        Some(call) => format!("{said}: {call}"),
+        None => said.to_string(),
+    })
 }
 
 /// Why the rounds of a served claim did not settle it, and what would: which of the three

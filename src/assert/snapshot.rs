@@ -1,5 +1,7 @@
-//! A first run's snapshots: written and kept, so that a team's first `cargo nextest run`
-//! with a new shape test passes and leaves files to review and commit.
+//! An `assert_shape!`'s snapshot: compared after the gate has had its say, so that a
+//! failing claim fails with perfshape's report rather than a snapshot's diff; and, on a
+//! first run, written and kept, so that a team's first `cargo nextest run` with a new shape
+//! test passes and leaves files to review and commit.
 //!
 //! insta, by default, fails an assertion whose snapshot does not exist yet and writes what
 //! it saw beside it as `<name>.snap.new`, for `cargo insta review` — a tool a team adding
@@ -23,6 +25,25 @@ pub struct Assertion {
     pub line: u32,
     /// The test's package.
     pub manifest_dir: &'static str,
+}
+
+/// `checked`'s snapshot compared by insta's `assert` (where it is due), then the gate: a
+/// claim that fails the gate fails the test with its own failure, whatever the snapshot
+/// said (insta's diff is printed, and its `.snap.new` kept for review); one that passes it
+/// fails where the snapshot differs, as insta's assertion does.
+#[doc(hidden)]
+pub fn asserted(checked: &crate::Checked, at: Assertion, assert: impl FnOnce()) {
+    let compared = if checked.snapshot_due() {
+        catch_unwind(AssertUnwindSafe(|| compared(at, assert)))
+    } else {
+        Ok(())
+    };
+    if let Err(failed) = checked.gate() {
+        panic!("{failed:?}");
+    }
+    if let Err(panic) = compared {
+        resume_unwind(panic);
+    }
 }
 
 /// Runs insta's `assert`; where it fails only because its snapshot is new and insta wrote
