@@ -57,6 +57,8 @@ pub struct Endpoint {
     vary: Option<Vary>,
     concurrency: Option<usize>,
     allowance: Allowance,
+    /// The holds its team accepts ([`allow`](Self::allow)).
+    allows: Vec<crate::vocab::Allow>,
     /// The first setting refused on the way here ([`concurrency`](Self::concurrency), a
     /// poll budget), named by the first request or the claim's `check()`.
     refused: Option<Refused>,
@@ -148,6 +150,7 @@ impl Endpoint {
             vary: None,
             concurrency: None,
             allowance: Allowance::default(),
+            allows: Vec::new(),
             refused: None,
             redirects: Arc::default(),
             numbering: Arc::default(),
@@ -315,6 +318,18 @@ impl Endpoint {
     /// [`waits_at_most`](Self::waits_at_most)).
     pub(crate) fn allowance(&self) -> Allowance {
         self.allowance
+    }
+
+    /// The holds its team accepts, in the order they were given.
+    pub(crate) fn allows(&self) -> &[crate::vocab::Allow] {
+        &self.allows
+    }
+
+    pub(crate) fn add_allow(mut self, allow: crate::vocab::Allow) -> Self {
+        if !self.allows.contains(&allow) {
+            self.allows.push(allow);
+        }
+        self
     }
 
     pub(crate) fn set_allowance(mut self, allowance: Allowance) -> Self {

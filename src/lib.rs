@@ -120,7 +120,8 @@ pub use pool::PoolSettings;
 pub use server::Shutdown;
 pub use target::Target;
 pub use target_builder::TargetBuilder;
-pub use watch::{Allow, Watch, WatchGuard, WatchLayer, WatchService};
+pub use vocab::Allow;
+pub use watch::{Watch, WatchGuard, WatchLayer, WatchService};
 
 /// What a load measured: one record per request (`sent == ok + failed`, always), the
 /// load's figures, and what the machine and both pools were doing meanwhile.

@@ -87,6 +87,9 @@ impl Claim<'_> {
         if let Some(advise) = self.advise.take() {
             report.advice = advise(&report);
         }
+        if let Some(allowed) = self.allowed.take() {
+            allow(&mut report, allowed);
+        }
         // Rounds the host took, kept among the figures, are what an inconclusive claim
         // cannot see past: the service's own advice would answer a question not settled.
         if report.verdict == Verdict::Inconclusive
@@ -129,6 +132,33 @@ pub(super) fn publish(
         eprintln!("perfshape: {report}");
     }
     report
+}
+
+/// A broken claim whose hold a team allowed holds: its first line says it was allowed and
+/// by what, the hold's words are kept as a fact for its snapshot, and it gives no advice.
+/// What the allows could not match is added to its report either way.
+fn allow(report: &mut ClaimReport, allowed: super::Allowed<'_>) {
+    let (by, unmatched) = allowed(report);
+    if let (Verdict::Broken, Some(by)) = (report.verdict, by) {
+        report.verdict = Verdict::Holds;
+        report.advice = None;
+        let found = report
+            .finding()
+            .unwrap_or(report.reason.as_str())
+            .to_string();
+        let held = report
+            .shape
+            .take()
+            .unwrap_or_else(|| "held its worker".to_string());
+        report
+            .facts
+            .insert("allowed".to_string(), format!("{held}, allowed by {by}"));
+        match report.explanation.first_mut() {
+            Some(first) => *first = format!("allowed by {by}: {found}"),
+            None => report.explanation.push(format!("allowed by {by}: {found}")),
+        }
+    }
+    report.explanation.extend(unmatched);
 }
 
 /// Why the rounds of an inconclusive claim did not settle it, and what would: how many fell

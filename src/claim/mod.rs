@@ -74,6 +74,8 @@ pub struct Claim<'a> {
     explain: Option<Explain<'a>>,
     /// A ready-made claim's figure-free words for what it found ([`ClaimReport::shape`]).
     shape: Option<Shape<'a>>,
+    /// What a team accepts of a ready-made claim's finding ([`Claim::allowed_when`]).
+    allowed: Option<Allowed<'a>>,
     advise: Option<Advise<'a>>,
     observed: Option<Observed<'a>>,
     /// Facts known only once the rounds ran (what a route answered), asked as the claim
@@ -121,6 +123,10 @@ type Explain<'a> = Box<dyn FnOnce(&ClaimReport) -> Vec<String> + Send + 'a>;
 /// Says what a finished claim found in words that change only with the shape.
 type Shape<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<String> + Send + 'a>;
 
+/// Whether a team allowed what a broken claim found: the allow that matched it, and what
+/// each allow that did not could not see.
+type Allowed<'a> = Box<dyn FnOnce(&ClaimReport) -> (Option<String>, Vec<String>) + Send + 'a>;
+
 /// Names the likely cause and the remedy of what a finished claim found.
 type Advise<'a> = Box<dyn FnOnce(&ClaimReport) -> Option<Advice> + Send + 'a>;
 
@@ -148,6 +154,7 @@ impl<'a> Claim<'a> {
             context: BTreeMap::new(),
             explain: None,
             shape: None,
+            allowed: None,
             advise: None,
             observed: None,
             late_facts: Vec::new(),
@@ -338,6 +345,18 @@ impl<'a> Claim<'a> {
         f: impl FnOnce(&ClaimReport) -> Option<String> + Send + 'a,
     ) -> Self {
         self.shape = Some(Box::new(f));
+        self
+    }
+
+    /// What a team accepts of what the finished claim found: where `f` names the allow that
+    /// matched a broken claim's hold, the claim holds, its report and snapshot listing the
+    /// hold as allowed, with what it did; the lines `f` gives besides (an allow that
+    /// matched nothing, and why) are added to its report whatever the verdict.
+    pub(crate) fn allowed_when(
+        mut self,
+        f: impl FnOnce(&ClaimReport) -> (Option<String>, Vec<String>) + Send + 'a,
+    ) -> Self {
+        self.allowed = Some(Box::new(f));
         self
     }
 

@@ -145,6 +145,33 @@ pub(crate) fn shape_at(calls: &Calls, place: &Place) -> Option<String> {
     )
 }
 
+/// The held worker's stacks at `place`, named, for an allow by function to match: those
+/// sampled while it ran, for a stretch of `computing`, else those of the calls it slept
+/// in — or why they are not read here. Naming reads the binary's debug information: only
+/// where an allow asks.
+pub(crate) fn held_stacks(
+    calls: &Calls,
+    place: &Place,
+    computing: bool,
+) -> Result<Vec<crate::stack::Frames>, String> {
+    if computing {
+        return match crate::stack::unread_computing() {
+            Some(why) => Err(why),
+            None => Ok(calls.computing(place).iter().map(|s| s.frames()).collect()),
+        };
+    }
+    match crate::stack::unread() {
+        Some(why) => Err(why),
+        None => Ok(calls
+            .at(place)
+            .iter()
+            .filter(|(seen, _)| *seen != Seen::Running)
+            .filter_map(|(seen, _)| calls.stack(place, seen))
+            .map(|stack| stack.frames())
+            .collect()),
+    }
+}
+
 /// What was seen at `place`, in words, and where in the team's code the call was made
 /// where the worker's stack was read there: "fdatasync() of /tmp/app/audit.log, called
 /// from `shop::audit::append` (src/audit.rs:88) via `std::fs::File::sync_data`".

@@ -2,9 +2,10 @@
 //! decides when the test ends — when the app is dropped — and fails that test where a route
 //! it called blocked its worker, with no line in the test.
 
-use super::{Allow, NONE_REACHED, Watch};
+use super::{NONE_REACHED, Watch};
 use crate::claim::Checked;
 use crate::error::{Error, Result};
+use crate::vocab::Allow;
 
 /// A [`Watch`] that decides when it is dropped, and fails the test that dropped it where
 /// the watch does not hold: what a test helper (`spawn_app()`) keeps in the app it returns,

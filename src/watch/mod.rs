@@ -38,13 +38,11 @@
 //! against anything else, so a watched test needs no test group of its own, no retries,
 //! and decides the same beside other tests on a busy machine.
 
-mod allow;
 mod guard;
 mod layer;
 mod seen;
 mod source;
 
-pub use self::allow::Allow;
 pub use self::guard::WatchGuard;
 pub use self::layer::{WatchLayer, WatchService};
 
@@ -52,12 +50,28 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use self::allow::{Allowances, Hold as HeldBy};
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
 use self::source::{Source, Watched, follow_this_process};
 use crate::blocked_call::Seen;
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
+use crate::vocab::Allow;
+use crate::vocab::allow::{Allowances, Hold as HeldBy};
+
+/// The held worker's stacks at `place` for an allow by function to match, named only where
+/// an allow asks (`wanted`): those sampled computing for a stretch, those of the calls it
+/// slept in otherwise.
+fn held_stacks(
+    calls: &Calls,
+    place: &Place,
+    finding: &Finding,
+    wanted: bool,
+) -> std::result::Result<Vec<crate::stack::Frames>, String> {
+    if !wanted {
+        return Ok(Vec::new());
+    }
+    called::held_stacks(calls, place, matches!(finding, Finding::Computes { .. }))
+}
 use crate::claims::distance::LocalLook;
 use crate::claims::remedy::{Hold, for_hold};
 use crate::error::{Error, Refused, Result};
@@ -472,36 +486,6 @@ fn method_of(route: &str) -> &str {
     route.split_once(' ').map_or(route, |(method, _)| method)
 }
 
-/// The held worker's stacks at `place` for an allow by function to match: those of the
-/// calls it slept in for a wait, those sampled computing for a stretch — or why they are
-/// not read. Named only where an allow asks (`wanted`): naming reads debug information.
-fn held_stacks(
-    calls: &Calls,
-    place: &Place,
-    finding: &Finding,
-    wanted: bool,
-) -> std::result::Result<Vec<crate::stack::Frames>, String> {
-    if !wanted {
-        return Ok(Vec::new());
-    }
-    match finding {
-        Finding::Computes { .. } => match crate::stack::unread_computing() {
-            Some(why) => Err(why),
-            None => Ok(calls.computing(place).iter().map(|s| s.frames()).collect()),
-        },
-        _ => match crate::stack::unread() {
-            Some(why) => Err(why),
-            None => Ok(calls
-                .at(place)
-                .iter()
-                .filter(|(seen, _)| *seen != Seen::Running)
-                .filter_map(|(seen, _)| calls.stack(place, seen))
-                .map(|stack| stack.frames())
-                .collect()),
-        },
-    }
-}
-
 /// Broken findings first, then what cannot tell, then what holds.
 fn rank(finding: &Finding) -> u8 {
     match finding {
@@ -571,7 +555,7 @@ fn report(
     for route in routes {
         if let Some((sentence, hold)) = said(route) {
             match &route.allowed {
-                Some(allow) => allowed.push(format!("allowed ({allow}): {sentence}")),
+                Some(allow) => allowed.push(format!("allowed by {allow}: {sentence}")),
                 None => {
                     advice.get_or_insert_with(|| for_hold(&route.name, hold, route.call.clone()));
                     explanation.push(sentence);
@@ -603,7 +587,7 @@ fn report(
             millis(longest)
         );
         match &outside_allowed {
-            Some(allow) => allowed.push(format!("allowed ({allow}): {sentence}")),
+            Some(allow) => allowed.push(format!("allowed by {allow}: {sentence}")),
             None => {
                 advice.get_or_insert_with(|| {
                     for_hold(
@@ -653,7 +637,7 @@ fn report(
             let allowed = route
                 .allowed
                 .as_ref()
-                .map(|allow| format!(", allowed ({allow})"))
+                .map(|allow| format!(", allowed by {allow}"))
                 .unwrap_or_default();
             (
                 route.name.clone(),
@@ -670,7 +654,7 @@ fn report(
     if rank(&outside) == 0 {
         let allowed = outside_allowed
             .as_ref()
-            .map(|allow| format!(", allowed ({allow})"))
+            .map(|allow| format!(", allowed by {allow}"))
             .unwrap_or_default();
         let shape = called::shape_at(calls, &Place::Outside)
             .map(|said| format!(": {said}"))

@@ -11,6 +11,7 @@
 //! fail — are in `tests/controls/`. The experiments' claims are the experiments crate's
 //! (`experiments/tests/shape/`).
 
+mod allowed;
 mod calls;
 #[path = "../common/mod.rs"]
 mod common;

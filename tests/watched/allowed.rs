@@ -28,7 +28,7 @@ async fn the_sleep_twin(allow: Option<Allow>) -> Result<Checked> {
 fn assert_allowed(checked: &Checked, allow: &Allow) {
     let said = format!("{:#}", checked.report());
     assert_eq!(checked.verdict(), Verdict::Holds, "{said}");
-    let listed = format!("allowed ({allow}): GET /wait blocked in clock_nanosleep()");
+    let listed = format!("allowed by {allow}: GET /wait blocked in clock_nanosleep()");
     assert!(said.contains(&listed), "{listed:?} missing from:\n{said}");
     assert!(
         checked
@@ -41,7 +41,7 @@ fn assert_allowed(checked: &Checked, allow: &Allow) {
     let fact = &checked.summary().facts["GET /wait"];
     assert!(
         fact.starts_with("2 requests: waits in a call on its worker")
-            && fact.ends_with(&format!(", allowed ({allow})")),
+            && fact.ends_with(&format!(", allowed by {allow}")),
         "{fact}"
     );
 }

@@ -25,7 +25,7 @@ use crate::evidence::Evidence;
 use crate::run::Run;
 use crate::vocab::ClientStrategy;
 use figures::{Figures, HeldRound};
-use sentences::{advice, sentences, unexplained};
+use sentences::{advice, held_at, sentences, unexplained};
 
 impl Endpoint {
     /// The most CPU one poll of this endpoint's responses may use before
@@ -57,6 +57,16 @@ impl Endpoint {
             Some(allowance) => self.set_allowance(allowance),
             None => self,
         }
+    }
+
+    /// Accepts a hold by name, as a watch does ([`Watch::allow`](crate::Watch::allow)): where
+    /// [`does_not_block_its_worker`](Self::does_not_block_its_worker) breaks on a hold that
+    /// `allow` matches — a function in the held worker's stack, this route, the call — it
+    /// holds, its report and snapshot listing the hold as allowed, with what it did. An
+    /// allow that matched nothing is said in the report; one by function where the stack
+    /// is not read allows nothing, and says why.
+    pub fn allow(self, allow: crate::vocab::Allow) -> Self {
+        self.add_allow(allow)
     }
 
     /// **Does not block its worker**: the handler never *waits* while it holds its worker
@@ -306,6 +316,31 @@ impl Endpoint {
                     local,
                     (&sampled.get(), &place),
                 )
+            }
+        })
+        .allowed_when({
+            let (rounds, named, named_at) = (rounds.clone(), named.clone(), named_at.clone());
+            let allows = self.allows().to_vec();
+            let route = crate::pool::sampler::route_key(self.request().method().as_str(), self.path());
+            move |report: &ClaimReport| {
+                if allows.is_empty() {
+                    return (None, Vec::new());
+                }
+                let mut allowances = crate::vocab::allow::Allowances::new(allows);
+                let calls = named.get();
+                let allowed = held_at(report, &rounds.to_vec(), allowance, launched, &named_at)
+                    .and_then(|(place, computing)| {
+                        let waited = calls.commonest_wait(&place).and_then(|(seen, _, _)| match seen {
+                            crate::blocked_call::Seen::Blocked(call) => Some(call),
+                            crate::blocked_call::Seen::Running => None,
+                        });
+                        allowances.matching(&crate::vocab::allow::Hold {
+                            route: Some(&route),
+                            call: waited.as_ref().filter(|_| !computing),
+                            stacks: called::held_stacks(&calls, &place, computing),
+                        })
+                    });
+                (allowed.map(|allow| allow.to_string()), allowances.unmatched())
             }
         })
         .shape({

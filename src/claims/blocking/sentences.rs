@@ -271,6 +271,30 @@ fn hold_of(allowance: &Allowance, h: &holding::Holding, alone: Duration) -> Hold
     }
 }
 
+/// Where a broken claim's hold was sampled and whether it computed: the route's polls, or
+/// the workers outside any response for a task's wait (and a launched service's). `None`
+/// for a claim that did not break, or was timed from outside.
+pub(super) fn held_at(
+    report: &ClaimReport,
+    rounds: &[HeldRound],
+    allowance: Allowance,
+    launched: bool,
+    route: &Place,
+) -> Option<(Place, bool)> {
+    if report.verdict != Verdict::Broken || rounds.is_empty() {
+        return None;
+    }
+    let (judged, _) = judged(report, rounds, allowance);
+    let figures = Figures::of(&judged);
+    let h = figures.polls?;
+    let route = if launched { &Place::Outside } else { route };
+    Some(match hold_of(&allowance, &h, figures.alone) {
+        Hold::Computes => (route.clone(), true),
+        Hold::WaitsInATask => (Place::Outside, false),
+        Hold::Waits => (route.clone(), false),
+    })
+}
+
 /// What a broken claim found, in words that change only with the shape (its snapshot's):
 /// how the handler held its worker, the call the kernel saw it in or where it computed, and
 /// the team's line — never a figure. `None` for a claim that did not break.

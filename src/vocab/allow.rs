@@ -8,8 +8,9 @@ use crate::blocked_call::BlockedCall;
 use crate::stack::Frames;
 
 /// A hold a team accepts, named by where it is. Given to a watch
-/// ([`Watch::allow`](crate::Watch::allow)), it turns a route's (or a background task's)
-/// hold that it matches from broken into allowed.
+/// ([`Watch::allow`](crate::Watch::allow), [`WatchGuard::allow`](crate::WatchGuard::allow))
+/// or a claim ([`Endpoint::allow`](crate::Endpoint::allow)), it turns a hold that it
+/// matches from broken into allowed.
 ///
 /// ```
 /// use perfshape::Allow;
