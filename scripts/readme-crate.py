@@ -2,8 +2,9 @@
 """Builds the crate a newcomer builds from the README, from its blocks exactly as printed, and
 runs it as the README tells: a service `shop` (its `src/lib.rs`), the dev-dependencies and
 profile of "Add it" (its `Cargo.toml` block), the watched tests, then the first shape test with
-its nextest config. A block belongs to the crate when its first line names the file it is
-(`# Cargo.toml`, `// tests/orders.rs`); its whole text goes there.
+its nextest config, the helper that installs the watch once (`tests/api/`). A block belongs
+to the crate when its first line names the file it is (`# Cargo.toml`, `// tests/orders.rs`);
+its whole text goes there.
 
 What it expects, each a check that fails this script:
 - the service's lockfile holds libc 0.2.186 (an open-source server's, on which perfshape's
@@ -11,8 +12,9 @@ What it expects, each a check that fails this script:
 - the watched tests pass with no nextest config at all;
 - the first run with the shape test passes and writes its snapshots, saying so, and the
   second passes with them unchanged;
-- a blocking twin of the service (a sleep in `place`) fails the watched test, which prints
-  its report once and names the route and the call.
+- a blocking twin of the service (a sleep in `place`) fails the watched test and the test
+  watched through the helper (`tests/api/`), printing its report once and naming the route
+  and the call; with `PERFSHAPE_GATE=advisory` neither fails.
 
 The crate is built outside this repository (whose `.cargo/config.toml` a team does not
 have), with `CI` and `INSTA_UPDATE` unset, as on a newcomer's machine.
@@ -39,7 +41,7 @@ SERVICE_DEPENDENCIES = ['axum = "0.8"', 'serde_json = "1"']
 # The team's lockfile: libc as an open-source server's held it when perfshape asked for
 # fields it did not have.
 TEAMS_LIBC = "0.2.186"
-FILE = re.compile(r"^(?:#|//) ((?:Cargo\.toml|\.config/nextest\.toml|src/lib\.rs|tests/\w+\.rs))$")
+FILE = re.compile(r"^(?:#|//) ((?:Cargo\.toml|\.config/nextest\.toml|src/lib\.rs|tests/(?:\w+/)?\w+\.rs))$")
 
 
 def blocks(readme: str) -> dict:
@@ -81,7 +83,8 @@ def main():
     where = args.dir.resolve()
     readme = (ROOT / "README.md").read_text()
     files = blocks(readme)
-    for needed in ["Cargo.toml", "src/lib.rs", "tests/orders.rs", "tests/health.rs", "tests/shape.rs", ".config/nextest.toml"]:
+    watched = ["tests/orders.rs", "tests/health.rs", "tests/api/main.rs", "tests/api/helpers.rs", "tests/api/orders.rs"]
+    for needed in ["Cargo.toml", "src/lib.rs", "tests/shape.rs", ".config/nextest.toml", *watched]:
         check(needed in files, f"the README has no block for {needed} (its first line `# {needed}` or `// {needed}`)")
     for dependency in SERVICE_DEPENDENCIES:
         check(f"`{dependency}`" in readme, f"the README no longer says the service depends on `{dependency}`")
@@ -116,16 +119,17 @@ def main():
     # "Add it", as printed; then the watched tests, with no nextest config.
     (crate / "Cargo.toml").write_text(manifest + "\n" + files["Cargo.toml"])
     (crate / "tests").mkdir()
+    (crate / "tests/api").mkdir()
     if args.build_only:
-        for test in ["tests/orders.rs", "tests/health.rs", "tests/shape.rs"]:
+        for test in [*watched, "tests/shape.rs"]:
             (crate / test).write_text(files[test])
         run(["cargo", "nextest", "run", "--no-run"], crate, env)
         print("readme crate: built")
         return
-    for test in ["tests/orders.rs", "tests/health.rs"]:
+    for test in watched:
         (crate / test).write_text(files[test])
     out = run(["cargo", "nextest", "run"], crate, env)
-    check("2 tests run: 2 passed" in out, "the watched tests did not both run and pass", out)
+    check("3 tests run: 3 passed" in out, "the watched tests did not all run and pass", out)
     libc = re.search(r'name = "libc"\nversion = "([^"]+)"', (crate / "Cargo.lock").read_text()).group(1)
     check(tuple(map(int, libc.split("."))) > tuple(map(int, TEAMS_LIBC.split("."))), f"libc stayed at {libc}")
     print(f"readme crate: the watched tests pass; cargo took libc {TEAMS_LIBC} to {libc} by itself")
@@ -135,13 +139,13 @@ def main():
     (crate / ".config").mkdir()
     (crate / ".config/nextest.toml").write_text(files[".config/nextest.toml"])
     out = run(["cargo", "nextest", "run", "--success-output", "immediate"], crate, env)
-    check("3 tests run: 3 passed" in out, "the first run with the shape test did not pass", out)
+    check("4 tests run: 4 passed" in out, "the first run with the shape test did not pass", out)
     snapshots = sorted((crate / "tests/snapshots").glob("*.snap"))
     check(len(snapshots) == 2, f"the first run wrote {len(snapshots)} snapshots, not the shape test's two", out)
     check(out.count("perfshape: a new snapshot, written to") == 2, "the first run did not say it wrote each snapshot", out)
     written = {s.name: s.read_bytes() for s in snapshots}
     out = run(["cargo", "nextest", "run"], crate, env)
-    check("3 tests run: 3 passed" in out, "the second run did not pass", out)
+    check("4 tests run: 4 passed" in out, "the second run did not pass", out)
     again = {s.name: s.read_bytes() for s in sorted((crate / "tests/snapshots").glob("*"))}
     check(again == written, "the second run changed the snapshots", out)
     print(f"readme crate: the first run wrote {', '.join(written)} and passed; the second passed with them")
@@ -153,13 +157,18 @@ def main():
                        "    std::thread::sleep(std::time::Duration::from_millis(5));\n")
     check(twin != lib, "the README's service has no `place` to make a blocking twin of")
     (crate / "src/lib.rs").write_text(twin)
-    out = run(["cargo", "nextest", "run", "--no-fail-fast", "--test", "orders"], crate, env, expect_ok=False)
+    out = run(["cargo", "nextest", "run", "--no-fail-fast", "--test", "orders", "--test", "api"], crate, env, expect_ok=False)
+    check("2 tests run: 0 passed, 2 failed" in out, "the blocking twin did not fail both the watched test and the helper's", out)
+    out = run(["cargo", "nextest", "run", "--test", "orders"], crate, env, expect_ok=False)
     check('broken: "no route the test called blocks its worker"' in out, "the blocking twin's watch is not broken", out)
     check("POST /orders" in out and "clock_nanosleep" in out, "the broken report does not name the route and the call", out)
     check("shop::place" in out, "the broken report does not name the function that slept", out)
     check(out.count("  do: ") == 1, f"the report printed {out.count('  do: ')} times, not once", out)
+    env_advisory = dict(env, PERFSHAPE_GATE="advisory")
+    out = run(["cargo", "nextest", "run", "--test", "orders", "--test", "api"], crate, env_advisory)
+    check("2 tests run: 2 passed" in out, "advisory failed a test", out)
     (crate / "src/lib.rs").write_text(lib)
-    print("readme crate: its blocking twin fails the watched test, named, its report printed once")
+    print("readme crate: its blocking twin fails the watched test and the helper's, named, its report printed once; advisory fails neither")
 
 
 if __name__ == "__main__":

@@ -1,34 +1,46 @@
 //! # perfshape — does your async service block its workers? A tested fact, in CI
 //!
-//! Put your own `axum::Router` on a constrained pool of perfshape's, name a route, and
-//! claim what it must do; the claim measures it side by side in one run and gives a
-//! three-way verdict: **holds**, **broken** (naming what held the worker) or
-//! **inconclusive** (saying why, and what would tell).
+//! Serve your own `axum::Router` on a pool of perfshape's, watch it while your functional
+//! tests send their requests, and every route they called is decided on what the kernel
+//! saw its worker do — asleep in a call, computing past a poll budget — with no load and no
+//! timing: **holds**, **broken** (naming the call and your line) or **inconclusive**
+//! (saying why, and what would tell).
 //!
 //! ```
 //! use axum::{Router, routing::get};
 //! use perfshape::{PoolSettings, Target, Verdict};
 //!
-//! // Your router; perfshape serves it on one worker of its own.
-//! let app = Router::new()
-//!     .route("/health", get(|| async { "ok" }))
-//!     .route("/report", get(|| async {
-//!         std::thread::sleep(std::time::Duration::from_millis(20)); // oops: blocks the worker
-//!         "report"
-//!     }));
-//! let target = Target::serve(PoolSettings::workers(1)?, app)?;
-//! let checked = target.get("/report").does_not_block_its_worker().check()?;
-//! assert_eq!(checked.verdict(), Verdict::Broken);
-//! // broken: "/report does not block its worker" — blocked in clock_nanosleep(): a sleep
-//! # Ok::<(), perfshape::Error>(())
+//! #[tokio::main] // #[tokio::test], in a test
+//! async fn main() -> perfshape::Result {
+//!     let app = Router::new()
+//!         .route("/health", get(|| async { "ok" }))
+//!         .route("/report", get(|| async {
+//!             std::thread::sleep(std::time::Duration::from_millis(5)); // oops: blocks the worker
+//!             "report"
+//!         }));
+//!     let target = Target::serve(PoolSettings::workers(1)?, app)?; // your router, served
+//!     let watch = target.watch()?;
+//!     let client = reqwest::Client::new(); // the test's own requests, as it sends them
+//!     for path in ["/health", "/report", "/report"] {
+//!         let answered = client.get(target.url_of(path)?).send().await.expect("an answer");
+//!         assert_eq!(answered.status(), 200);
+//!     }
+//!     let checked = watch.nothing_blocked()?; // in a test: `watch.nothing_blocked()?.gate()?`
+//!     # if checked.report().unread.is_some() { return Ok(()); } // off Linux: not read here
+//!     assert_eq!(checked.verdict(), Verdict::Broken);
+//!     // broken: "no route the test called blocks its worker" — GET /report blocked in
+//!     // clock_nanosleep(): a sleep, called from …
+//!     Ok(())
+//! }
 //! ```
 //!
-//! In a test, [`assert_shape!`] snapshots the claim's shape (with insta) and fails the test
-//! on a broken claim: `assert_shape!(target.get("/report").does_not_block_its_worker())`.
-//!
-//! Or watch the functional tests you have: [`Target::watch`] before their requests and
-//! [`Watch::nothing_blocked`] after them decide every route they called on what the kernel
-//! saw its worker do, with no load and no timing.
+//! Installed once in a test helper ([`Watch::gate_on_drop`], [`WatchGuard`]), the watch
+//! decides at the end of every test that calls the helper, with no line in the test; a
+//! blocking call the team accepts is allowed by name ([`Allow`]). For what only a load
+//! shows — "/health keeps answering while /report runs", a pool's size, old build against
+//! new — a claim measures side by side in one run, and [`assert_shape!`] snapshots its
+//! shape (with insta) and gates it:
+//! `assert_shape!(target.get("/report").does_not_block_its_worker().check()?)`.
 //!
 //! What a service team writes is at the crate's root:
 //! - a [`Target`] is what is measured: your router on a constrained pool ([`PoolSettings`]:
@@ -39,7 +51,9 @@
 //!   body, varied per request), with the ready-made [`claims`]: does not block its worker,
 //!   keeps answering during another route, concurrency limit, faster than another build; a
 //!   [`Mix`] sends several routes by weight and names the one that blocks;
-//! - a [`Watch`] records what a served target serves while a test's own requests reach it;
+//! - a [`Watch`] records what a served target serves while a test's own requests reach it
+//!   (a [`WatchLayer`] on a router a test calls in its own process), and a [`WatchGuard`]
+//!   decides it when a test's app is dropped; an [`Allow`] names a hold the team accepts;
 //! - a [`Downstream`] puts the test's database at production's distance;
 //! - a [`Claim`] checks to a [`Checked`] claim with its [`Verdict`]; the [`Error`] names
 //!   what is wrong.
