@@ -70,11 +70,25 @@ fn a_blocking_ledger_fails_exactly_the_tests_that_reach_it() {
                 .split_once(&format!("---- {name} stdout ----"))
                 .unwrap_or_else(|| panic!("{name}'s output:\n{out}"));
             let its = after.split("\n---- ").next().unwrap_or(after);
-            for needle in [
+            // A route sent once whose sleep no sample caught, on a machine that kept the
+            // sampler from a CPU, cannot tell a call from a preempted lock's holder: the
+            // test fails inconclusive, saying one more request tells.
+            if its
+                .contains("perfshape: inconclusive: \"no route the test called blocks its worker\"")
+            {
+                assert!(its.contains("one more request tells"), "{name}:\n{its}");
+                continue;
+            }
+            let mut needles = vec![
                 "broken: \"no route the test called blocks its worker\"",
-                "clock_nanosleep(): a sleep, called from",
-                "examples/orders/service.rs:",
-            ] {
+                "blocked in clock_nanosleep(): a sleep",
+            ];
+            // The report's 20 ms lookup is sampled many times over, and its stack read: its
+            // line is named every time. (A 2 ms credit check met by one sample may miss it.)
+            if name.starts_with("report::") {
+                needles.push("examples/orders/service.rs:");
+            }
+            for needle in needles {
                 assert!(
                     its.contains(needle),
                     "{needle:?} missing from {name}:\n{its}"
