@@ -105,6 +105,20 @@ async fn an_allow_that_matched_nothing_is_said() -> Result {
     Ok(())
 }
 
+/// Where the watch's reads are made, that a guard's drop failed the test with the watch's
+/// claim, broken.
+fn assert_failed_broken(dropped: std::thread::Result<()>) {
+    if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+        return;
+    }
+    let panic = dropped.expect_err("a guard whose route blocked fails the test");
+    let said = panic.downcast_ref::<String>().cloned().unwrap_or_default();
+    assert!(
+        said.starts_with("broken: \"no route the test called blocks its worker\""),
+        "{said}"
+    );
+}
+
 /// A watch that decides when its guard is dropped: where a route blocked, dropping it
 /// fails the test with the claim named; where none did, or no request reached it, it
 /// passes; and a test that decided early leaves the guard nothing to do.
