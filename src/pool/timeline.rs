@@ -219,6 +219,12 @@ impl Timeline {
             .collect()
     }
 
+    /// The workers' time on a run queue so far — runnable, kept from a CPU by the machine —
+    /// summed over the workers that have run (`None` where it is not read: off Linux).
+    pub(crate) fn workers_queued(&self) -> Option<Duration> {
+        self.peers.all_now()
+    }
+
     /// The workers' waiting in `[from, to)`, outside any response poll.
     pub(crate) fn waiting_within(&self, from: Instant, to: Instant) -> Duration {
         self.lock().iter().map(|s| s.waiting_within(from, to)).sum()

@@ -70,6 +70,7 @@ pub(crate) mod tests {
             waiting: None,
             client,
             server: None,
+            server_queued: None,
             client_cpu: None,
         })
     }

@@ -95,6 +95,13 @@ impl Peers {
         }
     }
 
+    /// The sum of every member's figure, read afresh from their files: the pool's workers'
+    /// time on a run queue so far. `None` where no worker has joined, or none's file reads.
+    pub(crate) fn all_now(&self) -> Option<Duration> {
+        let read: Vec<Duration> = self.lock().iter().filter_map(|m| m.read()).collect();
+        (!read.is_empty()).then(|| read.into_iter().sum())
+    }
+
     /// The sum of every member's figure but `own`'s, read afresh from their files.
     pub(crate) fn others_now(&self, own: &Peer) -> Duration {
         self.lock()

@@ -77,6 +77,11 @@ pub struct Usage {
     pub client: f64,
     /// The server's workers' busy share, when perfshape serves the target.
     pub server: Option<f64>,
+    /// The part of the server's workers' busy share they spent on a run queue — runnable,
+    /// the machine's CPU given to other threads (their `schedstat` run delay ÷ workers × the
+    /// load's length), where it is read (Linux): busy time the service did not hold them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server_queued: Option<f64>,
     /// The CPU time the load client's threads used over the load (each thread's own
     /// clock, summed), when it could be read: unlike their busy share, it does not count
     /// time the kernel gave their CPU to another process.
@@ -168,6 +173,11 @@ impl Usage {
                 (Some(x), Some(y)) => Some(x.max(y)),
                 (x, y) => x.or(y),
             },
+            // The less of the busy share explained by the machine: the worse case.
+            server_queued: match (a.server_queued, b.server_queued) {
+                (Some(x), Some(y)) => Some(x.min(y)),
+                _ => None,
+            },
             client_cpu: match (a.client_cpu, b.client_cpu) {
                 (Some(x), Some(y)) => Some(x.max(y)),
                 (x, y) => x.or(y),
@@ -207,6 +217,8 @@ pub(crate) struct UsageMeter<'p> {
     client_cpu: Option<Duration>,
     client_then: Activity,
     server_then: Option<Activity>,
+    /// The server's workers' run-queue time at the start.
+    server_queued_then: Option<Duration>,
 }
 
 impl<'p> UsageMeter<'p> {
@@ -215,6 +227,7 @@ impl<'p> UsageMeter<'p> {
         UsageMeter {
             client_then: client.settled_activity(SETTLE),
             server_then: server.map(|p| p.settled_activity(SETTLE)),
+            server_queued_then: server.and_then(|p| p.timeline().workers_queued()),
             cpu: CpuReading::now(),
             client_cpu: threads_cpu(client.pool().name()),
             client,
@@ -254,6 +267,12 @@ impl<'p> UsageMeter<'p> {
                 .and_then(|(now, then)| now.waiting_since(&then)),
             client: busy_share(&client),
             server: server.as_ref().map(busy_share),
+            server_queued: self
+                .server
+                .and_then(|pool| pool.timeline().workers_queued())
+                .zip(self.server_queued_then)
+                .zip(server.as_ref())
+                .map(|((now, then), window)| share_of(window, now.saturating_sub(then))),
             client_cpu,
         };
         (usage, server)
@@ -287,9 +306,13 @@ fn threads_cpu(_pool: &str) -> Option<Duration> {
 
 /// A window's busy time over its workers × its length (0 to 1).
 fn busy_share(window: &Window) -> f64 {
+    share_of(window, window.workers.iter().map(|w| w.busy).sum())
+}
+
+/// `time` over a window's workers × its length (0 to 1).
+fn share_of(window: &Window, time: Duration) -> f64 {
     let capacity = window.length.as_secs_f64() * window.workers.len().max(1) as f64;
-    let busy: f64 = window.workers.iter().map(|w| w.busy.as_secs_f64()).sum();
-    (busy / capacity.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0)
+    (time.as_secs_f64() / capacity.max(f64::MIN_POSITIVE)).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -327,6 +350,7 @@ mod tests {
             waiting: None,
             client: 0.9,
             server: None,
+            server_queued: None,
             client_cpu: None,
         };
         let b = Usage {
@@ -338,6 +362,7 @@ mod tests {
             waiting: None,
             client: 0.2,
             server: Some(0.4),
+            server_queued: None,
             client_cpu: None,
         };
         let most = Usage::most([a, b]).expect("two loads");
@@ -363,6 +388,7 @@ mod tests {
             waiting: None,
             client: 0.3,
             server: None,
+            server_queued: None,
             client_cpu: None,
         };
         assert_eq!(

@@ -193,7 +193,7 @@ pub(super) fn sentences(
     // time (where they queued for the workers, the claim is inconclusive: `unexplained`).
     if let (Queue::OnTheWorkers(busy), true) = (queue, on_the_workers) {
         lines[0].push_str(&format!(
-            "; but its requests queued for a worker that was busy {:.0} % of the time with something its polls do not explain",
+            "; but its requests queued for a worker that was held {:.0} % of the time by something its polls do not explain",
             busy * 100.0
         ));
     }
@@ -500,7 +500,7 @@ pub(super) fn unexplained(
     };
     let h = figures.polls?;
     Some(format!(
-        "N = {} concurrent took {:.1}× one request alone while the workers were busy {:.0} % of the time, and the requests' polls held their worker {} of each {} request: they queued for a worker that something the claim did not read was holding (a request it did not name, or work between the timed polls)",
+        "N = {} concurrent took {:.1}× one request alone while the workers were held {:.0} % of the time (busy, less their time on a run queue), and the requests' polls held their worker {} of each {} request: they queued for a worker that something the claim did not read was holding (a request it did not name, or work between the timed polls)",
         sizes.0,
         figures.ratio,
         busy * 100.0,
