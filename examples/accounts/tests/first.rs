@@ -1,6 +1,6 @@
-//! The README's first test, verbatim from its first `use` to the end of its function (a
-//! test of the main suite checks that they agree): the accounts service's async build, its
-//! PostgreSQL put at production's distance. `test_database` stands for a team's own
+//! The test docs/production-distance.md shows, verbatim from its first `use` to the end of
+//! its function (a test of the main suite checks that they agree): the accounts service's
+//! async build, its PostgreSQL put at production's distance. `test_database` stands for a team's own
 //! fixture: here a throwaway cluster, seeded.
 
 mod common;
