@@ -79,10 +79,10 @@ for name in sorted(declared):
     print("floors:", name, " / ".join(sorted(declared[name])), "->", versions)
 PY
     [ "$mode" = "--resolve" ] && exit 0
-    # The library with every feature (`https`, `grpc`), and every test target with the
-    # default ones: the timing claims and their controls compile. (The tests build their
-    # own reqwest clients, which `https`'s provider-less rustls refuses before perfshape
-    # has installed its provider.)
+    # The library type-checked with every feature (`https`, `grpc`), and every test target
+    # built with the default ones, the timing claims and their controls among them. (The
+    # tests build their own reqwest clients, which `https`'s provider-less rustls refuses
+    # before perfshape has installed its provider.)
     cargo check --locked --lib --all-features 2>&1 | quiet
     cargo nextest run --locked --no-run 2>&1 | quiet
     if [ "$mode" = "--build" ]; then

@@ -50,6 +50,18 @@ impl Frame {
         }
     }
 
+    /// Whether the frame has the file of a crate's Rust source: the team's, or a registry's —
+    /// not the C library's, nor the Rust toolchain's.
+    fn has_a_crates_file(&self) -> bool {
+        self.file.as_ref().is_some_and(|file| {
+            let file = file.to_string_lossy();
+            file.ends_with(".rs")
+                && !(file.starts_with("/rustc/")
+                    || file.contains("/rustlib/src/")
+                    || file.starts_with("library/"))
+        })
+    }
+
     /// Whether the debug information names the function by its path (`shop::audit::append`)
     /// rather than by the short name a build with line tables alone gives a closure or an
     /// async body (`{async_fn#0}`).
@@ -137,10 +149,12 @@ impl Frames {
     /// The innermost frame in the team's code, and the frame just inside it — the
     /// library function it called (`std::fs::File::sync_data`) — where there is one.
     pub(crate) fn the_teams(&self) -> Option<(&Frame, Option<&Frame>)> {
-        // Where any frame has its file, the team's has: a build's own crates keep their
-        // line tables where its dependencies may not (a file-less `rayon_core::…` is a
-        // dependency there); where none has, the names alone tell.
-        let files = self.0.iter().any(|f| f.file.is_some());
+        // Where any crate's frame has its file, the team's has: a build's own crates keep
+        // their line tables where its dependencies may not (a file-less `rayon_core::…` is a
+        // dependency there); where none has, the names alone tell. The C library's and the
+        // toolchain's files say nothing of the build's own (a system's glibc has its line
+        // tables in a build with `debug = false`).
+        let files = self.0.iter().any(Frame::has_a_crates_file);
         let at = self
             .0
             .iter()
@@ -253,6 +267,27 @@ mod tests {
         assert!(
             said.starts_with("called from /home/team/shop/src/driver.rs:7 (`{closure#0}`)"),
             "{said}"
+        );
+    }
+
+    /// A build with `debug = false` (a CI's, often) names its frames from the symbols alone:
+    /// the system C library's line tables, which it still has, do not make the team's
+    /// file-less frame a dependency's.
+    #[test]
+    fn a_build_without_line_tables_is_named_by_its_symbols() {
+        let frames = Frames(vec![
+            frame(
+                "__GI___clock_nanosleep",
+                Some("sysdeps/unix/sysv/linux/clock_nanosleep.c"),
+            ),
+            frame("std::thread::functions::sleep", None),
+            frame("shop::place::{{closure}}", None),
+            frame("<F as axum::handler::Handler<(M,T1),S>>::call::{{closure}}", None),
+        ]);
+        let said = frames.called_from().expect("said");
+        assert_eq!(
+            said,
+            "called from `shop::place` via `std::thread::functions::sleep`"
         );
     }
 
