@@ -174,7 +174,9 @@ impl Reader {
         Some((seen, line))
     }
 
-    fn name(&mut self, nr: i64, first: u64) -> BlockedCall {
+    /// Call `nr` with first argument `first`, named: its descriptor's file or socket read
+    /// now, while the call's thread may still hold it open.
+    pub(crate) fn name(&mut self, nr: i64, first: u64) -> BlockedCall {
         let Some((call, kind)) = calls::lookup(nr) else {
             return BlockedCall::Other(format!("system call {nr}"));
         };

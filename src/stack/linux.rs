@@ -10,6 +10,7 @@ use framehop::x86_64::{CacheX86_64, UnwindRegsX86_64, UnwinderX86_64};
 use framehop::{ExplicitModuleSectionInfo, FrameAddress, Module, Unwinder};
 
 use super::captured::Stack;
+use super::ring::Ring;
 use crate::blocked_call::Tid;
 
 /// The most of a stack copied, from its pointer up: the call, the library that made it
@@ -106,7 +107,7 @@ impl Inner {
     pub(super) fn capture(&mut self, tid: Tid, line: &str) -> Option<Stack> {
         MODULES.get()?;
         let (sp, pc) = pointers(line)?;
-        let copied = copy_stack(sp, &mut self.bytes);
+        let copied = copy_memory(sp, &mut self.bytes);
         // Still asleep in the same call at the same place: the copy is of a still stack.
         if crate::blocked_call::syscall_line(tid).as_deref() != Some(line) || copied < 8 {
             return None;
@@ -404,9 +405,9 @@ pub(super) fn modules() -> &'static Modules {
     })
 }
 
-/// Copies this process's memory from `sp` up into `into`, a page at a time; how many
-/// bytes it copied (the copy ends at the first page that is not mapped).
-fn copy_stack(sp: u64, into: &mut [u8]) -> usize {
+/// Copies this process's memory from `from` up into `into`, a page at a time; how many
+/// bytes it copied (the copy ends at the first page that is not mapped, never faults).
+pub(super) fn copy_memory(sp: u64, into: &mut [u8]) -> usize {
     let mut remote = Vec::with_capacity(into.len() / PAGE as usize + 1);
     let end = sp.saturating_add(into.len() as u64);
     let mut at = sp;
@@ -595,26 +596,15 @@ const SAMPLED_STACK: u32 = 16 * 1024;
 /// written into a ring this process maps (`perf_event_open`, user space only, which the
 /// kernel allows a process on its own threads at `perf_event_paranoid` ≤ 2). Nothing is
 /// delivered to the thread: no signal, so no call of the service is cut short.
-pub(super) struct Running {
-    fd: std::os::fd::OwnedFd,
-    base: *mut u8,
-    len: usize,
-    page: usize,
-    record: Vec<u8>,
-}
-
-// SAFETY: the mapping is owned by this value alone and only read through `&mut self`.
-unsafe impl Send for Running {}
+pub(super) struct Running(Ring);
 
 impl Running {
     /// Samples thread `tid` from now on, or why it cannot be.
     pub(super) fn open(tid: Tid) -> Result<Running, String> {
         use perf_event_open_sys::bindings as perf;
-        use std::os::fd::FromRawFd;
         // SAFETY: an all-zero attribute block is the documented starting point.
         let mut attr: perf::perf_event_attr = unsafe { std::mem::zeroed() };
         attr.type_ = perf::PERF_TYPE_SOFTWARE;
-        attr.size = std::mem::size_of::<perf::perf_event_attr>() as u32;
         attr.config = u64::from(perf::PERF_COUNT_SW_TASK_CLOCK);
         attr.__bindgen_anon_1.sample_period = RUNNING_PERIOD_NS;
         attr.sample_type = u64::from(perf::PERF_SAMPLE_REGS_USER | perf::PERF_SAMPLE_STACK_USER);
@@ -624,97 +614,22 @@ impl Running {
         attr.sample_stack_user = SAMPLED_STACK;
         attr.set_exclude_kernel(1);
         attr.set_exclude_hv(1);
-        // SAFETY: a valid attribute block; the descriptor returned is owned below.
-        let fd = unsafe {
-            perf_event_open_sys::perf_event_open(
-                &mut attr,
-                tid,
-                -1,
-                -1,
-                libc::c_ulong::from(perf::PERF_FLAG_FD_CLOEXEC),
-            )
-        };
-        if fd < 0 {
-            return Err(refused(std::io::Error::last_os_error()));
-        }
-        // SAFETY: `fd` was just returned by the kernel and is owned by nothing else.
-        let fd = unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) };
-        // SAFETY: sysconf has no preconditions.
-        let page = usize::try_from(unsafe { libc::sysconf(libc::_SC_PAGESIZE) }).unwrap_or(4096);
-        let len = page * (1 + RING_PAGES);
-        use std::os::fd::AsRawFd;
-        // SAFETY: a shared mapping of the event's ring, as perf_event_open(2) describes it.
-        let base = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                fd.as_raw_fd(),
-                0,
-            )
-        };
-        if base == libc::MAP_FAILED {
-            return Err(format!(
-                "the kernel's sample ring could not be mapped ({})",
-                std::io::Error::last_os_error()
-            ));
-        }
-        Ok(Running {
-            fd,
-            base: base.cast(),
-            len,
-            page,
-            record: Vec::new(),
-        })
+        Ring::open(&mut attr, tid, RING_PAGES, 2)
+            .map(Running)
     }
 
     /// The stacks sampled since the last drain, as they were copied.
     pub(super) fn drain(&mut self) -> Vec<Stack> {
         use perf_event_open_sys::bindings as perf;
-        let meta = self.base.cast::<perf::perf_event_mmap_page>();
-        // SAFETY: the first page of the mapping is the kernel's metadata page; the head is
-        // read before the data it covers (acquire), and the tail written after (release).
-        let head = unsafe { std::ptr::read_volatile(&raw const (*meta).data_head) };
-        std::sync::atomic::fence(std::sync::atomic::Ordering::Acquire);
-        // SAFETY: as above.
-        let mut tail = unsafe { std::ptr::read_volatile(&raw const (*meta).data_tail) };
-        let size = (RING_PAGES * self.page) as u64;
-        // SAFETY: the data pages follow the metadata page, `size` bytes of them.
-        let data = unsafe { std::slice::from_raw_parts(self.base.add(self.page), size as usize) };
         let mut stacks = Vec::new();
-        while tail + 8 <= head {
-            let at = |offset: u64| data[((tail + offset) % size) as usize];
-            let kind = u32::from_le_bytes([at(0), at(1), at(2), at(3)]);
-            let length = u64::from(u16::from_le_bytes([at(6), at(7)]));
-            if length < 8 || tail + length > head {
-                break;
+        self.0.read(|kind, _, record| {
+            if kind == perf::PERF_RECORD_SAMPLE
+                && let Some(stack) = sampled(record)
+            {
+                stacks.push(stack);
             }
-            if kind == perf::PERF_RECORD_SAMPLE {
-                // The record, in one copy or two where it wraps around the ring's end.
-                let (start, length) = ((tail % size) as usize, length as usize);
-                let first = length.min(size as usize - start);
-                self.record.clear();
-                self.record.extend_from_slice(&data[start..start + first]);
-                self.record.extend_from_slice(&data[..length - first]);
-                if let Some(stack) = sampled(&self.record) {
-                    stacks.push(stack);
-                }
-            }
-            tail += length;
-        }
-        std::sync::atomic::fence(std::sync::atomic::Ordering::Release);
-        // SAFETY: the tail is this reader's to write.
-        unsafe { std::ptr::write_volatile(&raw mut (*meta).data_tail, tail) };
+        });
         stacks
-    }
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `open`, unmapped once; the descriptor closes after.
-        unsafe { libc::munmap(self.base.cast(), self.len) };
-        let _ = &self.fd;
     }
 }
 
@@ -736,22 +651,6 @@ fn sampled(record: &[u8]) -> Option<Stack> {
         bp: Some(bp),
         bytes: Arc::from(&bytes[..copied]),
     })
-}
-
-/// Why `perf_event_open` refused, in a report's words.
-fn refused(error: std::io::Error) -> String {
-    let paranoid = std::fs::read_to_string("/proc/sys/kernel/perf_event_paranoid")
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|_| "unread".into());
-    match error.raw_os_error() {
-        Some(libc::EACCES | libc::EPERM) => format!(
-            "perf_event_open refused ({error}; perf_event_paranoid = {paranoid}: 2 or less, or CAP_PERFMON, lets a process sample its own threads; a container's seccomp profile may refuse it whatever the setting)"
-        ),
-        Some(libc::ENOENT | libc::ENOSYS | libc::EOPNOTSUPP) => {
-            format!("this kernel has no software perf events ({error})")
-        }
-        _ => format!("perf_event_open failed ({error})"),
-    }
 }
 
 /// The stack and instruction pointers at the end of a `syscall` line (`nr a1 … a6 sp pc`).

@@ -23,12 +23,18 @@
 mod capture;
 mod captured;
 mod frames;
+mod left;
 #[cfg(all(linux_reads, target_arch = "x86_64"))]
 mod linux;
+#[cfg(all(linux_reads, target_arch = "x86_64"))]
+mod ring;
+#[cfg(all(linux_reads, target_arch = "x86_64"))]
+mod switches;
 
 pub(crate) use capture::{Capturer, unread, unread_computing};
 pub(crate) use captured::Stack;
 pub(crate) use frames::{Frame, Frames};
+pub(crate) use left::{Leaving, Left, reading};
 
 /// Where a stretch of computing ran, from the stacks the kernel sampled in it: the team's
 /// frame most of them are under, and the call from it that most of those ran in — "in
