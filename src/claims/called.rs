@@ -7,6 +7,7 @@ use std::sync::{Arc, Mutex};
 use super::remedy::Hold;
 use crate::blocked_call::{BlockedCall, Seen};
 use crate::pool::sampler::{Calls, Place};
+use crate::stack::Stack;
 
 /// The samples of a claim's rounds, gathered as they run and read by its report.
 #[derive(Clone, Debug, Default)]
@@ -34,17 +35,45 @@ pub(crate) fn route(method: &str, path: &str) -> Place {
     Place::Route(crate::pool::sampler::route_key(method, path))
 }
 
-/// The call the kernel saw the worker blocked in at `route`, in words, and in how many of
-/// the samples that caught it waiting: what a report on a wait leads with ("blocked in
-/// fsync() of /var/app/audit.log"). `None` where no sample caught it waiting, or the
-/// samples are not read here ([`named`] says which).
-pub(crate) fn blocked_in(calls: &Calls, route: &Place) -> Option<(String, u32, u32)> {
+/// The call the worker slept in at `route`, in words, and in how many of the samples that
+/// caught it waiting, where the sampler caught that call: what a report on a wait leads
+/// with ("blocked in fsync() of /var/app/audit.log"). `None` where no sleep was met, or
+/// none is read here ([`named`] says which).
+pub(crate) fn blocked_in(calls: &Calls, route: &Place) -> Option<(String, Option<(u32, u32)>)> {
     if !crate::blocked_call::available() {
         return None;
     }
-    calls
+    let (seen, _) = held_in(calls, route)?;
+    let counted = calls
         .commonest_wait(route)
-        .map(|(seen, n, all)| (words_at(calls, route, &seen), n, all))
+        .filter(|(sampled, _, _)| *sampled == seen)
+        .map(|(_, n, all)| (n, all));
+    Some((held_words(calls, route)?, counted))
+}
+
+/// The call a held worker slept in at `place`, with the stack it was read at where one
+/// was: the longest sleep the kernel handed over as the worker left its CPU
+/// ([`crate::stack::Leaving`]), which meets every sleep however short; else the commonest
+/// call the sampler caught. `None` where neither met one.
+pub(crate) fn held_in<'a>(calls: &'a Calls, place: &Place) -> Option<(Seen, Option<&'a Stack>)> {
+    if let Some(left) = calls.left(place) {
+        return Some((Seen::Blocked(left.call.clone()), Some(&left.stack)));
+    }
+    let (seen, _, _) = calls.commonest_wait(place)?;
+    let stack = calls.stack(place, &seen);
+    Some((seen, stack))
+}
+
+/// [`held_in`] in words, with where in the team's code the call was made where its stack
+/// was read: "fdatasync() of /tmp/app/audit.log, called from `shop::audit::append`
+/// (src/audit.rs:88) via `std::fs::File::sync_data`".
+pub(crate) fn held_words(calls: &Calls, place: &Place) -> Option<String> {
+    let (seen, stack) = held_in(calls, place)?;
+    let said = words(&seen);
+    Some(match stack.and_then(|stack| stack.frames().called_from()) {
+        Some(from) => format!("{said}, {from}"),
+        None => said,
+    })
 }
 
 /// What the samples say of a hold `how` at `route` (a task's wait: outside any response),
@@ -62,7 +91,19 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
     };
     match how {
         Hold::Waits | Hold::WaitsInATask => {
+            let outside = match place {
+                Place::Outside => " outside any response",
+                Place::Route(_) => "",
+            };
             let Some((seen, n, all)) = calls.commonest_wait(place) else {
+                // No tick met it asleep; the switch did.
+                if let Some(left) = calls.left(place) {
+                    return Some(format!(
+                        "the kernel handed over the worker's stack as it left its CPU{outside}: blocked in {} (off its CPU {} at the longest)",
+                        held_words(calls, place)?,
+                        super::holding::millis(left.off)
+                    ));
+                }
                 // Sampled, but never asleep: the waits are short against the tick.
                 let sampled: u32 = calls.at(place).iter().map(|(_, n)| n).sum();
                 return (sampled > 0).then(|| {
@@ -72,13 +113,18 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
                     )
                 });
             };
-            Some(format!(
-                "the kernel saw it blocked in {}, in {n} of the {all} samples that caught the worker waiting{}",
-                words_at(calls, place, &seen),
-                match place {
-                    Place::Outside => " outside any response",
-                    Place::Route(_) => "",
+            let words = match held_in(calls, place) {
+                Some((held, _)) if held != seen => {
+                    return Some(format!(
+                        "the kernel saw it blocked in {}{outside} (the longest sleep as it left its CPU); the samples caught it waiting in {} most, in {n} of the {all} that caught it waiting",
+                        held_words(calls, place)?,
+                        words(&seen)
+                    ));
                 }
+                _ => held_words(calls, place)?,
+            };
+            Some(format!(
+                "the kernel saw it blocked in {words}, in {n} of the {all} samples that caught the worker waiting{outside}"
             ))
         }
         Hold::Computes => {
@@ -107,9 +153,7 @@ pub(crate) fn call(calls: &Calls, route: &Place, how: Hold) -> Option<String> {
         Hold::Waits => route,
         Hold::Computes => return None,
     };
-    calls
-        .commonest_wait(place)
-        .map(|(seen, _, _)| words_at(calls, place, &seen))
+    held_words(calls, place)
 }
 
 /// Where a worker computed at `place`, from the stacks the kernel sampled there ("in
@@ -125,24 +169,19 @@ pub(crate) fn computing_at(calls: &Calls, place: &Place) -> String {
     }
 }
 
-/// The commonest call the worker slept in at `place`, in words that do not change from run
-/// to run ([`BlockedCall::shape`]), and where in the team's code it was made: what a
-/// snapshot of a hold names. `None` where no sample caught the worker waiting there.
+/// The call the worker slept in at `place` ([`held_in`]), in words that do not change from
+/// run to run ([`BlockedCall::shape`]), and where in the team's code it was made: what a
+/// snapshot of a hold names. `None` where no sleep was met there.
 pub(crate) fn shape_at(calls: &Calls, place: &Place) -> Option<String> {
-    let (seen, _, _) = calls.commonest_wait(place)?;
+    let (seen, stack) = held_in(calls, place)?;
     let Seen::Blocked(call) = &seen else {
         return None;
     };
     let said = call.shape();
-    Some(
-        match calls
-            .stack(place, &seen)
-            .and_then(|stack| stack.frames().called_from())
-        {
-            Some(from) => format!("{said}, {from}"),
-            None => said,
-        },
-    )
+    Some(match stack.and_then(|stack| stack.frames().called_from()) {
+        Some(from) => format!("{said}, {from}"),
+        None => said,
+    })
 }
 
 /// The held worker's stacks at `place`, named, for an allow by function to match: those
@@ -163,26 +202,18 @@ pub(crate) fn held_stacks(
     match crate::stack::unread() {
         Some(why) => Err(why),
         None => Ok(calls
-            .at(place)
-            .iter()
-            .filter(|(seen, _)| *seen != Seen::Running)
-            .filter_map(|(seen, _)| calls.stack(place, seen))
+            .left(place)
+            .map(|left| &left.stack)
+            .into_iter()
+            .chain(
+                calls
+                    .at(place)
+                    .iter()
+                    .filter(|(seen, _)| *seen != Seen::Running)
+                    .filter_map(|(seen, _)| calls.stack(place, seen)),
+            )
             .map(|stack| stack.frames())
             .collect()),
-    }
-}
-
-/// What was seen at `place`, in words, and where in the team's code the call was made
-/// where the worker's stack was read there: "fdatasync() of /tmp/app/audit.log, called
-/// from `shop::audit::append` (src/audit.rs:88) via `std::fs::File::sync_data`".
-pub(crate) fn words_at(calls: &Calls, place: &Place, seen: &Seen) -> String {
-    let said = words(seen);
-    match calls
-        .stack(place, seen)
-        .and_then(|stack| stack.frames().called_from())
-    {
-        Some(from) => format!("{said}, {from}"),
-        None => said,
     }
 }
 
@@ -236,11 +267,11 @@ pub(crate) fn stacks(calls: &Calls, route: &Place) -> Vec<String> {
     let mut lines = Vec::new();
     let mut slept = false;
     for place in [route, &Place::Outside] {
-        let Some((seen, _, _)) = calls.commonest_wait(place) else {
+        let Some((seen, stack)) = held_in(calls, place) else {
             continue;
         };
         slept = true;
-        if let Some(stack) = calls.stack(place, &seen) {
+        if let Some(stack) = stack {
             lines.push(format!(
                 "the worker's stack in {} {}: {}",
                 words(&seen),
@@ -252,8 +283,8 @@ pub(crate) fn stacks(calls: &Calls, route: &Place) -> Vec<String> {
             ));
         }
     }
-    if slept && let Some(unread) = crate::stack::unread() {
-        lines.push(unread);
+    if slept {
+        lines.push(crate::stack::reading());
     }
     lines
 }

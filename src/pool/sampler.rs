@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use crate::blocked_call::{self, Reader, Seen, Tid};
-use crate::stack::{Capturer, Stack};
+use crate::stack::{Capturer, Left, Stack};
 
 /// How often the workers are sampled while any of them runs.
 pub(crate) const TICK: Duration = Duration::from_micros(500);
@@ -106,6 +106,9 @@ pub(crate) struct Calls {
     counts: BTreeMap<(Place, Seen), u32>,
     stacks: BTreeMap<(Place, Seen), Stack>,
     running: BTreeMap<Place, Vec<Stack>>,
+    /// The longest sleep in a call at each place, as the kernel handed it over at the
+    /// switch ([`crate::stack::Leaving`]): however short, every one is met.
+    left: BTreeMap<Place, Left>,
 }
 
 impl Calls {
@@ -158,11 +161,29 @@ impl Calls {
             })
             .filter(|(_, stacks)| !stacks.is_empty())
             .collect();
+        // The longest so far, where it changed since `earlier`.
+        let left = self
+            .left
+            .iter()
+            .filter(|(place, left)| earlier.left.get(place) != Some(left))
+            .map(|(place, left)| (place.clone(), left.clone()))
+            .collect();
         Calls {
             counts,
             stacks,
             running,
+            left,
         }
+    }
+
+    /// The longest sleep in a call at `place` the kernel handed over at the switch.
+    pub(crate) fn left(&self, place: &Place) -> Option<&Left> {
+        self.left.get(place)
+    }
+
+    /// Keeps `left` as the sleep of `place`, where it is longer than the one kept.
+    pub(crate) fn add_left(&mut self, place: Place, left: &Left) {
+        keep_longest(&mut self.left, place, left);
     }
 
     /// The stacks the kernel sampled of a worker computing at `place`.
@@ -202,6 +223,9 @@ impl Calls {
         for (place, stacks) in &other.running {
             self.add_computing(place.clone(), stacks);
         }
+        for (place, left) in &other.left {
+            self.add_left(place.clone(), left);
+        }
     }
 
     /// Counts `n` samples of `seen` at `place` in.
@@ -221,6 +245,8 @@ pub(crate) struct Sampler {
     /// The stacks the kernel sampled of the workers computing, by place (the first
     /// [`MAX_RUNNING_STACKS`] of each).
     running: Mutex<BTreeMap<u32, Vec<Stack>>>,
+    /// The longest sleep in a call at each place, handed over at the switch.
+    left: Mutex<BTreeMap<u32, Left>>,
     sampling: AtomicBool,
 }
 
@@ -279,6 +305,13 @@ impl Sampler {
         lock(&self.counts).clear();
         lock(&self.stacks).clear();
         lock(&self.running).clear();
+        lock(&self.left).clear();
+    }
+
+    /// Keeps `left`, a sleep in a poll of route `route` ([`Sampler::route`]), where it is
+    /// the longest there.
+    pub(crate) fn left(&self, route: u32, left: &Left) {
+        keep_longest(&mut lock(&self.left), IN_ROUTE + route, left);
     }
 
     /// The samples so far.
@@ -304,6 +337,11 @@ impl Sampler {
         for (code, stacks) in lock(&self.running).iter() {
             if let Some(place) = place_of(*code) {
                 calls.add_computing(place, stacks);
+            }
+        }
+        for (code, left) in lock(&self.left).iter() {
+            if let Some(place) = place_of(*code) {
+                calls.add_left(place, left);
             }
         }
         calls
@@ -438,6 +476,16 @@ fn real_time(thread: &std::thread::JoinHandle<()>) {
 
 #[cfg(not(linux_reads))]
 fn real_time(_thread: &std::thread::JoinHandle<()>) {}
+
+/// Keeps `left` under `key` in `kept`, where it is longer than the sleep kept there.
+fn keep_longest<K: Ord>(kept: &mut BTreeMap<K, Left>, key: K, left: &Left) {
+    match kept.get(&key) {
+        Some(longer) if longer.off >= left.off => {}
+        _ => {
+            kept.insert(key, left.clone());
+        }
+    }
+}
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(|p| p.into_inner())

@@ -333,6 +333,16 @@ pub(crate) fn route(path: &str) -> Option<u32> {
     TIMELINE.with(|t| t.borrow().as_ref().map(|t| t.sampler.route(path)))
 }
 
+/// A sleep the kernel handed over at the switch in a poll of `route` ([`route`]) on the
+/// calling thread, kept with the pool's samples where it is the route's longest.
+pub(crate) fn left_in(route: u32, left: &crate::stack::Left) {
+    TIMELINE.with(|t| {
+        if let Some(t) = t.borrow().as_ref() {
+            t.sampler.left(route, left);
+        }
+    });
+}
+
 /// A response poll of `route` ([`route`]) begins on the calling thread, clocked by `start`:
 /// the worker's run since the last boundary is a segment.
 pub(crate) fn poll_begins(start: &ThreadReading, route: Option<u32>) -> PollMark {

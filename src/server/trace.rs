@@ -26,6 +26,7 @@ use super::ledger::{Ledger, MAX_SPANS, PollSpan, SPAN_FLOOR, Served};
 use crate::local_traffic;
 use crate::pool::sampler::{Sampler, Slot, route_key};
 use crate::pool::timeline;
+use crate::stack::Leaving;
 use crate::thread_clock::ThreadReading;
 use crate::thread_clock::woken::Wakings;
 use crate::vocab::RuntimeFigures;
@@ -130,6 +131,17 @@ impl Marks {
     }
 }
 
+impl Marks {
+    /// Keeps `left`, the longest sleep in a call of a poll, with the route's samples.
+    fn left(&self, left: &crate::stack::Left) {
+        match self {
+            Marks::Pool(Some(route)) => timeline::left_in(*route, left),
+            Marks::Pool(None) => {}
+            Marks::Layer(sampler, route) => sampler.left(*route, left),
+        }
+    }
+}
+
 impl Begun {
     /// Ends the poll; whether it handed its worker's core off (`block_in_place`), which
     /// only a served pool's timeline tells.
@@ -178,6 +190,9 @@ fn timed_poll<T>(
     } else {
         None
     };
+    // The kernel hands over the worker's stack at each switch in the poll, outside its
+    // clocks (two `ioctl`s): a sleep too short for the sampler's tick is named too.
+    let leaving = split.then(Leaving::begin);
     let clocks = if split { ThreadReading::now() } else { None };
     let mark = clocks.as_ref().map(|c| marks.begins(c));
     let started = Instant::now();
@@ -189,6 +204,9 @@ fn timed_poll<T>(
     match ended {
         Some(((clocks, mark), end)) => {
             let time = clocks.until(&end);
+            if let Some(left) = leaving.and_then(|l| l.end(time.slept)) {
+                marks.left(&left);
+            }
             let handed_off = mark.ends(&end);
             let split = if handed_off {
                 Split {

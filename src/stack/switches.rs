@@ -116,9 +116,9 @@ fn open() -> Result<Ring, String> {
 }
 
 /// A switch sample's registers and stack: `header, time, abi, si, di, bp, sp, ip, size,
-/// data[size], dyn_size` (the registers in the order of their bits).
+/// data[size], dyn_size` (the registers in the order of their bits; the time is the
+/// switch records').
 struct Sample {
-    time: u64,
     si: u64,
     di: u64,
     stack: Stack,
@@ -126,7 +126,6 @@ struct Sample {
 
 fn sample(record: &[u8]) -> Option<Sample> {
     let u64_at = |at: usize| Some(u64::from_le_bytes(record.get(at..at + 8)?.try_into().ok()?));
-    let time = u64_at(8)?;
     if u64_at(16)? == 0 {
         return None;
     }
@@ -135,7 +134,6 @@ fn sample(record: &[u8]) -> Option<Sample> {
     let bytes = record.get(72..72 + size)?;
     let copied = usize::try_from(u64_at(72 + size)?).ok()?.min(size);
     Some(Sample {
-        time,
         si,
         di,
         stack: Stack {

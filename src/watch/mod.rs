@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 
 use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
 use self::source::{Source, Watched, follow_this_process};
-use crate::blocked_call::Seen;
+use crate::blocked_call::{BlockedCall, Seen};
 use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
 use crate::claims::called;
 use crate::vocab::Allow;
@@ -170,6 +170,8 @@ struct Route {
 struct Decided {
     /// The call the kernel saw its worker asleep in, in words, with where in the code.
     call: Option<String>,
+    /// That call ([`called::held_in`]).
+    held: Option<BlockedCall>,
     /// Where its worker computed, from the stacks sampled ([`called::computing_at`]).
     computing: String,
     name: String,
@@ -367,11 +369,13 @@ impl Watch {
                 );
                 // Where in the code, named only for a route that held its worker: naming
                 // frames reads the binary's debug information.
-                let call = sampled
-                    .call
-                    .as_ref()
-                    .filter(|_| rank(&finding) == 0)
-                    .map(|(call, _)| called::words_at(&at, &place, &Seen::Blocked(call.clone())));
+                let call = (rank(&finding) == 0)
+                    .then(|| called::held_words(&at, &place))
+                    .flatten();
+                let held = match called::held_in(&at, &place) {
+                    Some((Seen::Blocked(call), _)) => Some(call),
+                    _ => None,
+                };
                 // Named only for a route that computed past the budget, or past the
                 // optimised one where this build cannot tell: naming frames reads the
                 // binary's debug information.
@@ -395,7 +399,7 @@ impl Watch {
                     .then(|| {
                         allowances.matching(&HeldBy {
                             route: Some(name),
-                            call: sampled.call.as_ref().map(|(call, _)| call),
+                            call: held.as_ref(),
                             stacks: held_stacks(&at, &place, &finding, !allowances.is_empty()),
                         })
                     })
@@ -410,6 +414,7 @@ impl Watch {
                 Decided {
                     shape,
                     call,
+                    held,
                     computing,
                     name: name.clone(),
                     finding,
@@ -446,7 +451,7 @@ impl Watch {
         let mut report = report(
             &self.source,
             &decided,
-            (outside_finding, sampled_outside, outside_allowed),
+            (outside_finding, outside_allowed),
             &calls,
             (served.len(), unrecorded),
             (&allowance, gate),
@@ -495,12 +500,9 @@ fn rank(finding: &Finding) -> u8 {
     }
 }
 
-/// The call sampled, in a report's words.
-fn call_of(calls: &Calls, place: &Place, sampled: &Sampled) -> Option<String> {
-    sampled
-        .call
-        .as_ref()
-        .map(|(call, _)| called::words_at(calls, place, &Seen::Blocked(call.clone())))
+/// The call the worker slept in, in a report's words.
+fn call_of(calls: &Calls, place: &Place) -> Option<String> {
+    called::held_words(calls, place)
 }
 
 /// The watch's report: one verdict over the routes, each listed with its requests, the
@@ -508,7 +510,7 @@ fn call_of(calls: &Calls, place: &Place, sampled: &Sampled) -> Option<String> {
 fn report(
     source: &Source,
     routes: &[Decided],
-    (outside, sampled_outside, outside_allowed): (Finding, Sampled, Option<Allow>),
+    (outside, outside_allowed): (Finding, Option<Allow>),
     calls: &Calls,
     (responses, unrecorded): (usize, usize),
     (allowance, gate): (&Allowance, GateMode),
@@ -579,7 +581,7 @@ fn report(
     if let Finding::Waits { requests, longest } = outside {
         let sentence = format!(
             "a task on the workers outside every response — one the requests spawned, a connection's driver, a background job — {}; it slept in {requests} stretch{} of the workers' run, {} at the longest",
-            match call_of(calls, &Place::Outside, &sampled_outside) {
+            match call_of(calls, &Place::Outside) {
                 Some(call) => format!("blocked in {call}"),
                 None => "waited in a call the kernel was not sampled in".to_string(),
             },
@@ -593,7 +595,7 @@ fn report(
                     for_hold(
                         "the requests the test sent",
                         Hold::WaitsInATask,
-                        call_of(calls, &Place::Outside, &sampled_outside),
+                        call_of(calls, &Place::Outside),
                     )
                 });
                 explanation.push(sentence);
@@ -776,11 +778,16 @@ fn said(route: &Decided) -> Option<(String, Hold)> {
     match &route.finding {
         Finding::Waits { requests, longest } => Some((
             match (route.call.clone(), &sampled.call) {
-                (Some(call), Some((_, n))) => format!(
+                (Some(call), Some((seen, n))) if route.held.as_ref() == Some(seen) => format!(
                     "{name} blocked in {call} {}, {} at the longest (the kernel saw its worker there in {n} of the {} samples that caught it asleep)",
                     of(*requests),
                     millis(*longest),
                     sampled.asleep
+                ),
+                (Some(call), _) => format!(
+                    "{name} blocked in {call} {}, {} at the longest (the kernel handed over its stack as the worker left its CPU)",
+                    of(*requests),
+                    millis(*longest)
                 ),
                 _ => format!(
                     "{name} waited in a call on its worker {}, {} at the longest (asleep in the kernel inside its polls; no sample caught the call)",

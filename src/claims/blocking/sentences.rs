@@ -123,8 +123,11 @@ pub(super) fn sentences(
         // The call first, where the kernel named it: what held the worker leads the
         // report's first line.
         match (how, called::blocked_in(calls, route)) {
-            (Hold::Waits, Some((call, n, all))) => format!(
+            (Hold::Waits, Some((call, Some((n, all))))) => format!(
                 "blocked in {call} (the kernel saw it in {n} of the {all} samples that caught the worker waiting); it waits {waits}"
+            ),
+            (Hold::Waits, Some((call, None))) => format!(
+                "blocked in {call} (the kernel handed over its stack as the worker left its CPU); it waits {waits}"
             ),
             _ => format!("waits {waits}{}", seen(how)),
         }
