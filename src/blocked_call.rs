@@ -122,6 +122,48 @@ impl std::fmt::Display for BlockedCall {
 }
 
 impl BlockedCall {
+    /// Call `call` on a descriptor closed before it was named (a call the kernel handed
+    /// over at the switch is named when its poll ends): on a socket or a file where only
+    /// one of them takes the call, so that its shape is the one a call named in flight has.
+    fn closed(call: &'static str) -> BlockedCall {
+        match call {
+            "recvfrom" | "sendto" | "recvmsg" | "sendmsg" | "connect" | "accept" | "accept4" => {
+                BlockedCall::Socket {
+                    call,
+                    peer: CLOSED_SOCKET.to_string(),
+                    remote: None,
+                }
+            }
+            "fsync" | "fdatasync" | "pread64" | "pwrite64" | "flock" | "ftruncate"
+            | "fallocate" | "sync_file_range" | "copy_file_range" => BlockedCall::File {
+                call,
+                path: CLOSED_FILE.to_string(),
+            },
+            _ => BlockedCall::Other(call.to_string()),
+        }
+    }
+
+    /// Whether `other` names the same call as this one, which names a descriptor closed
+    /// before it was read: `other`, read while it was open, says more.
+    pub(crate) fn said_better_by(&self, other: &BlockedCall) -> bool {
+        let closed = match self {
+            BlockedCall::Socket { peer, .. } => peer == CLOSED_SOCKET,
+            BlockedCall::File { path, .. } => path == CLOSED_FILE,
+            BlockedCall::Other(_) => true,
+            _ => false,
+        };
+        closed && self != other && self.name() == other.name()
+    }
+
+    /// The call's name, where it has one of its own.
+    fn name(&self) -> Option<&str> {
+        match self {
+            BlockedCall::Socket { call, .. } | BlockedCall::File { call, .. } => Some(call),
+            BlockedCall::Other(call) => Some(call),
+            _ => None,
+        }
+    }
+
     /// The call in words that do not change from run to run: the call and what it was on,
     /// without the file's path or the connection's address (a test's scratch folder, an
     /// ephemeral port) — "fdatasync() of a file", "read() on a socket".
@@ -209,10 +251,15 @@ impl Reader {
                 BlockedCall::Socket { call, peer, remote }
             }
             Some(Target::Path(path)) => BlockedCall::File { call, path },
-            None => BlockedCall::Other(call.to_string()),
+            None => BlockedCall::closed(call),
         }
     }
 }
+
+/// What a socket closed before its call was named is called.
+const CLOSED_SOCKET: &str = "a socket closed since";
+/// What a file closed before its call was named is called.
+const CLOSED_FILE: &str = "a file closed since";
 
 /// A `syscall` file's content, parsed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

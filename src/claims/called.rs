@@ -56,10 +56,19 @@ pub(crate) fn blocked_in(calls: &Calls, route: &Place) -> Option<(String, Option
 /// ([`crate::stack::Leaving`]), which meets every sleep however short; else the commonest
 /// call the sampler caught. `None` where neither met one.
 pub(crate) fn held_in<'a>(calls: &'a Calls, place: &Place) -> Option<(Seen, Option<&'a Stack>)> {
+    let sampled = calls.commonest_wait(place);
     if let Some(left) = calls.left(place) {
-        return Some((Seen::Blocked(left.call.clone()), Some(&left.stack)));
+        // The sampler's reading of the same call, where it named the descriptor the poll
+        // had closed by its end, says more.
+        let seen = match &sampled {
+            Some((Seen::Blocked(call), _, _)) if left.call.said_better_by(call) => {
+                Seen::Blocked(call.clone())
+            }
+            _ => Seen::Blocked(left.call.clone()),
+        };
+        return Some((seen, Some(&left.stack)));
     }
-    let (seen, _, _) = calls.commonest_wait(place)?;
+    let (seen, _, _) = sampled?;
     let stack = calls.stack(place, &seen);
     Some((seen, stack))
 }

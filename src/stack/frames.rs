@@ -282,7 +282,10 @@ mod tests {
             ),
             frame("std::thread::functions::sleep", None),
             frame("shop::place::{{closure}}", None),
-            frame("<F as axum::handler::Handler<(M,T1),S>>::call::{{closure}}", None),
+            frame(
+                "<F as axum::handler::Handler<(M,T1),S>>::call::{{closure}}",
+                None,
+            ),
         ]);
         let said = frames.called_from().expect("said");
         assert_eq!(

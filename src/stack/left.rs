@@ -80,5 +80,6 @@ pub(crate) fn reading() -> String {
             "a held worker's stack is read by the sampler every 0.5 ms only, so a call shorter than that may go unnamed: {why}"
         );
     }
-    "a held worker's stack is handed over by the kernel at each switch off its CPU inside a poll".to_string()
+    "a held worker's stack is handed over by the kernel at each switch off its CPU inside a poll"
+        .to_string()
 }

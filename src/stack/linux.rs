@@ -614,8 +614,7 @@ impl Running {
         attr.sample_stack_user = SAMPLED_STACK;
         attr.set_exclude_kernel(1);
         attr.set_exclude_hv(1);
-        Ring::open(&mut attr, tid, RING_PAGES, 2)
-            .map(Running)
+        Ring::open(&mut attr, tid, RING_PAGES, 2).map(Running)
     }
 
     /// The stacks sampled since the last drain, as they were copied.

@@ -129,7 +129,13 @@ fn sample(record: &[u8]) -> Option<Sample> {
     if u64_at(16)? == 0 {
         return None;
     }
-    let (si, di, bp, sp, pc) = (u64_at(24)?, u64_at(32)?, u64_at(40)?, u64_at(48)?, u64_at(56)?);
+    let (si, di, bp, sp, pc) = (
+        u64_at(24)?,
+        u64_at(32)?,
+        u64_at(40)?,
+        u64_at(48)?,
+        u64_at(56)?,
+    );
     let size = usize::try_from(u64_at(64)?).ok()?;
     let bytes = record.get(72..72 + size)?;
     let copied = usize::try_from(u64_at(72 + size)?).ok()?.min(size);

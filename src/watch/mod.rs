@@ -343,6 +343,9 @@ impl Watch {
                         }
                         at.add(place.clone(), seen, n);
                     }
+                    if let Some(left) = calls.left(&from) {
+                        at.add_left(place.clone(), left);
+                    }
                 }
                 // The workers' samples outside every response, for the route's evidence.
                 for (seen, n) in calls.at(&Place::Outside) {

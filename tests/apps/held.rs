@@ -37,7 +37,8 @@ struct Shared {
 }
 
 /// The app: `/fsync`, `/socket`, `/mutex`, `/rayon` and `/spawned`, each holding its
-/// worker in one kind of call, `/sort`, which computes a long stretch in one poll,
+/// worker in one kind of call, `/line`, `/nap` and `/brief-lock` in one shorter than the
+/// sampler's tick (a line synced, a 300 µs sleep, a 1 ms lock), `/sort`, which computes a long stretch in one poll,
 /// `/stretch`, which computes 10 ms of CPU in one poll in any build, and
 /// `/interruptible`, which makes the calls a signal would cut short and counts those that
 /// were; `journal` is the file `/fsync` appends to, `upstream` a
@@ -63,6 +64,9 @@ pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
         .route("/sort", get(sort))
         .route("/stretch", get(stretch))
         .route("/interruptible", get(interruptible))
+        .route("/line", get(line))
+        .route("/nap", get(nap))
+        .route("/brief-lock", get(brief_lock))
         .with_state(shared)
 }
 
@@ -90,6 +94,40 @@ fn append(journal: &PathBuf) {
         file.write_all(page).expect("the notes are written");
         file.sync_data().expect("the note is synced"); // held: /fsync
     }
+}
+
+/// One line appended and synced, as an audit trail does: a few tenths of a millisecond
+/// asleep while the disk takes it — shorter than the sampler's tick.
+async fn line(State(shared): State<Shared>) -> &'static str {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&shared.journal)
+        .expect("the journal opens");
+    file.write_all(b"audited\n").expect("the line is written");
+    file.sync_all().expect("the line is synced"); // held: /line
+    "audited"
+}
+
+/// A 300 µs sleep on the worker: shorter than the sampler's tick.
+async fn nap() -> &'static str {
+    std::thread::sleep(Duration::from_micros(300)); // held: /nap
+    "rested"
+}
+
+/// A std mutex another thread holds for 1 ms, taken on the worker.
+async fn brief_lock(State(shared): State<Shared>) -> String {
+    let (locked, has_it) = tokio::sync::oneshot::channel();
+    let ledger = Arc::clone(&shared.ledger);
+    std::thread::spawn(move || {
+        let mut held = ledger.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = locked.send(());
+        std::thread::sleep(Duration::from_millis(1));
+        *held += 1;
+    });
+    let _ = has_it.await;
+    let total = *shared.ledger.lock().unwrap_or_else(|p| p.into_inner()); // held: /brief-lock
+    total.to_string()
 }
 
 async fn socket(State(shared): State<Shared>) -> String {

@@ -36,6 +36,21 @@ async fn a_synced_write_names_its_line() -> Result {
 }
 
 #[tokio::test]
+async fn a_synced_line_names_its_line() -> Result {
+    names_the_line("/line", 3, "fsync()", "std::fs::File::sync_all").await
+}
+
+#[tokio::test]
+async fn a_sleep_shorter_than_the_tick_names_its_line() -> Result {
+    names_the_line("/nap", 3, "clock_nanosleep()", "std::thread::").await
+}
+
+#[tokio::test]
+async fn a_lock_held_a_millisecond_names_its_line() -> Result {
+    names_the_line("/brief-lock", 3, "futex()", "std::sync::").await
+}
+
+#[tokio::test]
 async fn a_socket_read_through_a_downstream_names_its_line() -> Result {
     names_the_line(
         "/socket",
