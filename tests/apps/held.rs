@@ -115,17 +115,29 @@ async fn nap() -> &'static str {
     "rested"
 }
 
-/// A std mutex another thread holds for 1 ms, taken on the worker.
+/// A std mutex another thread holds for 1 ms from the moment the worker comes for it, taken
+/// on the worker: the holder waits for the worker to arrive, so that a busy machine that
+/// wakes the worker late still finds the lock taken (a holder that slept 1 ms from taking
+/// it was outwaited once in 20 runs with a core busy, and the route rightly held).
 async fn brief_lock(State(shared): State<Shared>) -> String {
     let (locked, has_it) = tokio::sync::oneshot::channel();
     let ledger = Arc::clone(&shared.ledger);
+    let arriving = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let comes = Arc::clone(&arriving);
     std::thread::spawn(move || {
         let mut held = ledger.lock().unwrap_or_else(|p| p.into_inner());
         let _ = locked.send(());
+        let began = std::time::Instant::now();
+        while !comes.load(std::sync::atomic::Ordering::Acquire)
+            && began.elapsed() < Duration::from_secs(5)
+        {
+            std::thread::sleep(Duration::from_micros(20));
+        }
         std::thread::sleep(Duration::from_millis(1));
         *held += 1;
     });
     let _ = has_it.await;
+    arriving.store(true, std::sync::atomic::Ordering::Release);
     let total = *shared.ledger.lock().unwrap_or_else(|p| p.into_inner()); // held: /brief-lock
     total.to_string()
 }
