@@ -93,18 +93,37 @@ async fn oneshot_a_hash_in_one_poll_is_named() -> Result {
     oneshot_names(handlers::app(), "/hash?kib=20000", 1, "GET /hash").await
 }
 
-/// The report names the call and the line of `held.rs` that made it, from the thread the
-/// test polled on.
-#[tokio::test]
-async fn oneshot_a_synced_write_names_its_line() -> Result {
+/// `path` of the held app requested three times through the layer; the report names the
+/// call `call` and the line of `held.rs` that made it, from the thread the test polled on.
+async fn oneshot_names_the_line(path: &str, call: &str) -> Result {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let (layer, watch) = Watch::layer();
     let app = held::app(dir.path().join("journal.log"), held::upstream()).layer(layer);
     for _ in 0..3 {
-        oneshot_get(&app, "/fsync").await;
+        oneshot_get(&app, path).await;
     }
-    crate::assert_names_the_line(&watch.nothing_blocked()?, "/fsync", "fdatasync()", None);
+    crate::assert_names_the_line(&watch.nothing_blocked()?, path, call, None);
     Ok(())
+}
+
+#[tokio::test]
+async fn oneshot_a_synced_write_names_its_line() -> Result {
+    oneshot_names_the_line("/fsync", "fdatasync()").await
+}
+
+#[tokio::test]
+async fn oneshot_a_synced_line_names_its_line() -> Result {
+    oneshot_names_the_line("/line", "fsync()").await
+}
+
+#[tokio::test]
+async fn oneshot_a_sleep_shorter_than_the_tick_names_its_line() -> Result {
+    oneshot_names_the_line("/nap", "clock_nanosleep()").await
+}
+
+#[tokio::test]
+async fn oneshot_a_lock_held_a_millisecond_names_its_line() -> Result {
+    oneshot_names_the_line("/brief-lock", "futex()").await
 }
 
 /// The todo list under axum-test's `TestServer`, its functional test as written for it: a
