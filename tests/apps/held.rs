@@ -118,10 +118,13 @@ async fn nap() -> &'static str {
 /// A std mutex another thread holds for 1 ms from the moment the worker comes for it, taken
 /// on the worker: the holder waits for the worker to arrive, so that a busy machine that
 /// wakes the worker late still finds the lock taken (a holder that slept 1 ms from taking
-/// it was outwaited once in 20 runs with a core busy, and the route rightly held).
-async fn brief_lock(State(shared): State<Shared>) -> String {
+/// it was outwaited once in 20 runs with a core busy, and the route rightly held). Each
+/// request's lock is its own: a lock shared by concurrent requests would let one request's
+/// holder wait for a worker blocked on another's.
+async fn brief_lock() -> String {
     let (locked, has_it) = tokio::sync::oneshot::channel();
-    let ledger = Arc::clone(&shared.ledger);
+    let shared = Arc::new(Mutex::new(0u64));
+    let ledger = Arc::clone(&shared);
     let arriving = Arc::new(std::sync::atomic::AtomicBool::new(false));
     let comes = Arc::clone(&arriving);
     std::thread::spawn(move || {
@@ -138,7 +141,7 @@ async fn brief_lock(State(shared): State<Shared>) -> String {
     });
     let _ = has_it.await;
     arriving.store(true, std::sync::atomic::Ordering::Release);
-    let total = *shared.ledger.lock().unwrap_or_else(|p| p.into_inner()); // held: /brief-lock
+    let total = *shared.lock().unwrap_or_else(|p| p.into_inner()); // held: /brief-lock
     total.to_string()
 }
 

@@ -128,3 +128,41 @@ fn two_waits_in_futex_name_their_own_lines() -> Result {
     }
     Ok(())
 }
+
+/// Calls shorter than the sampler's tick — a line synced, a 300 µs sleep, a std mutex
+/// another thread holds for 1 ms — break the claim, and its cause names the call and the
+/// line of `tests/apps/held.rs` that made it: the kernel hands over the worker's stack as
+/// it leaves its CPU, however short the sleep.
+#[test]
+fn calls_shorter_than_the_tick_name_their_lines() -> Result {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let app = crate::common::held::app(
+        dir.path().join("journal.log"),
+        crate::common::held::upstream(),
+    );
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
+    for (path, call) in [
+        ("/line", "fsync()"),
+        ("/nap", "clock_nanosleep()"),
+        ("/brief-lock", "futex()"),
+    ] {
+        let checked = target.get(path).does_not_block_its_worker().check()?;
+        let Some(report) = expect(&checked, Verdict::Broken) else {
+            continue;
+        };
+        if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+            continue;
+        }
+        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        let line = format!(
+            "({}:{})",
+            crate::common::held::FILE,
+            crate::common::held::line_of(path)
+        );
+        assert!(
+            cause.contains(call) && cause.contains(&line),
+            "{path}: the cause names {call} and {line}: {report}"
+        );
+    }
+    Ok(())
+}
