@@ -147,8 +147,11 @@ impl ClaimReport {
     }
 
     /// The finding as the headline takes it and the rest: the whole where it fits in
-    /// `HEADLINE_MAX`, nothing where the claim's name leaves less than `LEAST_BRIEF`, else cut before its first "; " or, where that is still too long,
-    /// its first " (" or, failing those, the last word that fits (with "…").
+    /// `HEADLINE_MAX`; else cut at a clause that fits — before its first "; " or " (", or
+    /// at the last " — ", ", " or ": " outside a parenthesis and a name in backticks — so
+    /// that the line never ends inside a figure, a name or a parenthesis; and where no
+    /// clause fits (or the claim's name leaves less than `LEAST_BRIEF`), nothing: the
+    /// finding goes whole to the line under it.
     fn split(&self) -> (String, &str) {
         let Some(finding) = self.finding() else {
             return (String::new(), "");
@@ -171,25 +174,16 @@ impl ClaimReport {
                 return (finding[..at].to_string(), rest);
             }
         }
-        let mut end = 0;
-        for (at, c) in finding.char_indices() {
-            if c == ' ' {
-                if fits(&finding[..at]) {
-                    end = at;
-                } else {
-                    break;
-                }
+        match clause_ends(finding)
+            .filter(|&(at, _)| at >= LEAST_BRIEF.min(room) / 2 && fits(&finding[..at]))
+            .last()
+        {
+            Some((at, mark)) => {
+                let rest = finding[at + mark.len()..].trim_start();
+                (finding[..at].to_string(), rest)
             }
+            None => (String::new(), finding),
         }
-        let end = if end == 0 {
-            finding
-                .char_indices()
-                .nth(room.saturating_sub(1))
-                .map_or(finding.len(), |(at, _)| at)
-        } else {
-            end
-        };
-        (format!("{}…", &finding[..end]), finding[end..].trim_start())
     }
 
     /// What the claim found, in words: its first sentence of meaning, or why no round was
@@ -367,6 +361,28 @@ fn unwrapped(rest: &str) -> String {
         }
     }
     rest.to_string()
+}
+
+/// Where the clauses of `text` end, in order: each " — ", ", " and ": " outside a
+/// parenthesis and a name in backticks, with the mark found there.
+fn clause_ends(text: &str) -> impl Iterator<Item = (usize, &'static str)> + '_ {
+    let mut depth = 0i32;
+    let mut quoted = false;
+    text.char_indices().filter_map(move |(at, c)| {
+        match c {
+            '(' if !quoted => depth += 1,
+            ')' if !quoted => depth -= 1,
+            '`' => quoted = !quoted,
+            _ => {}
+        }
+        if depth != 0 || quoted {
+            return None;
+        }
+        [" — ", ", ", ": "]
+            .into_iter()
+            .find(|mark| text[at..].starts_with(mark))
+            .map(|mark| (at, mark))
+    })
 }
 
 /// The fewest characters of a finding the headline cuts it to: with less room, the finding

@@ -495,6 +495,48 @@ fn a_report_leads_with_one_line_of_at_most_160_characters() -> Result {
     Ok(())
 }
 
+/// A first line too long for its first "; " or " (" ends at the last clause that fits —
+/// never inside a figure, a name in backticks or a parenthesis — and a finding with no
+/// clause that fits goes whole to the line under the verdict.
+#[test]
+fn a_headline_ends_at_a_clause() -> Result {
+    let calls = Mutex::new(Vec::new());
+    let checked = |name: &str, found: &'static str| {
+        Claim::ratio(
+            name,
+            series("a", &[0.2], &calls),
+            series("b", &[0.1], &calls),
+        )
+        .at_least(3.0)
+        .explain(move |_| vec![found.to_string()])
+        .gate_mode(perfshape::claim::GateMode::Advisory)
+        .artifacts_in(crate::scratch())
+        .check()
+    };
+    let found = "blocked in futex(): a lock or a channel another thread holds, called from `shape::common::held::brief_lock` (tests/apps/held.rs:144) via `std::sync::poison::mutex::Mutex<T>::lock`; it waits ≈1.2 ms of each 2.1 ms request";
+    let lock = checked("/brief-lock does not block its worker", found)?;
+    let report = lock.report();
+    assert_eq!(
+        report.headline(),
+        "broken: \"/brief-lock does not block its worker\" — blocked in futex(): a lock or a channel another thread holds"
+    );
+    assert!(
+        report
+            .detail()
+            .is_some_and(|d| d.starts_with("called from `shape::common::held::brief_lock` (")),
+        "{:?}",
+        report.detail()
+    );
+    let unbroken = "in 2 of its 2 requests 0.70 ms at the longest which no brief lock makes and no sample caught though the kernel saw the worker asleep inside its polls every time";
+    let whole = checked("GET /audit does not block its worker", unbroken)?;
+    assert_eq!(
+        whole.report().headline(),
+        "broken: \"GET /audit does not block its worker\""
+    );
+    assert_eq!(whole.report().detail().as_deref(), Some(unbroken));
+    Ok(())
+}
+
 #[test]
 fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     let calls = Mutex::new(Vec::new());
