@@ -54,11 +54,11 @@ impl Leaving {
                 Some(nr) => READER.with(|r| r.borrow_mut().name(nr, slept.first)),
                 None => BlockedCall::Other("a system call".to_string()),
             };
-            return Some(Left {
+            Some(Left {
                 call,
                 off: slept.off,
                 stack: slept.stack,
-            });
+            })
         }
         #[cfg(not(all(linux_reads, target_arch = "x86_64")))]
         {

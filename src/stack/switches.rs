@@ -259,4 +259,54 @@ mod tests {
             "{frames}"
         );
     }
+
+    /// What the hand-over costs, measured, not asserted: `cargo test --release --lib -p
+    /// perfshape switch_cost -- --ignored --nocapture` prints the thread's CPU time per
+    /// switch (a 50 µs sleep) with the event disabled and enabled, the two `ioctl`s of a
+    /// poll, and reading a poll's longest sleep.
+    #[test]
+    #[ignore = "a measurement: run it by name"]
+    fn switch_cost() {
+        use std::time::Instant;
+        let cpu = || {
+            let mut t = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: a valid timespec on this stack.
+            unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) };
+            Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+        };
+        assert!(enable(), "{:?}", REFUSED.get());
+        let _ = disable(false);
+        let n = 2000u32;
+        for on in [false, true] {
+            let began = cpu();
+            for _ in 0..n {
+                if on {
+                    enable();
+                }
+                std::thread::sleep(Duration::from_micros(50));
+                if on {
+                    let _ = disable(false);
+                }
+            }
+            eprintln!("event {on}: {:?} of CPU a switch", (cpu() - began) / n);
+        }
+        let began = Instant::now();
+        for _ in 0..n {
+            enable();
+            let _ = disable(false);
+        }
+        eprintln!("enable and disable: {:?}", began.elapsed() / n);
+        let mut read = Duration::ZERO;
+        for _ in 0..200 {
+            enable();
+            std::thread::sleep(Duration::from_micros(50));
+            let began = Instant::now();
+            std::hint::black_box(disable(true));
+            read += began.elapsed();
+        }
+        eprintln!("a poll's longest sleep read: {:?}", read / 200);
+    }
 }
