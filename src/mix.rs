@@ -36,7 +36,8 @@ use crate::target::Target;
 /// ]);
 /// let checked = mix.none_blocks_its_worker().check()?;
 /// assert_eq!(checked.verdict(), Verdict::Broken);
-/// assert!(checked.report().headline().contains("/export waits ≈2."));
+/// // The route that held its worker leads what the claim found.
+/// assert!(checked.report().finding().unwrap().starts_with("/export waits ≈2."));
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 #[derive(Clone, Debug)]
