@@ -216,9 +216,32 @@ impl Reader {
         Some((seen, line))
     }
 
+    /// Call `nr` with first argument `first`, named as a thread's copied stack tells it
+    /// after the call returned: its descriptor's file or socket read now, while the thread
+    /// may still hold it open, and for a wait on an array of descriptors the first of them
+    /// as `polled` reads it off the copy (the array in this process's memory is stale by
+    /// now); `None` there leaves the wait named by its call alone.
+    pub(crate) fn name_copied(
+        &mut self,
+        nr: i64,
+        first: u64,
+        polled: impl FnOnce(u64) -> Option<u64>,
+    ) -> BlockedCall {
+        self.name_polled(nr, first, polled)
+    }
+
     /// Call `nr` with first argument `first`, named: its descriptor's file or socket read
-    /// now, while the call's thread may still hold it open.
-    pub(crate) fn name(&mut self, nr: i64, first: u64) -> BlockedCall {
+    /// now, while the call's thread sleeps in it.
+    fn name(&mut self, nr: i64, first: u64) -> BlockedCall {
+        self.name_polled(nr, first, first_polled)
+    }
+
+    fn name_polled(
+        &mut self,
+        nr: i64,
+        first: u64,
+        polled: impl FnOnce(u64) -> Option<u64>,
+    ) -> BlockedCall {
         let Some((call, kind)) = calls::lookup(nr) else {
             return BlockedCall::Other(format!("system call {nr}"));
         };
@@ -230,7 +253,7 @@ impl Reader {
             // A wait on descriptors names the first of them, read from the thread's own
             // array (this process's memory, read as another process's would be: a read
             // that races the call's return fails or reads a stale number, never faults).
-            calls::Kind::Poll => match first_polled(first) {
+            calls::Kind::Poll => match polled(first) {
                 Some(fd) => self.on_fd(call, fd),
                 None => BlockedCall::Other(call.to_string()),
             },

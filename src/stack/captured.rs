@@ -15,3 +15,14 @@ pub(crate) struct Stack {
     pub(super) bp: Option<u64>,
     pub(super) bytes: Arc<[u8]>,
 }
+
+impl Stack {
+    /// The non-negative 32-bit number at `address`, where the copy holds it: a value the
+    /// thread kept on its stack when it was copied (a wait's first descriptor).
+    pub(crate) fn int_at(&self, address: u64) -> Option<u64> {
+        let at = usize::try_from(address.checked_sub(self.sp)?).ok()?;
+        let bytes = self.bytes.get(at..at.checked_add(4)?)?;
+        let value = i32::from_le_bytes(bytes.try_into().ok()?);
+        u64::try_from(value).ok()
+    }
+}

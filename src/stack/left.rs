@@ -51,7 +51,10 @@ impl Leaving {
         {
             let slept = super::switches::disable(slept)?;
             let call = match slept.nr {
-                Some(nr) => READER.with(|r| r.borrow_mut().name(nr, slept.first)),
+                Some(nr) => READER.with(|r| {
+                    r.borrow_mut()
+                        .name_copied(nr, slept.first, |address| slept.stack.int_at(address))
+                }),
                 None => BlockedCall::Other("a system call".to_string()),
             };
             Some(Left {

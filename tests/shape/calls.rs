@@ -84,6 +84,28 @@ fn a_cache_read_behind_a_lock_held_across_the_rebuild_blocks() -> Result {
     Ok(())
 }
 
+/// A lock another thread holds 5 ms of every 15 ms, read by the handler on the worker, at
+/// the claim's own concurrency: the rounds' starts vary, so that no run of rounds falls in
+/// step with the holder's period and meets none of its windows.
+#[test]
+fn a_lock_held_a_third_of_the_time_blocks() -> Result {
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let target = Target::serve(
+        PoolSettings::workers(1)?,
+        journal::app_rebuilt_every(
+            dir.path().join("journal.log"),
+            false,
+            std::time::Duration::from_millis(15),
+        ),
+    )?;
+    let checked = target.get("/cached").does_not_block_its_worker().check()?;
+    if let Some(report) = expect(&checked, Verdict::Broken) {
+        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        assert!(cause.contains("in futex(): a lock"), "{report}");
+    }
+    Ok(())
+}
+
 #[test]
 fn a_cache_swapped_in_briefly_holds() -> Result {
     let (target, _dir) = served(true)?;
