@@ -98,7 +98,10 @@ fn a_lock_held_a_third_of_the_time_blocks() -> Result {
             std::time::Duration::from_millis(15),
         ),
     )?;
-    let checked = target.get("/cached").does_not_block_its_worker().check()?;
+    let checked = target
+        .get("/cached/rendered")
+        .does_not_block_its_worker()
+        .check()?;
     if let Some(report) = expect(&checked, Verdict::Broken) {
         let cause = &checked.report().advice.as_ref().expect("a cause").cause;
         assert!(cause.contains("in futex(): a lock"), "{report}");
