@@ -57,6 +57,24 @@ async fn quantity(client: &reqwest::Client, target: &perfshape::Target) -> Resul
     Ok(item["qty"].as_i64().expect("its quantity"))
 }
 
+/// The line of `src/queries.rs` whose commit syncs a movement's one-row insert to disk.
+fn commit_line() -> usize {
+    let source = include_str!("../src/queries.rs");
+    let insert = source
+        .lines()
+        .position(|l| l.contains("INSERT INTO movements (sku, delta, note)"))
+        .expect("the movement's insert");
+    source
+        .lines()
+        .enumerate()
+        .skip(insert)
+        .find(|(_, l)| l.contains("transaction.commit()?;"))
+        .map(|(at, _)| at + 1)
+        .expect("its commit")
+}
+
+/// The movement's one-row insert, committed with rusqlite on the worker — a sync of the
+/// write-ahead log, a few tenths of a millisecond — is named by its call and its line.
 #[tokio::test]
 async fn rusqlite_on_the_worker_is_named() -> Result {
     if let Some((verdict, report)) = watched(Build::OnWorker).await? {
@@ -69,6 +87,11 @@ async fn rusqlite_on_the_worker_is_named() -> Result {
                     || first.contains("POST /items/sku-0001/movements")),
             "{report}"
         );
+        if cfg!(target_arch = "x86_64") {
+            let line = format!("(src/queries.rs:{})", commit_line());
+            assert!(report.contains("sync()"), "the sync: {report}");
+            assert!(report.contains(&line), "the line {line}: {report}");
+        }
     }
     Ok(())
 }
