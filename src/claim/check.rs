@@ -153,7 +153,7 @@ impl Claim<'_> {
 
 /// The reason of a claim that cannot be told here, after `rounds` rounds.
 fn cannot_tell(rounds: usize, what: &str) -> String {
-    format!("after {rounds} rounds, it cannot be told from here: {what}")
+    format!("{what} — after {rounds} rounds, it cannot be told from here")
 }
 
 #[cfg(test)]

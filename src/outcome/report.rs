@@ -132,13 +132,30 @@ impl ClaimReport {
     /// allowance, the call the kernel saw — where the headline did not hold all of it.
     pub fn detail(&self) -> Option<String> {
         let (_, rest) = self.split();
+        if self.leads_with_why() {
+            // The reason's rest, then what the rounds found.
+            let said: Vec<String> = [Some(rest), self.finding()]
+                .into_iter()
+                .flatten()
+                .filter(|text| !text.is_empty())
+                .map(unwrapped)
+                .collect();
+            return (!said.is_empty()).then(|| said.join("; "));
+        }
         (!rest.is_empty()).then(|| unwrapped(rest))
+    }
+
+    /// Whether the headline leads with why the claim cannot tell — an inconclusive claim
+    /// measured in rounds, whose first finding says what its rounds did, not why they do
+    /// not settle it — rather than with what it found.
+    fn leads_with_why(&self) -> bool {
+        self.verdict == Verdict::Inconclusive && !self.rounds.is_empty() && self.kind != "watch"
     }
 
     /// "broken: \"POST /orders does not block its worker\"", and " — " where a finding
     /// follows.
     fn prefix(&self) -> String {
-        let dash = if self.finding().is_some() {
+        let dash = if self.leading().is_some() {
             " — "
         } else {
             ""
@@ -146,43 +163,50 @@ impl ClaimReport {
         format!("{}: {:?}{dash}", self.verdict, self.name)
     }
 
-    /// The finding as the headline takes it and the rest: the whole where it fits in
-    /// `HEADLINE_MAX`; else cut at a clause that fits — before its first "; " or " (", or
-    /// at the last " — ", ", " or ": " outside a parenthesis and a name in backticks — so
-    /// that the line never ends inside a figure, a name or a parenthesis; and where no
-    /// clause fits (or the claim's name leaves less than `LEAST_BRIEF`), nothing: the
-    /// finding goes whole to the line under it.
+    /// What the headline leads with ([`ClaimReport::leading`]) as the headline takes it,
+    /// and the rest: the whole where it fits in `HEADLINE_MAX`; else cut at a clause that
+    /// fits — before its first "; " where that fits, or at the longest of its " (", " — ",
+    /// ", " and ": " outside a parenthesis and a name in backticks — so that the line
+    /// never ends inside a figure, a name or a parenthesis; and where no clause fits (or
+    /// the claim's name leaves less than `LEAST_BRIEF`), nothing: the text goes whole to
+    /// the line under it.
     fn split(&self) -> (String, &str) {
-        let Some(finding) = self.finding() else {
+        let Some(text) = self.leading() else {
             return (String::new(), "");
         };
         let room = HEADLINE_MAX.saturating_sub(self.prefix().chars().count());
         let fits = |text: &str| text.chars().count() <= room;
-        if fits(finding) {
-            return (finding.to_string(), "");
+        if fits(text) {
+            return (text.to_string(), "");
         }
         // A claim whose name leaves too little room (a mix names every route) says what it
         // found on the line under it, whole.
         if room < LEAST_BRIEF {
-            return (String::new(), finding);
+            return (String::new(), text);
         }
-        for mark in ["; ", " ("] {
-            if let Some(at) = finding.find(mark)
-                && fits(&finding[..at])
-            {
-                let rest = finding[at..].trim_start_matches("; ").trim_start();
-                return (finding[..at].to_string(), rest);
-            }
+        if let Some(at) = text.find("; ")
+            && fits(&text[..at])
+        {
+            return (text[..at].to_string(), text[at + 2..].trim_start());
         }
-        match clause_ends(finding)
-            .filter(|&(at, _)| at >= LEAST_BRIEF.min(room) / 2 && fits(&finding[..at]))
+        match clause_ends(text)
+            .filter(|&(at, _)| at >= LEAST_BRIEF / 2 && fits(&text[..at]))
             .last()
         {
-            Some((at, mark)) => {
-                let rest = finding[at + mark.len()..].trim_start();
-                (finding[..at].to_string(), rest)
-            }
-            None => (String::new(), finding),
+            // A parenthesis goes whole to the line under it.
+            Some((at, " (")) => (text[..at].to_string(), text[at..].trim_start()),
+            Some((at, mark)) => (text[..at].to_string(), text[at + mark.len()..].trim_start()),
+            None => (String::new(), text),
+        }
+    }
+
+    /// What the headline leads with: why the claim cannot tell, where it leads with that
+    /// (its decision's reason), else what it found.
+    fn leading(&self) -> Option<&str> {
+        if self.leads_with_why() {
+            Some(self.reason.as_str())
+        } else {
+            self.finding()
         }
     }
 
@@ -210,19 +234,29 @@ impl ClaimReport {
                 self.relation
             );
         }
+        // Leading with why it cannot tell, the reason is said above: the figure alone.
+        let reason = if self.leads_with_why() {
+            ""
+        } else {
+            self.reason.as_str()
+        };
         // The rule's reason names the band where it compares with it: said once.
-        let band = if self.reason.contains(&self.band.to_string()) {
+        let band = if reason.contains(&self.band.to_string()) {
             String::new()
         } else {
             format!(", band {}", self.band)
         };
+        let reason = if reason.is_empty() {
+            String::new()
+        } else {
+            format!(": {reason}")
+        };
         format!(
-            "{}{}: {}{band}",
+            "{}{}{reason}{band}",
             self.relation,
             self.ideal
                 .map(|i| format!(" (ideal {})", short(i)))
                 .unwrap_or_default(),
-            self.reason,
         )
     }
 
@@ -363,7 +397,7 @@ fn unwrapped(rest: &str) -> String {
     rest.to_string()
 }
 
-/// Where the clauses of `text` end, in order: each " — ", ", " and ": " outside a
+/// Where the clauses of `text` end, in order: each " (", " — ", ", " and ": " outside a
 /// parenthesis and a name in backticks, with the mark found there.
 fn clause_ends(text: &str) -> impl Iterator<Item = (usize, &'static str)> + '_ {
     let mut depth = 0i32;
@@ -378,7 +412,7 @@ fn clause_ends(text: &str) -> impl Iterator<Item = (usize, &'static str)> + '_ {
         if depth != 0 || quoted {
             return None;
         }
-        [" — ", ", ", ": "]
+        [" (", " — ", ", ", ": "]
             .into_iter()
             .find(|mark| text[at..].starts_with(mark))
             .map(|mark| (at, mark))

@@ -196,6 +196,16 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
         "{}",
         checked.report().reason
     );
+    // Its first line says why it cannot tell (the reason's first clause), not what a
+    // round found; the reason's rest is the line under it, said once.
+    let report = checked.report();
+    let headline = report.headline();
+    let (_, why) = headline.split_once(" — ").expect("a why");
+    assert!(report.reason.starts_with(why), "{headline}");
+    let lead = report.lead();
+    let rest = report.reason[why.len()..].trim_start_matches([';', ',', ':', ' ']);
+    assert!(lead.contains(&format!("\n  found: {rest}")), "{lead}");
+    assert_eq!(lead.matches(rest).count(), 1, "{lead}");
     Ok(())
 }
 
