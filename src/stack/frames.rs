@@ -50,6 +50,13 @@ impl Frame {
         }
     }
 
+    /// Whether the frame's function is in one of the crates `own` names.
+    fn is_in(&self, own: &[String]) -> bool {
+        let name = self.function.trim_start_matches('<');
+        name.split_once("::")
+            .is_some_and(|(krate, _)| own.iter().any(|own| own == krate))
+    }
+
     /// Whether the frame has the file of a crate's Rust source: the team's, or a registry's —
     /// not the C library's, nor the Rust toolchain's.
     fn has_a_crates_file(&self) -> bool {
@@ -149,16 +156,29 @@ impl Frames {
     /// The innermost frame in the team's code, and the frame just inside it — the
     /// library function it called (`std::fs::File::sync_data`) — where there is one.
     pub(crate) fn the_teams(&self) -> Option<(&Frame, Option<&Frame>)> {
+        self.the_teams_among(own_crates())
+    }
+
+    /// [`Frames::the_teams`], with `own` the crates that are the team's by name.
+    fn the_teams_among(&self, own: &[String]) -> Option<(&Frame, Option<&Frame>)> {
         // Where any crate's frame has its file, the team's has: a build's own crates keep
         // their line tables where its dependencies may not (a file-less `rayon_core::…` is a
         // dependency there); where none has, the names alone tell. The C library's and the
         // toolchain's files say nothing of the build's own (a system's glibc has its line
         // tables in a build with `debug = false`).
         let files = self.0.iter().any(Frame::has_a_crates_file);
-        let at = self
-            .0
-            .iter()
-            .position(|f| f.is_the_teams() && (f.file.is_some() || !files))?;
+        // Where no frame has its file, a dependency's frame (`rusqlite::…`) reads as the
+        // team's by its name: the crates that are the team's by name come first.
+        let own = (!files)
+            .then(|| self.0.iter().position(|f| f.is_in(own)))
+            .flatten();
+        let at = match own {
+            Some(at) => at,
+            None => self
+                .0
+                .iter()
+                .position(|f| f.is_the_teams() && (f.file.is_some() || !files))?,
+        };
         Some((&self.0[at], at.checked_sub(1).map(|inner| &self.0[inner])))
     }
 
@@ -178,6 +198,32 @@ impl Frames {
         }
         Some(said)
     }
+}
+
+/// The crates that are the team's own by name, for a build without line tables: the
+/// package under test (`CARGO_PKG_NAME`, which cargo and nextest set for a test binary) and
+/// the test binary's own crate (its file's name before the hash cargo adds, `watched` of
+/// `watched-1a2b3c4d`).
+fn own_crates() -> &'static [String] {
+    static OWN: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    OWN.get_or_init(|| {
+        let package = std::env::var("CARGO_PKG_NAME").ok();
+        let binary = std::env::current_exe().ok().and_then(|exe| {
+            let stem = exe.file_stem()?.to_string_lossy().into_owned();
+            Some(match stem.rsplit_once('-') {
+                Some((name, hash)) if hash.chars().all(|c| c.is_ascii_hexdigit()) => {
+                    name.to_string()
+                }
+                _ => stem,
+            })
+        });
+        package
+            .into_iter()
+            .chain(binary)
+            .map(|name| name.replace('-', "_"))
+            .filter(|name| name != "perfshape")
+            .collect()
+    })
 }
 
 /// The most frames a report shows of a stack: the call, the libraries and the team's
@@ -209,6 +255,37 @@ mod tests {
             file: file.map(Into::into),
             line: Some(7),
         }
+    }
+
+    /// A build without line tables: the package's own frame, not the dependency's whose
+    /// name reads like a team's.
+    #[test]
+    fn without_files_the_packages_own_frame_is_the_teams() {
+        let frames = Frames(vec![
+            frame("fdatasync", None),
+            frame("rusqlite::Connection::execute_batch", None),
+            frame("rusqlite::transaction::Transaction::commit", None),
+            frame("inventory::queries::record", None),
+            frame("tokio::runtime::task::core::Core<T,S>::poll", None),
+        ]);
+        let frames = Frames(
+            frames
+                .0
+                .into_iter()
+                .map(|f| Frame { line: None, ..f })
+                .collect(),
+        );
+        let (teams, via) = frames
+            .the_teams_among(&["inventory".to_string()])
+            .expect("the team's frame");
+        assert_eq!(teams.function, "inventory::queries::record");
+        assert_eq!(
+            via.map(|f| f.function.as_str()),
+            Some("rusqlite::transaction::Transaction::commit")
+        );
+        // With no crate known by name, the innermost frame outside std and tokio.
+        let (first, _) = frames.the_teams_among(&[]).expect("a frame");
+        assert_eq!(first.function, "rusqlite::Connection::execute_batch");
     }
 
     #[test]

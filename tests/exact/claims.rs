@@ -451,20 +451,29 @@ fn ideal_and_context_come_from_the_sides() -> Result {
 /// A failure is read in one line: at most 160 characters with the "perfshape: " it is
 /// printed after — the verdict, the claim, and what it found to its first clause — and the
 /// rest of what it found on the line under it, said once.
+/// Claim `name`, broken (advisory), whose first finding is `found`.
+fn broken_finding(
+    name: &str,
+    found: &'static str,
+    calls: &Mutex<Vec<String>>,
+) -> Result<perfshape::Checked> {
+    Claim::ratio(name, series("a", &[0.2], calls), series("b", &[0.1], calls))
+        .at_least(3.0)
+        .explain(move |_| vec![found.to_string()])
+        .gate_mode(perfshape::claim::GateMode::Advisory)
+        .artifacts_in(crate::scratch())
+        .check()
+}
+
 #[test]
 fn a_report_leads_with_one_line_of_at_most_160_characters() -> Result {
     let calls = Mutex::new(Vec::new());
     let found = "waits ≈0.14 ms of each 0.53 ms request while holding its worker (26.8 %, at most 5 %, at least 0.05 ms); the kernel saw it blocked in fsync() of /tmp/.tmpit9WTY/on-worker.db-wal, in 10 of the 10 samples that caught the worker waiting";
-    let broken = Claim::ratio(
+    let broken = broken_finding(
         "POST /items/sku-0001/movements does not block its worker",
-        series("a", &[0.2], &calls),
-        series("b", &[0.1], &calls),
-    )
-    .at_least(3.0)
-    .explain(move |_| vec![found.to_string()])
-    .gate_mode(perfshape::claim::GateMode::Advisory)
-    .artifacts_in(crate::scratch())
-    .check()?;
+        found,
+        &calls,
+    )?;
     let report = broken.report();
     let headline = report.headline();
     assert_eq!(
@@ -511,18 +520,7 @@ fn a_report_leads_with_one_line_of_at_most_160_characters() -> Result {
 #[test]
 fn a_headline_ends_at_a_clause() -> Result {
     let calls = Mutex::new(Vec::new());
-    let checked = |name: &str, found: &'static str| {
-        Claim::ratio(
-            name,
-            series("a", &[0.2], &calls),
-            series("b", &[0.1], &calls),
-        )
-        .at_least(3.0)
-        .explain(move |_| vec![found.to_string()])
-        .gate_mode(perfshape::claim::GateMode::Advisory)
-        .artifacts_in(crate::scratch())
-        .check()
-    };
+    let checked = |name: &str, found: &'static str| broken_finding(name, found, &calls);
     let found = "blocked in futex(): a lock or a channel another thread holds, called from `shape::common::held::brief_lock` (tests/apps/held.rs:144) via `std::sync::poison::mutex::Mutex<T>::lock`; it waits ≈1.2 ms of each 2.1 ms request";
     let lock = checked("/brief-lock does not block its worker", found)?;
     let report = lock.report();

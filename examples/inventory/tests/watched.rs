@@ -88,9 +88,20 @@ async fn rusqlite_on_the_worker_is_named() -> Result {
             "{report}"
         );
         if cfg!(target_arch = "x86_64") {
-            let line = format!("(src/queries.rs:{})", commit_line());
             assert!(report.contains("sync()"), "the sync: {report}");
-            assert!(report.contains(&line), "the line {line}: {report}");
+            let function = "called from `inventory::queries::record`";
+            assert!(report.contains(function), "{function}: {report}");
+            // The line, where the example is built with line tables (CI builds the
+            // workspace's dependencies, this example among them, without).
+            let line_tables = !matches!(
+                std::env::var("CARGO_PROFILE_DEV_DEBUG").as_deref(),
+                Ok("false" | "0" | "none")
+            );
+            let line = format!("(src/queries.rs:{})", commit_line());
+            assert!(
+                !line_tables || report.contains(&line),
+                "the line {line}: {report}"
+            );
         }
     }
     Ok(())
