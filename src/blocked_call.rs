@@ -221,6 +221,7 @@ impl Reader {
     /// may still hold it open, and for a wait on an array of descriptors the first of them
     /// as `polled` reads it off the copy (the array in this process's memory is stale by
     /// now); `None` there leaves the wait named by its call alone.
+    #[cfg_attr(not(all(linux_reads, target_arch = "x86_64")), allow(dead_code))]
     pub(crate) fn name_copied(
         &mut self,
         nr: i64,

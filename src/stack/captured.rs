@@ -19,6 +19,7 @@ pub(crate) struct Stack {
 impl Stack {
     /// The non-negative 32-bit number at `address`, where the copy holds it: a value the
     /// thread kept on its stack when it was copied (a wait's first descriptor).
+    #[cfg_attr(not(all(linux_reads, target_arch = "x86_64")), allow(dead_code))]
     pub(crate) fn int_at(&self, address: u64) -> Option<u64> {
         let at = usize::try_from(address.checked_sub(self.sp)?).ok()?;
         let bytes = self.bytes.get(at..at.checked_add(4)?)?;

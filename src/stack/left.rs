@@ -86,3 +86,51 @@ pub(crate) fn reading() -> String {
     "a held worker's stack is handed over by the kernel at each switch off its CPU inside a poll"
         .to_string()
 }
+
+#[cfg(all(test, linux_reads, target_arch = "x86_64"))]
+mod tests {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+
+    /// What the hand-over costs a watched functional test, measured, not asserted: `cargo
+    /// test --lib -p perfshape watched_test_cost -- --ignored --nocapture` prints the median
+    /// wall time of 20 watched tests (ten requests to a µs route on one worker, the watch
+    /// begun before them and decided after) with the hand-over on and off, alternating.
+    #[test]
+    #[ignore = "a measurement: run it by name"]
+    fn watched_test_cost() {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let router = axum::Router::new().route("/ok", axum::routing::get(|| async { "ok" }));
+        let target =
+            crate::Target::serve(crate::PoolSettings::workers(1).unwrap(), router).expect("served");
+        let client = reqwest::Client::new();
+        let url = target.url_of("/ok").unwrap();
+        let mut times: [Vec<Duration>; 2] = [Vec::new(), Vec::new()];
+        for i in 0..42 {
+            let on = i % 2 == 0;
+            super::super::switches::OFF.store(!on, Ordering::Relaxed);
+            let began = Instant::now();
+            let watch = target.watch().expect("a watch");
+            runtime.block_on(async {
+                for _ in 0..10 {
+                    client.get(url.clone()).send().await.expect("an answer");
+                }
+            });
+            let checked = watch.nothing_blocked().expect("decided");
+            assert!(checked.verdict().holds(), "{}", checked.report());
+            // The first of each is the warm-up.
+            if i >= 2 {
+                times[usize::from(on)].push(began.elapsed());
+            }
+        }
+        let median = |t: &mut Vec<Duration>| {
+            t.sort();
+            t[t.len() / 2]
+        };
+        eprintln!(
+            "a watched test of ten requests: {:?} with the hand-over, {:?} without (medians of 20)",
+            median(&mut times[1]),
+            median(&mut times[0])
+        );
+    }
+}

@@ -55,9 +55,18 @@ pub(super) struct Slept {
     pub(super) first: u64,
 }
 
+/// Turns the hand-over off for this process, so that a measurement compares a watched
+/// test with and without it (`left::tests::watched_test_cost`).
+#[cfg(test)]
+pub(super) static OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// Enables the calling thread's switches event, opening it at the thread's first call;
 /// whether it runs.
 pub(super) fn enable() -> bool {
+    #[cfg(test)]
+    if OFF.load(std::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
     RING.with(|ring| {
         let mut ring = ring.borrow_mut();
         let ring = ring.get_or_insert_with(open);
