@@ -126,20 +126,35 @@ impl BlockedCall {
     /// over at the switch is named when its poll ends): on a socket or a file where only
     /// one of them takes the call, so that its shape is the one a call named in flight has.
     fn closed(call: &'static str) -> BlockedCall {
-        match call {
-            "recvfrom" | "sendto" | "recvmsg" | "sendmsg" | "connect" | "accept" | "accept4" => {
-                BlockedCall::Socket {
-                    call,
-                    peer: CLOSED_SOCKET.to_string(),
-                    remote: None,
-                }
+        if is_a_sockets(call) {
+            BlockedCall::Socket {
+                call,
+                peer: CLOSED_SOCKET.to_string(),
+                remote: None,
             }
-            "fsync" | "fdatasync" | "pread64" | "pwrite64" | "flock" | "ftruncate"
-            | "fallocate" | "sync_file_range" | "copy_file_range" => BlockedCall::File {
+        } else if is_a_files(call) {
+            BlockedCall::File {
                 call,
                 path: CLOSED_FILE.to_string(),
-            },
-            _ => BlockedCall::Other(call.to_string()),
+            }
+        } else {
+            BlockedCall::Other(call.to_string())
+        }
+    }
+
+    /// Whether the descriptor named is one the call takes: a socket for a socket's call, a
+    /// file of the file system (not a pipe) for a file's, anything for a call both take
+    /// (`read`, `write`) — but a file under `/proc`, which this process's own sampler opens
+    /// and closes, whose number a closed descriptor's most often is by then.
+    fn fits_its_call(&self) -> bool {
+        match self {
+            BlockedCall::Socket { call, .. } => !is_a_files(call),
+            BlockedCall::File { call, path } => {
+                !is_a_sockets(call)
+                    && !path.starts_with("/proc/")
+                    && (!is_a_files(call) || path.starts_with('/'))
+            }
+            _ => true,
         }
     }
 
@@ -228,7 +243,18 @@ impl Reader {
         first: u64,
         polled: impl FnOnce(u64) -> Option<u64>,
     ) -> BlockedCall {
-        self.name_polled(nr, first, polled)
+        let named = self.name_polled(nr, first, polled);
+        // The call returned before it was named, and its descriptor may have been closed
+        // and its number reused since (by this process's own reads of `/proc`): a socket
+        // call named on a file, or a file call on a socket, is the call alone.
+        match &named {
+            BlockedCall::Socket { call, .. } | BlockedCall::File { call, .. }
+                if !named.fits_its_call() =>
+            {
+                BlockedCall::closed(call)
+            }
+            _ => named,
+        }
     }
 
     /// Call `nr` with first argument `first`, named: its descriptor's file or socket read
@@ -278,6 +304,30 @@ impl Reader {
             None => BlockedCall::closed(call),
         }
     }
+}
+
+/// Whether only a socket takes `call`.
+fn is_a_sockets(call: &str) -> bool {
+    matches!(
+        call,
+        "recvfrom" | "sendto" | "recvmsg" | "sendmsg" | "connect" | "accept" | "accept4"
+    )
+}
+
+/// Whether only a file of the file system takes `call`.
+fn is_a_files(call: &str) -> bool {
+    matches!(
+        call,
+        "fsync"
+            | "fdatasync"
+            | "pread64"
+            | "pwrite64"
+            | "flock"
+            | "ftruncate"
+            | "fallocate"
+            | "sync_file_range"
+            | "copy_file_range"
+    )
 }
 
 /// What a socket closed before its call was named is called.
@@ -655,6 +705,31 @@ mod tests {
             Some(Raw::Call(202, 0x55d0))
         );
         assert_eq!(parse(""), None);
+    }
+
+    /// A call named after it returned, on a descriptor whose number was reused since: a
+    /// socket's call on a file, and a file's call on `/proc`, are the call alone, in the
+    /// shape a call named in flight has; a call both take keeps what the number is now.
+    #[cfg(all(linux_reads, target_arch = "x86_64"))]
+    #[test]
+    fn a_reused_descriptor_is_not_named_for_a_call_it_cannot_take() {
+        use std::os::fd::AsRawFd;
+        let file = tempfile::tempfile().expect("a file");
+        let fd = file.as_raw_fd() as u64;
+        let mut reader = Reader::default();
+        let recvfrom = reader.name_copied(libc::SYS_recvfrom, fd, |_| None);
+        assert_eq!(recvfrom.shape(), "recvfrom() on a socket");
+        assert_eq!(recvfrom.to_string(), "recvfrom() on a socket closed since");
+        let proc = std::fs::File::open("/proc/self/stat").expect("/proc");
+        let fsync = reader.name_copied(libc::SYS_fsync, proc.as_raw_fd() as u64, |_| None);
+        assert_eq!(fsync.to_string(), "fsync() of a file closed since");
+        let read = reader.name_copied(libc::SYS_read, fd, |_| None);
+        assert!(
+            matches!(&read, BlockedCall::File { path, .. } if path.starts_with('/')),
+            "{read}"
+        );
+        let read = reader.name_copied(libc::SYS_read, proc.as_raw_fd() as u64, |_| None);
+        assert_eq!(read.to_string(), "read()");
     }
 
     /// What `wait` — run on a thread of its own, on one end of a socket pair — is seen

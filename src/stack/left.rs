@@ -87,15 +87,18 @@ pub(crate) fn reading() -> String {
         .to_string()
 }
 
-#[cfg(all(test, linux_reads, target_arch = "x86_64"))]
+#[cfg(test)]
 mod tests {
+    #[cfg(all(linux_reads, target_arch = "x86_64"))]
     use std::sync::atomic::Ordering;
+    #[cfg(all(linux_reads, target_arch = "x86_64"))]
     use std::time::{Duration, Instant};
 
     /// What the hand-over costs a watched functional test, measured, not asserted: `cargo
     /// test --lib -p perfshape watched_test_cost -- --ignored --nocapture` prints the median
     /// wall time of 20 watched tests (ten requests to a µs route on one worker, the watch
     /// begun before them and decided after) with the hand-over on and off, alternating.
+    #[cfg(all(linux_reads, target_arch = "x86_64"))]
     #[test]
     #[ignore = "a measurement: run it by name"]
     fn watched_test_cost() {

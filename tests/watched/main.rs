@@ -11,6 +11,7 @@ mod allowed;
 #[path = "../common/mod.rs"]
 mod common;
 mod layered;
+mod local;
 mod located;
 mod services;
 mod twins;
