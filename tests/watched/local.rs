@@ -108,6 +108,11 @@ async fn a_process_met_directly_is_never_a_pass() -> Result {
     }
     let checked = watch.nothing_blocked()?;
     let said = format!("{:#}", checked.report());
+    // Where the look for local processes is made: Linux's `/proc`, not the portable build
+    // (what macOS and Windows get), whose watch sees no short sleep and no connection.
+    if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
+        return Ok(());
+    }
     match decided(&checked) {
         None | Some(Verdict::Broken) => {}
         Some(Verdict::Inconclusive) => {
