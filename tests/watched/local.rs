@@ -5,21 +5,22 @@
 //! again as an echo server ([`echo_server`]), so that the rule is gated wherever the suite
 //! runs, with nothing but Rust.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::routing::get as route_get;
 use perfshape::{PoolSettings, Result, Target, Verdict};
 
+use crate::common::process;
 use crate::{client, decided, get};
 
 /// The variable that makes [`echo_server`] serve rather than refuse.
 const ECHO: &str = "PERFSHAPE_TEST_ECHO_SERVER";
 
-/// Run by [`Echo::start`] alone, as a process of its own: echoes four bytes at a time on
+/// Run by [`echo`] alone, as a process of its own: echoes four bytes at a time on
 /// each connection, until its standard input closes.
 #[test]
 #[ignore = "the echo server `local::a_process_met_directly_is_never_a_pass` starts"]
@@ -47,45 +48,22 @@ fn echo_server() {
     let _ = std::io::stdin().read(&mut [0u8; 1]);
 }
 
-/// This binary run again as [`echo_server`]: its address, and the process, ended when
-/// dropped.
-struct Echo {
-    addr: SocketAddr,
-    child: Child,
-}
-
-impl Echo {
-    fn start() -> Echo {
-        let mut child = Command::new(std::env::current_exe().expect("this test binary"))
-            .args(["--exact", "local::echo_server", "--ignored", "--nocapture"])
-            .env(ECHO, "1")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("the echo server starts");
-        let stdout = child.stdout.take().expect("its output");
-        let addr = BufReader::new(stdout)
-            .lines()
-            .map_while(std::io::Result::ok)
-            .find_map(|line| line.strip_prefix("listening on ")?.parse().ok())
-            .expect("the echo server's address");
-        Echo { addr, child }
-    }
-}
-
-impl Drop for Echo {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// This binary run again as [`echo_server`], a process of its own, stopped when dropped.
+fn echo() -> process::Served {
+    let mut command = Command::new(std::env::current_exe().expect("this test binary"));
+    command
+        .args(["--exact", "local::echo_server", "--ignored", "--nocapture"])
+        .env(ECHO, "1");
+    process::Served::start(command)
 }
 
 #[tokio::test]
 async fn a_process_met_directly_is_never_a_pass() -> Result {
-    let echo = Echo::start();
+    let echo = echo();
+    let addr: SocketAddr = echo.base.parse().expect("the echo server's address");
     // One connection kept, as a sync driver's is, and asked on the worker.
     let connection = Arc::new(Mutex::new(
-        TcpStream::connect(echo.addr).expect("the echo server answers"),
+        TcpStream::connect(addr).expect("the echo server answers"),
     ));
     let app = Router::new().route(
         "/lookup",
@@ -116,11 +94,10 @@ async fn a_process_met_directly_is_never_a_pass() -> Result {
     match decided(&checked) {
         None | Some(Verdict::Broken) => {}
         Some(Verdict::Inconclusive) => {
-            let process = format!("{} (", echo.addr);
+            let process = format!("{addr} (");
             assert!(
                 said.contains(&process) && said.contains("Downstream::to("),
-                "the process at {} and the Downstream line: {said}",
-                echo.addr
+                "the process at {addr} and the Downstream line: {said}"
             );
         }
         Some(verdict) => {
