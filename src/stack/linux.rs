@@ -641,14 +641,11 @@ fn sampled(record: &[u8]) -> Option<Stack> {
         return None;
     }
     let (bp, sp, pc) = (u64_at(16)?, u64_at(24)?, u64_at(32)?);
-    let size = usize::try_from(u64_at(40)?).ok()?;
-    let bytes = record.get(48..48 + size)?;
-    let copied = usize::try_from(u64_at(48 + size)?).ok()?.min(size);
     Some(Stack {
         pc,
         sp,
         bp: Some(bp),
-        bytes: Arc::from(&bytes[..copied]),
+        bytes: super::ring::user_stack(record, 40)?,
     })
 }
 

@@ -143,6 +143,16 @@ impl Ring {
     }
 }
 
+/// A sample record's user stack at byte `at`: `size, data[size], dyn_size`, the bytes the
+/// kernel copied (`dyn_size` of them).
+pub(super) fn user_stack(record: &[u8], at: usize) -> Option<std::sync::Arc<[u8]>> {
+    let u64_at = |at: usize| Some(u64::from_le_bytes(record.get(at..at + 8)?.try_into().ok()?));
+    let size = usize::try_from(u64_at(at)?).ok()?;
+    let bytes = record.get(at + 8..at + 8 + size)?;
+    let copied = usize::try_from(u64_at(at + 8 + size)?).ok()?.min(size);
+    Some(std::sync::Arc::from(&bytes[..copied]))
+}
+
 impl Drop for Ring {
     fn drop(&mut self) {
         // SAFETY: the mapping made in `open`, unmapped once; the descriptor closes after.

@@ -15,7 +15,7 @@
 //! `ioctl`s a poll), so a worker's parks and a later timing claim pay nothing.
 
 use std::cell::RefCell;
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use perf_event_open_sys::bindings as perf;
@@ -145,9 +145,6 @@ fn sample(record: &[u8]) -> Option<Sample> {
         u64_at(48)?,
         u64_at(56)?,
     );
-    let size = usize::try_from(u64_at(64)?).ok()?;
-    let bytes = record.get(72..72 + size)?;
-    let copied = usize::try_from(u64_at(72 + size)?).ok()?.min(size);
     Some(Sample {
         si,
         di,
@@ -155,7 +152,7 @@ fn sample(record: &[u8]) -> Option<Sample> {
             pc,
             sp,
             bp: Some(bp),
-            bytes: Arc::from(&bytes[..copied]),
+            bytes: super::ring::user_stack(record, 64)?,
         },
     })
 }
