@@ -407,16 +407,16 @@ fn main() -> Result {
                 Verdict::Holds => holds += 1,
                 Verdict::Inconclusive => {
                     inconclusive += 1;
-                    *whys.entry(why_inconclusive(&report.reason)).or_default() += 1;
+                    *whys.entry(why_inconclusive(report.reason())).or_default() += 1;
                 }
             }
-            if !report.rounds.is_empty() {
-                figures.push(report.median);
+            if !report.rounds().is_empty() {
+                figures.push(report.median());
             }
-            if let Some(w) = report.observed.get("waiting ms") {
+            if let Some(w) = report.observed().get("waiting ms") {
                 waits.push(*w);
             }
-            if let Some(p) = report.observed.get("longest poll cpu ms") {
+            if let Some(p) = report.observed().get("longest poll cpu ms") {
                 polls.push(*p);
             }
         }

@@ -120,7 +120,7 @@ fn main() -> Result {
                     }
                 }
             }
-            if let Some(p) = report.observed.get("longest poll cpu ms") {
+            if let Some(p) = report.observed().get("longest poll cpu ms") {
                 polls.push(*p);
             }
         }

@@ -26,7 +26,7 @@
 //!         assert_eq!(answered.status(), 200);
 //!     }
 //!     let checked = watch.nothing_blocked()?; // in a test: `watch.nothing_blocked()?.gate()?`
-//!     # if checked.report().unread.is_some() { return Ok(()); } // off Linux: not read here
+//!     # if checked.report().unread().is_some() { return Ok(()); } // off Linux: not read here
 //!     assert_eq!(checked.verdict(), Verdict::Broken);
 //!     // broken: "no route the test called blocks its worker" — GET /report blocked in
 //!     // clock_nanosleep(): a sleep, called from …

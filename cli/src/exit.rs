@@ -37,7 +37,7 @@ impl Exit {
     pub(crate) fn of<'a>(reports: impl IntoIterator<Item = &'a ClaimReport>) -> Exit {
         reports
             .into_iter()
-            .map(|report| match (report.gate, report.verdict) {
+            .map(|report| match (report.gate(), report.verdict()) {
                 (_, Verdict::Holds) => Exit::Holds,
                 (GateMode::Advisory, _) => {
                     eprintln!(

@@ -33,7 +33,7 @@ fn main() -> Result {
         // Each claim prints its own report on stderr as it is decided (a headline when it
         // holds, everything when it does not); here, one line per claim.
         for checked in claims(ledger)? {
-            println!("  {}: {}", checked.report().name, checked.verdict());
+            println!("  {}: {}", checked.report().name(), checked.verdict());
         }
     }
     Ok(())

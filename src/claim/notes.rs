@@ -30,7 +30,7 @@ use crate::outcome::Unit;
 ///     .explain(move |_| notes.to_vec().into_iter().take(1).collect())
 ///     .artifacts_in(std::env::temp_dir().join("perfshape-doc-notes"))
 ///     .check()?;
-/// assert_eq!(checked.report().explanation[0], "40 requests on 8 connections");
+/// assert_eq!(checked.report().explanation()[0], "40 requests on 8 connections");
 /// # Ok::<(), perfshape::Error>(())
 /// ```
 pub struct Notes<N>(Arc<Mutex<Vec<N>>>);

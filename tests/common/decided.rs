@@ -7,7 +7,7 @@
 /// Linux.
 /// A test that expects a verdict checks the rest of its report only where it was decided.
 pub(crate) fn decided(checked: &perfshape::Checked) -> Option<perfshape::Verdict> {
-    match &checked.report().unread {
+    match &checked.report().unread() {
         None => Some(checked.verdict()),
         #[cfg(not(perfshape_portable))]
         Some(unread) => panic!("a claim on Linux said a read is missing: {unread}"),

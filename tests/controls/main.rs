@@ -62,7 +62,7 @@ async fn a_two_millisecond_credit_check_on_the_worker_is_caught() -> Result {
     assert!(said.contains("its polls held the worker"), "{said}");
     // Both ways of reading it find a tenth of the request, not all of it: the polls'
     // waiting, and the timing from outside.
-    let observed = &checked.report().observed;
+    let observed = &checked.report().observed();
     let waited = observed["waiting ms"] / observed["alone ms"];
     assert!(
         (0.05..0.2).contains(&waited),

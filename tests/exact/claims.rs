@@ -32,8 +32,8 @@ fn a_clear_ratio_holds_and_its_summary_has_no_timings() -> Result {
     .artifacts_in(crate::scratch())
     .check()?;
     assert_eq!(checked.verdict(), Verdict::Holds);
-    assert_eq!(checked.report().rounds.len(), 3);
-    assert!((checked.report().median - 4.0).abs() < 1e-9);
+    assert_eq!(checked.report().rounds().len(), 3);
+    assert!((checked.report().median() - 4.0).abs() < 1e-9);
     insta::assert_yaml_snapshot!(checked.summary());
     checked.gate()
 }
@@ -85,7 +85,7 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     // PERFSHAPE_REPORT=full asks (as CI does).
     assert_eq!(message, reports[0].to_string());
     // Its figures are in a file named after the test that made the claim.
-    let artifact = reports[0].artifact.as_ref().expect("the figures written");
+    let artifact = reports[0].artifact().expect("the figures written");
     let name = artifact.file_name().unwrap().to_string_lossy();
     assert!(
         name.starts_with(
@@ -119,8 +119,8 @@ fn a_clear_miss_is_broken_and_the_strict_gate_reports_everything() -> Result {
     }
     // The error carries the report itself, for a caller that wants the figures.
     assert_eq!(reports.len(), 1);
-    assert_eq!(reports[0].verdict, Verdict::Broken);
-    assert_eq!(reports[0].median, 2.0);
+    assert_eq!(reports[0].verdict(), Verdict::Broken);
+    assert_eq!(reports[0].median(), 2.0);
     // A claim of one's own keeps its figures out of its snapshot, broken or not: the
     // verdict and the band say what is wrong, the report and the JSON by how much.
     assert_eq!(checked.summary().observed, None);
@@ -163,19 +163,15 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
         .artifacts_in(crate::scratch())
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Inconclusive);
-    assert_eq!(checked.report().rounds.len(), 6);
+    assert_eq!(checked.report().rounds().len(), 6);
     assert!(
-        checked.report().reason.contains("do not settle it"),
+        checked.report().reason().contains("do not settle it"),
         "{}",
-        checked.report().reason
+        checked.report().reason()
     );
     assert!(checked.gate().is_err(), "inconclusive fails in strict mode");
     // It says why, and what would settle it.
-    let advice = checked
-        .report()
-        .advice
-        .as_ref()
-        .expect("a cause and a do line");
+    let advice = checked.report().advice().expect("a cause and a do line");
     assert_eq!(
         advice.cause,
         "3 of its 6 rounds fell outside the band ≥ 3 and 3 inside (median 3.000): the machine's noise, or a shape that comes and goes, kept them from settling it"
@@ -191,19 +187,19 @@ fn rounds_that_disagree_are_inconclusive_after_the_last_round() -> Result {
     assert!(
         checked
             .report()
-            .reason
+            .reason()
             .ends_with("after 6 rounds, the most its rule takes"),
         "{}",
-        checked.report().reason
+        checked.report().reason()
     );
     // Its first line says why it cannot tell (the reason's first clause), not what a
     // round found; the reason's rest is the line under it, said once.
     let report = checked.report();
     let headline = report.headline();
     let (_, why) = headline.split_once(" — ").expect("a why");
-    assert!(report.reason.starts_with(why), "{headline}");
+    assert!(report.reason().starts_with(why), "{headline}");
     let lead = report.lead();
-    let rest = report.reason[why.len()..].trim_start_matches([';', ',', ':', ' ']);
+    let rest = report.reason()[why.len()..].trim_start_matches([';', ',', ':', ' ']);
     assert!(lead.contains(&format!("\n  found: {rest}")), "{lead}");
     assert_eq!(lead.matches(rest).count(), 1, "{lead}");
     Ok(())
@@ -222,17 +218,17 @@ fn rounds_that_straddle_the_band_go_on_until_the_budget_runs_out() -> Result {
     let report = checked.report();
     assert_eq!(checked.verdict(), Verdict::Inconclusive);
     // Its first look, at the third round, found the budget spent.
-    assert_eq!(report.rounds.len(), 3);
+    assert_eq!(report.rounds().len(), 3);
     assert!(
         report
-            .reason
+            .reason()
             .ends_with("its 0 s budget ran out after 3 rounds"),
         "{}",
-        report.reason
+        report.reason()
     );
-    let out = report.out_of_time.expect("where the rounds stopped");
+    let out = report.out_of_time().expect("where the rounds stopped");
     assert!(out.budget_spent);
-    let advice = report.advice.as_ref().expect("a cause and a do line");
+    let advice = report.advice().expect("a cause and a do line");
     assert!(
         advice.action.starts_with(
             "give it a longer budget — .budget(Duration::from_secs(60)) on the claim (it measured "
@@ -253,7 +249,10 @@ fn rounds_that_straddle_the_band_go_on_until_the_budget_runs_out() -> Result {
     }
     // And with a budget that lasts, the same rounds go on past the old fifteen.
     let checked = alternating(&calls).artifacts_in(crate::scratch()).check()?;
-    assert_eq!(checked.report().rounds.len(), perfshape::claim::MAX_ROUNDS);
+    assert_eq!(
+        checked.report().rounds().len(),
+        perfshape::claim::MAX_ROUNDS
+    );
     Ok(())
 }
 
@@ -280,9 +279,9 @@ fn rounds_that_straddle_the_band_are_inconclusive_not_broken() -> Result {
         checked.report()
     );
     assert!(
-        checked.report().noise_floor > 0.09,
+        checked.report().noise_floor() > 0.09,
         "{}",
-        checked.report().noise_floor
+        checked.report().noise_floor()
     );
     Ok(())
 }
@@ -301,7 +300,7 @@ fn a_bound_divides_by_its_expectation() -> Result {
     .artifacts_in(crate::scratch())
     .check()?;
     assert_eq!(checked.verdict(), Verdict::Holds);
-    assert!((checked.report().median - 1.02).abs() < 1e-9);
+    assert!((checked.report().median() - 1.02).abs() < 1e-9);
     assert_eq!(
         checked.summary().expected.as_deref(),
         Some("200.0 ms = ceil(20/2) × 20 ms")
@@ -322,7 +321,7 @@ fn an_ordering_is_judged_by_its_tightest_step() -> Result {
         .artifacts_in(crate::scratch())
         .check()?;
     assert_eq!(checked.verdict(), Verdict::Holds);
-    assert!((checked.report().median - 90.0 / 70.0).abs() < 1e-9);
+    assert!((checked.report().median() - 90.0 / 70.0).abs() < 1e-9);
     assert_eq!(checked.summary().relation, "async > mixed > blocking");
     Ok(())
 }
@@ -550,7 +549,7 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
     let calls = Mutex::new(Vec::new());
     let explain = |report: &perfshape::claim::ClaimReport| {
         vec![
-            format!("took {:.1}×", report.median),
+            format!("took {:.1}×", report.median()),
             "the handler holds its worker".to_string(),
         ]
     };
@@ -588,7 +587,7 @@ fn an_explanation_is_reported_and_kept_out_of_a_holding_snapshot() -> Result {
         report.contains("evidence: worker 0 busy 200 ms"),
         "{report}"
     );
-    assert_eq!(broken.report().evidence.len(), 1);
+    assert_eq!(broken.report().evidence().len(), 1);
     // Its sentences carry figures: the snapshot of a claim that does not hold keeps them out.
     assert_eq!(broken.summary().observed, None);
     Ok(())
@@ -616,9 +615,9 @@ fn one_round_far_outside_blocks_a_hold() -> Result {
         checked.report()
     );
     assert!(
-        checked.report().reason.contains("the rounds disagree"),
+        checked.report().reason().contains("the rounds disagree"),
         "{}",
-        checked.report().reason
+        checked.report().reason()
     );
     Ok(())
 }
@@ -646,7 +645,7 @@ fn a_round_the_machines_other_work_limited_is_measured_again_within_the_budget()
     assert_eq!(checked.verdict(), Verdict::Holds, "{}", checked.report());
     assert_eq!(
         *tries.lock().expect("tries"),
-        2 + checked.report().rounds.len()
+        2 + checked.report().rounds().len()
     );
 
     let never =
@@ -661,15 +660,15 @@ fn a_round_the_machines_other_work_limited_is_measured_again_within_the_budget()
     assert_eq!(checked.verdict(), Verdict::Inconclusive, "{report}");
     assert!(
         report
-            .reason
+            .reason()
             .contains("perfshape or the machine was the limit"),
         "{}",
-        report.reason
+        report.reason()
     );
     assert!(
-        report.reason.contains("until its 0.1 s budget ran out"),
+        report.reason().contains("until its 0.1 s budget ran out"),
         "{}",
-        report.reason
+        report.reason()
     );
     Ok(())
 }

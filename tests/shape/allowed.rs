@@ -18,7 +18,7 @@ fn an_allowed_call_holds_the_claim_and_is_listed() -> Result {
         .allow(Allow::call("clock_nanosleep"))
         .does_not_block_its_worker()
         .check()?;
-    if checked.report().unread.is_some() {
+    if checked.report().unread().is_some() {
         return Ok(());
     }
     let said = format!("{:#}", checked.report());
@@ -45,7 +45,7 @@ fn an_allow_that_matches_nothing_leaves_the_claim_broken_and_is_said() -> Result
         .allow(Allow::function("shop::config::load"))
         .does_not_block_its_worker()
         .check()?;
-    if checked.report().unread.is_some() {
+    if checked.report().unread().is_some() {
         return Ok(());
     }
     let said = format!("{:#}", checked.report());

@@ -30,7 +30,7 @@ fn expect(checked: &Checked, expected: Verdict) -> Option<String> {
 /// `checked` is broken, its cause naming a lock, where this build reads what it needs.
 fn expect_a_lock(checked: &Checked) {
     if let Some(report) = expect(checked, Verdict::Broken) {
-        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        let cause = &checked.report().advice().as_ref().expect("a cause").cause;
         assert!(cause.contains("in futex(): a lock"), "{report}");
     }
 }
@@ -47,7 +47,7 @@ fn a_note_synced_with_std_fs_blocks_and_its_report_names_the_file() -> Result {
         .check()?;
     if let Some(report) = expect(&checked, Verdict::Broken) {
         let file = dir.path().join("journal.log");
-        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        let cause = &checked.report().advice().as_ref().expect("a cause").cause;
         assert!(
             cause.contains(&format!("of {}", file.display())),
             "the cause names the file: {report}"
@@ -138,7 +138,7 @@ fn causes_name_their_lines(cases: &[(&str, &[&str])]) -> Result {
         if cfg!(any(perfshape_portable, not(target_os = "linux"))) {
             continue;
         }
-        let cause = &checked.report().advice.as_ref().expect("a cause").cause;
+        let cause = &checked.report().advice().as_ref().expect("a cause").cause;
         let line = format!(
             "({}:{})",
             crate::common::held::FILE,

@@ -105,7 +105,7 @@ fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Res
     // machine's wait for one explain its hold (a whole suite with a core busy: 0.11 ms
     // computing and 0.27 ms waiting for a CPU of each 0.30 ms held). Inconclusive each way,
     // and the reason says which.
-    let reason = &fast.report().reason;
+    let reason = &fast.report().reason();
     assert!(
         reason.contains("too short against the load client's own")
             || reason.contains("the machine's CPU was the limit")
@@ -130,7 +130,7 @@ fn by_url_a_fast_route_and_a_computing_one_are_inconclusive_and_say_why() -> Res
     // Its own CPU explains the hold, and the report points at the claim that tells one
     // long poll from many short ones by URL; on a machine kept busy besides, the service
     // wanted a CPU it could not have, and the machine was the limit: inconclusive either way.
-    let reason = &computing.report().reason;
+    let reason = &computing.report().reason();
     assert!(
         (reason.contains("the service's own CPU explains it")
             && reason.contains("keeps_answering_during()"))

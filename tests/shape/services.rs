@@ -91,7 +91,7 @@ fn an_offloaded_query_on_one_connection_holds_and_says_the_requests_queued_elsew
     if crate::common::decided(&checked).is_none() {
         return Ok(());
     }
-    let said = checked.report().explanation.join("\n");
+    let said = checked.report().explanation().join("\n");
     if cfg!(perfshape_portable) {
         // Whether they queued is read from outside, which needs the machine's CPU.
         assert!(said.contains("is not read"), "{said}");

@@ -43,7 +43,7 @@ fn a_hash_verified_inline_behind_a_redirect_blocks_its_worker() -> Result {
             .is_some_and(|f| f.contains("computes 30 ms in one poll")),
         "the report says it computes in one poll: {report:#}"
     );
-    let answer = &report.facts["POST /login answers"];
+    let answer = &report.facts()["POST /login answers"];
     assert!(answer.starts_with(REDIRECT), "{answer}");
     Ok(())
 }
@@ -60,12 +60,12 @@ fn the_sign_in_page_waits_while_a_hash_is_verified_inline() -> Result {
     assert_eq!(verdict, Verdict::Broken, "{report:#}");
     assert!(
         !report
-            .explanation
+            .explanation()
             .iter()
             .any(|l| l.contains("no worker was blocked")),
         "{report:#}"
     );
-    assert!(report.facts["POST /login answers"].starts_with(REDIRECT));
+    assert!(report.facts()["POST /login answers"].starts_with(REDIRECT));
     Ok(())
 }
 
@@ -95,7 +95,7 @@ fn a_400_ms_hash_on_the_blocking_pool_holds_within_the_default_budget() -> Resul
     // Four requests a round, said in the evidence (the snapshot states the rule).
     assert!(
         report
-            .evidence
+            .evidence()
             .iter()
             .any(|e| e.contains("over the median 4 concurrent POST /login")),
         "{report:#}"

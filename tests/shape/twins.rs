@@ -48,7 +48,7 @@ fn a_sync_write_in_a_handler_is_a_worker_blocked() -> Result {
     );
     // The evidence from outside is of 20 concurrent requests, not fewer: on one worker
     // they take ≈16× one alone (a fan-out of 1 would read ≈1×).
-    let ratio = checked.report().observed["fan-out ÷ alone"];
+    let ratio = checked.report().observed()["fan-out ÷ alone"];
     assert!(ratio > 5.0, "fan-out ÷ alone {ratio}");
     Ok(())
 }
@@ -142,9 +142,19 @@ fn a_mix_names_the_route_with_the_sync_write_and_counts_each_route() -> Result {
     );
     // What the server received: 20 requests as weighted 8:1:1 — a mix that sent its
     // routes evenly would read 7:7:6 here.
-    let received = |label: &str| report.observed.get(&format!("received {label}")).copied();
-    assert_eq!(received("GET /todos"), Some(18.0), "{:?}", report.observed);
-    assert_eq!(received("POST /todos"), Some(2.0), "{:?}", report.observed);
+    let received = |label: &str| report.observed().get(&format!("received {label}")).copied();
+    assert_eq!(
+        received("GET /todos"),
+        Some(18.0),
+        "{:?}",
+        report.observed()
+    );
+    assert_eq!(
+        received("POST /todos"),
+        Some(2.0),
+        "{:?}",
+        report.observed()
+    );
     Ok(())
 }
 

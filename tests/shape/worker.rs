@@ -105,7 +105,7 @@ fn an_audit_write_in_a_spawned_task_blocks_the_worker() -> Result {
     if expect(&checked, Verdict::Broken) {
         let found = checked.report().finding().unwrap_or_default();
         assert!(found.contains("outside the requests' own polls"), "{found}");
-        let outside = checked.report().observed["worker waiting outside polls ms"];
+        let outside = checked.report().observed()["worker waiting outside polls ms"];
         assert!(outside > 1.0, "{}", checked.report());
     }
     let answering = target

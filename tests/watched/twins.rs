@@ -46,11 +46,7 @@ async fn a_sleep_on_the_worker_is_named() -> Result {
     });
     let checked = decided.await.expect("the watch decided")?;
     assert_names(&checked, "GET /wait");
-    let artifact = checked
-        .report()
-        .artifact
-        .as_ref()
-        .expect("the figures written");
+    let artifact = checked.report().artifact().expect("the figures written");
     let name = artifact.file_name().unwrap().to_string_lossy();
     assert!(
         name.starts_with(

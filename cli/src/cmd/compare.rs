@@ -328,7 +328,7 @@ impl Args {
         );
         let checked = claim.check()?;
         let report = checked.report();
-        let what = report.explanation.first().cloned().unwrap_or_default();
+        let what = report.explanation().first().cloned().unwrap_or_default();
         let path = if base.path() == candidate.path() {
             base.path().to_string()
         } else {
@@ -336,13 +336,13 @@ impl Args {
         };
         println!(
             "{:<12} {path}: {what}; {:.3} against a band {} in {} rounds",
-            report.verdict.to_string(),
-            report.median,
-            report.band,
-            report.rounds.len()
+            report.verdict().to_string(),
+            report.median(),
+            report.band(),
+            report.rounds().len()
         );
         // A claim that does not hold has printed its whole report, artifact included.
-        if let (true, Some(artifact)) = (report.verdict.holds(), &report.artifact) {
+        if let (true, Some(artifact)) = (report.verdict().holds(), &report.artifact()) {
             eprintln!("raw figures: {}", artifact.display());
         }
         Ok(Exit::of([report]))

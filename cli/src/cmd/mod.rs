@@ -23,5 +23,5 @@ mod schedule;
 
 /// A claim's margin from its band's nearest edge, for a table cell ("—" without one).
 fn margin(report: &perfshape::claim::ClaimReport) -> String {
-    report.margin.map_or("—".into(), |m| m.to_string())
+    report.margin().map_or("—".into(), |m| m.to_string())
 }

@@ -81,16 +81,16 @@ pub(super) fn judge(
         let report = j.checked.report();
         println!(
             "| {} | {} | {:.3} | {} | {} | {} |",
-            report.name,
-            report.verdict,
-            report.median,
-            report.band,
+            report.name(),
+            report.verdict(),
+            report.median(),
+            report.band(),
             margin(report),
-            report.rounds.len()
+            report.rounds().len()
         );
     }
     if let Some(first) = judged.first() {
-        for line in &first.checked.report().explanation {
+        for line in first.checked.report().explanation() {
             println!("{line}");
         }
     }

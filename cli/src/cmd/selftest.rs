@@ -59,21 +59,23 @@ impl Args {
                 println!(
                     "| {} | {control} | {} | {} | {:.3} | {} | {} | {:.2} s |",
                     entry.name,
-                    report.name,
-                    report.verdict,
-                    report.median,
-                    report.band,
+                    report.name(),
+                    report.verdict(),
+                    report.median(),
+                    report.band(),
                     margin(report),
-                    report.elapsed.as_secs_f64()
+                    report.elapsed().as_secs_f64()
                 );
-                if report.verdict != wanted {
-                    exit = exit.max(match report.verdict {
+                if report.verdict() != wanted {
+                    exit = exit.max(match report.verdict() {
                         Verdict::Inconclusive => Exit::Inconclusive,
                         _ => Exit::Broken,
                     });
                     wrong.push(format!(
                         "{}: {} ({})",
-                        entry.name, report.name, report.verdict
+                        entry.name,
+                        report.name(),
+                        report.verdict()
                     ));
                 }
             }

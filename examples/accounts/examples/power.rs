@@ -165,10 +165,10 @@ fn main() -> Result {
             {
                 named += 1;
             }
-            if let Some(s) = report.observed.get("slept share") {
+            if let Some(s) = report.observed().get("slept share") {
                 slept.push(*s);
             }
-            if let Some(w) = report.observed.get("waiting ms") {
+            if let Some(w) = report.observed().get("waiting ms") {
                 waits.push(*w);
             }
         }

@@ -104,13 +104,17 @@ fn a_database_met_directly_leaves_a_hold_inconclusive_and_names_it() -> Result {
     let said = format!("{:#}", checked.report());
     assert_eq!(checked.verdict(), Verdict::Inconclusive, "{said}");
     assert!(said.contains("(postgres) directly"), "{said}");
-    let advice = checked.report().advice.as_ref().expect("a do line");
+    let advice = checked.report().advice().expect("a do line");
     assert!(advice.action.contains("Downstream::to("), "{said}");
     let sidecar = direct.target.clone().local_downstreams_are_production();
     let checked = list(&sidecar).does_not_block_its_worker().check()?;
     assert_eq!(checked.verdict(), Verdict::Holds, "{:#}", checked.report());
     // Said to be production's, the database is not a cause to put elsewhere either.
-    assert!(checked.report().advice.is_none(), "{:#}", checked.report());
+    assert!(
+        checked.report().advice().is_none(),
+        "{:#}",
+        checked.report()
+    );
     // The look is the process's: the direct service's connections must be closed first.
     drop(sidecar);
     drop(direct);
@@ -155,8 +159,8 @@ fn probe_loopback() -> Result {
         eprintln!(
             "{build}: {:?} slept {:?} waiting {:?} | {}",
             checked.verdict(),
-            r.observed.get("slept share"),
-            r.observed.get("waiting ms"),
+            r.observed().get("slept share"),
+            r.observed().get("waiting ms"),
             r
         );
     }

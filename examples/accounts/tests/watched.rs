@@ -74,7 +74,7 @@ fn at_distance(cluster: &common::Cluster) -> (Proxy, String) {
 
 /// Off Linux the watch says what it cannot read: inconclusive, never a verdict.
 fn decided(checked: &Checked) -> Option<Verdict> {
-    (checked.report().unread.is_none()).then(|| checked.verdict())
+    (checked.report().unread().is_none()).then(|| checked.verdict())
 }
 
 #[tokio::test]

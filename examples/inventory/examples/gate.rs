@@ -41,7 +41,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     for build in Build::ALL {
         println!("{build}:");
         for checked in claims(build, folder.path())? {
-            println!("  {}: {}", checked.report().name, checked.verdict());
+            println!("  {}: {}", checked.report().name(), checked.verdict());
         }
     }
     Ok(())

@@ -39,7 +39,7 @@ async fn watched(build: Build) -> Result<Option<(Verdict, String)>> {
     }
     assert_eq!(quantity(&client, target).await?, before + 3, "{build}");
     let checked = watch.nothing_blocked()?;
-    if checked.report().unread.is_some() {
+    if checked.report().unread().is_some() {
         return Ok(None);
     }
     Ok(Some((checked.verdict(), format!("{:#}", checked.report()))))

@@ -53,7 +53,7 @@ fn health(target: &Target) -> Endpoint {
 /// `PERFSHAPE_PORTABLE=1`), inconclusive, naming the Linux read it lacks.
 fn came_out(checked: &Checked, expected: Verdict) {
     let report = checked.report();
-    if report.unread.is_some() {
+    if report.unread().is_some() {
         assert_eq!(checked.verdict(), Verdict::Inconclusive, "{report}");
         return;
     }

@@ -83,7 +83,7 @@ async fn functional_test(build: Build) -> Result<Checked> {
 /// inconclusive, naming the read it lacks.
 fn came_out(checked: &Checked, expected: Verdict) {
     let report = checked.report();
-    if report.unread.is_some() {
+    if report.unread().is_some() {
         assert_eq!(checked.verdict(), Verdict::Inconclusive, "{report}");
         return;
     }

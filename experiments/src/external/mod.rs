@@ -29,7 +29,7 @@
 //! let judged = Judge::new()
 //! #   .artifacts_in(&scratch)
 //!     .judge(&schedule, &stats)?;
-//! assert_eq!(judged[0].checked.report().relation, "async > mixed > offload > blocking");
+//! assert_eq!(judged[0].checked.report().relation(), "async > mixed > offload > blocking");
 //! for claim in &judged {
 //!     claim.checked.gate()?; // or perfshape::assert_shape! to snapshot it first
 //! }

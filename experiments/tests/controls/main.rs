@@ -152,7 +152,7 @@ fn the_model_with_twice_the_work() -> Result {
     let checked = common::model_vs_reality::small_random_scenarios(Control)?;
     let shapes: catalog::Shapes = checked
         .into_iter()
-        .map(|c| (c.report().name.clone(), c))
+        .map(|c| (c.report().name().to_string(), c))
         .collect();
     expect_broken(&shapes)
 }

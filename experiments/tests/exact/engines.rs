@@ -269,12 +269,12 @@ fn the_judge_decides_seed004_from_each_engines_statistics() -> Result {
             );
         }
         let ordering = judged[0].checked.report();
-        assert_eq!(ordering.relation, "async > mixed > offload > blocking");
+        assert_eq!(ordering.relation(), "async > mixed > offload > blocking");
         let accounting = format!("sent {sent} = ok {sent} + failed 0 over 12 stages");
         assert!(
-            ordering.explanation[0].contains(&accounting),
+            ordering.explanation()[0].contains(&accounting),
             "{:?}",
-            ordering.explanation
+            ordering.explanation()
         );
     }
     Ok(())
@@ -486,9 +486,9 @@ fn an_open_loop_is_an_arrival_rate_and_its_dropped_starts_are_counted() -> Resul
     );
     let offered = judged[2].checked.report();
     assert!(
-        offered.explanation[0].contains("starts dropped (no user free)"),
+        offered.explanation()[0].contains("starts dropped (no user free)"),
         "{:?}",
-        offered.explanation
+        offered.explanation()
     );
 
     // A summary without the dropped starts of an open loop's stage is refused by name.

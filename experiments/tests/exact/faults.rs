@@ -126,7 +126,7 @@ fn a_side_past_its_time_limit_ends_the_claim_with_a_report() -> Result {
         "{}",
         checked.report()
     );
-    let reason = &checked.report().reason;
+    let reason = &checked.report().reason();
     assert!(reason.contains("ran past its time limit"), "{reason}");
     assert!(
         checked.gate().is_err(),

@@ -84,7 +84,7 @@ fn holds_naming_the_knee(checked: &perfshape::Checked) {
     assert_eq!(checked.verdict(), Verdict::Holds, "{report}");
     assert!(
         report
-            .explanation
+            .explanation()
             .iter()
             .any(|line| line.contains("the sweep: throughput stops growing past")),
         "{report}"

@@ -57,10 +57,10 @@ fn the_table_of_pools() -> Result {
                     "k": k,
                     "claimed": factor * k as f64,
                     "verdict": format!("{:?}", checked.verdict()).to_lowercase(),
-                    "estimates": report.rounds.iter().map(|r| r.value * factor * k as f64).collect::<Vec<_>>(),
-                    "explanation": report.explanation,
-                    "reason": report.reason,
-                    "elapsed_ms": report.elapsed.as_secs_f64() * 1e3,
+                    "estimates": report.rounds().iter().map(|r| r.value * factor * k as f64).collect::<Vec<_>>(),
+                    "explanation": report.explanation(),
+                    "reason": report.reason(),
+                    "elapsed_ms": report.elapsed().as_secs_f64() * 1e3,
                 });
                 writeln!(out, "{line}").expect("a line of the table");
             }

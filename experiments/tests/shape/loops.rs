@@ -47,19 +47,19 @@ fn a_plateau_of_the_cpu_is_no_verdict_about_a_pool() -> Result {
     assert_eq!(verdict, perfshape::Verdict::Inconclusive, "{report}");
     assert!(
         report
-            .reason
+            .reason()
             .contains("perfshape or the machine was the limit, not the service"),
         "{}",
-        report.reason
+        report.reason()
     );
     // Where the machine's CPU is read, the plateau is named as the CPU's; a portable build
     // reads none, and names the load client where its workers were saturated (88 % busy
     // in one CI run) — a limit of perfshape's, never the service's.
     #[cfg(not(perfshape_portable))]
     assert!(
-        report.reason.contains("limited by CPU"),
+        report.reason().contains("limited by CPU"),
         "{}",
-        report.reason
+        report.reason()
     );
     #[cfg(perfshape_portable)]
     assert!(

@@ -28,86 +28,250 @@ pub struct Round {
 }
 
 /// Everything a claim measured and decided; `Display` is the failure message.
+///
+/// Read through its accessors: a claim builds it, and a field added to what a claim
+/// reports is not a breaking change for code that reads it.
 #[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
 pub struct ClaimReport {
     /// The claim's name.
-    pub name: String,
+    pub(crate) name: String,
     /// `ratio`, `bound`, `figure` or `ordering`.
-    pub kind: &'static str,
+    pub(crate) kind: &'static str,
     /// What is divided by what, or the order claimed.
-    pub relation: String,
+    pub(crate) relation: String,
     /// The band the median must lie in.
-    pub band: Band,
+    pub(crate) band: Band,
     /// The ideal figure, when given.
-    pub ideal: Option<f64>,
+    pub(crate) ideal: Option<f64>,
     /// For bound claims: the expectation and its unit.
-    pub expected: Option<(Expected, Unit)>,
+    pub(crate) expected: Option<(Expected, Unit)>,
     /// The verdict.
-    pub verdict: Verdict,
+    pub(crate) verdict: Verdict,
     /// Why, in one sentence.
-    pub reason: String,
+    pub(crate) reason: String,
     /// The median of the rounds' figures.
-    pub median: f64,
+    pub(crate) median: f64,
     /// The noisiest side's A/A noise floor (relative).
-    pub noise_floor: f64,
+    pub(crate) noise_floor: f64,
     /// How far the median sits from the band's nearest edge ([`Margin`]).
-    pub margin: Option<Margin>,
+    pub(crate) margin: Option<Margin>,
     /// Each side's label and unit.
-    pub sides: Vec<(String, Unit)>,
+    pub(crate) sides: Vec<(String, Unit)>,
     /// Every round.
-    pub rounds: Vec<Round>,
+    pub(crate) rounds: Vec<Round>,
     /// Settings (pool, N, work) as given by the claim.
-    pub context: BTreeMap<String, String>,
+    pub(crate) context: BTreeMap<String, String>,
     /// The machine's available parallelism.
-    pub cores: usize,
+    pub(crate) cores: usize,
     /// The CPUs a cgroup quota allows this process (a container's CPU limit), where one
     /// limits it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cpu_quota: Option<f64>,
+    pub(crate) cpu_quota: Option<f64>,
     /// Strict or advisory.
-    pub gate: GateMode,
+    pub(crate) gate: GateMode,
     /// The read this platform does not make (off Linux: the machine's CPU, a worker's
     /// run-queue time), when that is why the claim is inconclusive: its gate neither
     /// snapshots nor fails it, as a test ignored on a platform is not failed there.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub unread: Option<String>,
+    pub(crate) unread: Option<String>,
     /// The time budget the rounds were given ([`Claim::budget`](crate::Claim::budget)).
-    pub budget: Duration,
+    pub(crate) budget: Duration,
     /// Where the rounds stopped unsettled: the budget spent or the most rounds taken, and
     /// how busy the machine was.
-    pub out_of_time: Option<super::OutOfTime>,
+    pub(crate) out_of_time: Option<super::OutOfTime>,
     /// Time spent measuring.
     #[serde(with = "crate::vocab::millis")]
-    pub elapsed: Duration,
+    pub(crate) elapsed: Duration,
     /// The physical limit of the rounds: what each side must wait for, however fast the
     /// machine (its floor, else a duration's quickest round), summed over the rounds.
     /// `None` when a side is neither a duration nor has a floor.
     #[serde(with = "crate::vocab::millis::opt")]
-    pub limit: Option<Duration>,
+    pub(crate) limit: Option<Duration>,
     /// What the figure means for the code under test
     /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
-    pub explanation: Vec<String>,
+    pub(crate) explanation: Vec<String>,
     /// What a claim that does not hold found, in words that change only with the shape —
     /// how the worker was held, the call, the team's function and line — and never with a
     /// run's figures: its snapshot's `observed`. `None` where the verdict and the band say
     /// it all (a claim of your own, an inconclusive one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub shape: Option<String>,
+    pub(crate) shape: Option<String>,
     /// The likely cause and the remedy, where the claim names them
     /// ([`Claim::advise`](crate::Claim::advise)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub advice: Option<Advice>,
+    pub(crate) advice: Option<Advice>,
     /// What the sides saw besides their figures ([`Measure::evidence`](crate::claim::Measure::evidence)),
     /// then what the caller measured beside the claim ([`Claim::evidence`](crate::Claim::evidence)).
-    pub evidence: Vec<String>,
+    pub(crate) evidence: Vec<String>,
     /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).
-    pub facts: BTreeMap<String, String>,
+    pub(crate) facts: BTreeMap<String, String>,
     /// Raw figures the claim observed besides its rounds ([`Claim::observed`](crate::Claim::observed)): in the
     /// JSON artifact, never in a snapshot.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
-    pub observed: BTreeMap<String, f64>,
+    pub(crate) observed: BTreeMap<String, f64>,
     /// Where the raw figures were written, when they could be.
-    pub artifact: Option<PathBuf>,
+    pub(crate) artifact: Option<PathBuf>,
+}
+
+impl ClaimReport {
+    /// The claim's name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// `ratio`, `bound`, `figure` or `ordering`.
+    pub fn kind(&self) -> &'static str {
+        self.kind
+    }
+
+    /// What is divided by what, or the order claimed.
+    pub fn relation(&self) -> &str {
+        &self.relation
+    }
+
+    /// The band the median must lie in.
+    pub fn band(&self) -> &Band {
+        &self.band
+    }
+
+    /// The ideal figure, when given.
+    pub fn ideal(&self) -> Option<f64> {
+        self.ideal
+    }
+
+    /// For bound claims: the expectation and its unit.
+    pub fn expected(&self) -> Option<&(Expected, Unit)> {
+        self.expected.as_ref()
+    }
+
+    /// The verdict.
+    pub fn verdict(&self) -> Verdict {
+        self.verdict
+    }
+
+    /// Why, in one sentence.
+    pub fn reason(&self) -> &str {
+        &self.reason
+    }
+
+    /// The median of the rounds' figures.
+    pub fn median(&self) -> f64 {
+        self.median
+    }
+
+    /// The noisiest side's A/A noise floor (relative).
+    pub fn noise_floor(&self) -> f64 {
+        self.noise_floor
+    }
+
+    /// How far the median sits from the band's nearest edge ([`Margin`]).
+    pub fn margin(&self) -> Option<Margin> {
+        self.margin
+    }
+
+    /// Each side's label and unit.
+    pub fn sides(&self) -> &[(String, Unit)] {
+        &self.sides
+    }
+
+    /// Every round.
+    pub fn rounds(&self) -> &[Round] {
+        &self.rounds
+    }
+
+    /// Settings (pool, N, work) as given by the claim.
+    pub fn context(&self) -> &BTreeMap<String, String> {
+        &self.context
+    }
+
+    /// The machine's available parallelism.
+    pub fn cores(&self) -> usize {
+        self.cores
+    }
+
+    /// The CPUs a cgroup quota allows this process (a container's CPU limit), where one
+    /// limits it.
+    pub fn cpu_quota(&self) -> Option<f64> {
+        self.cpu_quota
+    }
+
+    /// Strict or advisory.
+    pub fn gate(&self) -> GateMode {
+        self.gate
+    }
+
+    /// The read this platform does not make (off Linux: the machine's CPU, a worker's
+    /// run-queue time), when that is why the claim is inconclusive: its gate neither
+    /// snapshots nor fails it, as a test ignored on a platform is not failed there.
+    pub fn unread(&self) -> Option<&str> {
+        self.unread.as_deref()
+    }
+
+    /// The time budget the rounds were given ([`Claim::budget`](crate::Claim::budget)).
+    pub fn budget(&self) -> Duration {
+        self.budget
+    }
+
+    /// Where the rounds stopped unsettled: the budget spent or the most rounds taken, and
+    /// how busy the machine was.
+    pub fn out_of_time(&self) -> Option<super::OutOfTime> {
+        self.out_of_time
+    }
+
+    /// Time spent measuring.
+    pub fn elapsed(&self) -> Duration {
+        self.elapsed
+    }
+
+    /// The physical limit of the rounds: what each side must wait for, however fast the
+    /// machine (its floor, else a duration's quickest round), summed over the rounds.
+    /// `None` when a side is neither a duration nor has a floor.
+    pub fn limit(&self) -> Option<Duration> {
+        self.limit
+    }
+
+    /// What the figure means for the code under test
+    /// ([`Claim::explain`](crate::Claim::explain)); the first sentence goes in the headline.
+    pub fn explanation(&self) -> &[String] {
+        &self.explanation
+    }
+
+    /// What a claim that does not hold found, in words that change only with the shape —
+    /// how the worker was held, the call, the team's function and line — and never with a
+    /// run's figures: its snapshot's `observed`. `None` where the verdict and the band say
+    /// it all (a claim of your own, an inconclusive one).
+    pub fn shape(&self) -> Option<&str> {
+        self.shape.as_deref()
+    }
+
+    /// The likely cause and the remedy, where the claim names them
+    /// ([`Claim::advise`](crate::Claim::advise)).
+    pub fn advice(&self) -> Option<&Advice> {
+        self.advice.as_ref()
+    }
+
+    /// What the sides saw besides their figures ([`Measure::evidence`](crate::claim::Measure::evidence)),
+    /// then what the caller measured beside the claim ([`Claim::evidence`](crate::Claim::evidence)).
+    pub fn evidence(&self) -> &[String] {
+        &self.evidence
+    }
+
+    /// Deterministic facts added after the rounds ([`Checked::fact`](crate::Checked::fact)).
+    pub fn facts(&self) -> &BTreeMap<String, String> {
+        &self.facts
+    }
+
+    /// Raw figures the claim observed besides its rounds ([`Claim::observed`](crate::Claim::observed)): in the
+    /// JSON artifact, never in a snapshot.
+    pub fn observed(&self) -> &BTreeMap<String, f64> {
+        &self.observed
+    }
+
+    /// Where the raw figures were written, when they could be.
+    pub fn artifact(&self) -> Option<&std::path::Path> {
+        self.artifact.as_deref()
+    }
 }
 
 impl ClaimReport {
