@@ -40,45 +40,29 @@
 
 mod guard;
 mod layer;
+mod report;
+mod route;
 mod seen;
 mod source;
 
 pub use self::guard::WatchGuard;
 pub use self::layer::{WatchLayer, WatchService};
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use self::seen::{BUSY, Finding, Request, Sampled, decide_on, decide_outside, millis};
+use self::report::Decisions;
+use self::route::{Decided, Judging, routes_of};
+use self::seen::{BUSY, millis};
 use self::source::{Source, Watched, follow_this_process};
-use crate::blocked_call::{BlockedCall, Seen};
-use crate::claim::{Advice, Band, Checked, ClaimReport, GateMode, Verdict};
-use crate::claims::called;
-use crate::vocab::Allow;
-use crate::vocab::allow::{Allowances, Hold as HeldBy};
-
-/// The held worker's stacks at `place` for an allow by function to match, named only where
-/// an allow asks (`wanted`): those sampled computing for a stretch, those of the calls it
-/// slept in otherwise.
-fn held_stacks(
-    calls: &Calls,
-    place: &Place,
-    finding: &Finding,
-    wanted: bool,
-) -> std::result::Result<Vec<crate::stack::Frames>, String> {
-    if !wanted {
-        return Ok(Vec::new());
-    }
-    called::held_stacks(calls, place, matches!(finding, Finding::Computes { .. }))
-}
+use crate::claim::{Checked, GateMode};
 use crate::claims::distance::LocalLook;
-use crate::claims::remedy::{Hold, for_hold};
 use crate::error::{Error, Refused, Result};
-use crate::pool::sampler::{Calls, Place};
 use crate::server::ledger::{self, Ledger};
 use crate::target::Target;
+use crate::vocab::Allow;
 use crate::vocab::Allowance;
+use crate::vocab::allow::Allowances;
 
 /// How long the end of a watch waits for responses whose bodies are still being written
 /// (a server drops a body a moment after its last byte reaches the client).
@@ -153,49 +137,6 @@ impl Target {
             server.ledger(),
             responses,
         ))
-    }
-}
-
-/// One route the test called: `POST /orders`, its requests, and the paths they had
-/// (`/todos/1`, `/todos/2` of `PATCH /todos/{id}`).
-#[derive(Debug, Default)]
-struct Route {
-    requests: Vec<Request>,
-    paths: std::collections::BTreeSet<String>,
-}
-
-/// A route the test called, decided: its name (`POST /orders`), what it was found to do,
-/// what was sampled in its polls, its requests and how many of them failed (5xx).
-#[derive(Debug)]
-struct Decided {
-    /// The call the kernel saw its worker asleep in, in words, with where in the code.
-    call: Option<String>,
-    /// That call ([`called::held_in`]).
-    held: Option<BlockedCall>,
-    /// Where its worker computed, from the stacks sampled ([`called::computing_at`]).
-    computing: String,
-    name: String,
-    finding: Finding,
-    sampled: Sampled,
-    /// What its polls were sampled in, over all its paths, under its name.
-    at: Calls,
-    requests: usize,
-    failed: usize,
-    /// The allow that accepted its hold, where one did.
-    allowed: Option<Allow>,
-    /// What held its worker in words that do not change from run to run (the call, or
-    /// where it computed, and the team's line), for the snapshot; empty where it held.
-    shape: String,
-}
-
-impl Decided {
-    /// Broken first, then what cannot tell, then what holds (an allowed hold among them).
-    fn rank(&self) -> u8 {
-        if self.allowed.is_some() {
-            2
-        } else {
-            rank(&self.finding)
-        }
     }
 }
 
@@ -287,180 +228,42 @@ impl Watch {
             return Err(refused.to_error());
         }
         let gate = GateMode::from_env()?;
+        let watched = self.source.watched(self.first, self.from);
+        if watched.served.is_empty() {
+            return Err(self.none_reached());
+        }
+        let busy = self.busy();
+        let mut judging = Judging {
+            calls: &watched.calls,
+            allowance: &self.allowance,
+            busy: busy.is_some(),
+            look: LocalLook::default(),
+            local_is_production: self.source.local_is_production(),
+            allowances: Allowances::new(self.allows.clone()),
+        };
+        let mut routes: Vec<Decided> = routes_of(&watched.served)
+            .iter()
+            .map(|(name, route)| judging.route(name, route))
+            .collect();
+        routes.sort_by_key(Decided::rank);
+        let outside = judging.outside(&watched.outside);
         let Watched {
             served,
             unrecorded,
-            outside,
             calls,
-        } = self.source.watched(self.first, self.from);
-        if served.is_empty() {
-            return Err(Error::invalid(
-                NONE_REACHED,
-                format!("none reached {}", self.source.describe()),
-                match self.source {
-                    Source::Served { .. } => {
-                        "at least one request to target.url_of(path) while the watch runs"
-                    }
-                    Source::Layer(_) => {
-                        "at least one request to the router the WatchLayer was put on (router.layer(layer)) while the watch runs"
-                    }
-                },
-            ));
-        }
-        let mut routes: BTreeMap<String, Route> = BTreeMap::new();
-        for response in &served {
-            let route = routes
-                .entry(format!("{} {}", response.method, route_of(&response.path)))
-                .or_default();
-            route.requests.push(Request {
-                split: response.held.split,
-                status: response.status,
-            });
-            route.paths.insert(response.path.clone());
-        }
-        let allowance = self.allowance;
-        // How long this process's threads waited for a CPU while the watch ran, where the
-        // machine kept them waiting past BUSY: what explains a lone short sleep.
-        let busy = self
-            .cpu
-            .as_ref()
-            .zip(crate::usage::CpuReading::now())
-            .and_then(|(then, now)| now.waiting_since(then))
-            .filter(|&waiting| waiting >= BUSY);
-        // What the service talks to on this machine, looked at once where a route needs it.
-        let look = LocalLook::default();
-        let mut allowances = Allowances::new(self.allows.clone());
-        let mut decided: Vec<Decided> = routes
-            .iter()
-            .map(|(name, route)| {
-                let mut at = Calls::default();
-                let place = Place::Route(name.clone());
-                for path in &route.paths {
-                    let from = called::route(method_of(name), path);
-                    for (seen, n) in calls.at(&from) {
-                        if let Some(stack) = calls.stack(&from, &seen) {
-                            at.add_stack(place.clone(), seen.clone(), stack);
-                        }
-                        at.add(place.clone(), seen, n);
-                    }
-                    if let Some(left) = calls.left(&from) {
-                        at.add_left(place.clone(), left);
-                    }
-                }
-                // The workers' samples outside every response, for the route's evidence.
-                for (seen, n) in calls.at(&Place::Outside) {
-                    if let Some(stack) = calls.stack(&Place::Outside, &seen) {
-                        at.add_stack(Place::Outside, seen.clone(), stack);
-                    }
-                    at.add(Place::Outside, seen, n);
-                }
-                let sampled = Sampled::of(&at.at(&place));
-                // Looked at only for a route that sent to a local process inside its polls:
-                // reading the process's connections takes milliseconds in a long test run.
-                let sent = route
-                    .requests
-                    .iter()
-                    .any(|r| r.split.is_some_and(|s| s.to_local > 0));
-                let local = sent
-                    .then(|| look.too_fast_to_see(self.source.local_is_production()))
-                    .flatten();
-                let finding = decide_on(
-                    &route.requests,
-                    &sampled,
-                    &allowance,
-                    (busy.is_some(), local.as_deref()),
-                );
-                // Where in the code, named only for a route that held its worker: naming
-                // frames reads the binary's debug information.
-                let call = (rank(&finding) == 0)
-                    .then(|| called::held_words(&at, &place))
-                    .flatten();
-                let held = match called::held_in(&at, &place) {
-                    Some((Seen::Blocked(call), _)) => Some(call),
-                    _ => None,
-                };
-                // Named only for a route that computed past the budget, or past the
-                // optimised one where this build cannot tell: naming frames reads the
-                // binary's debug information.
-                let undecided_stretch = matches!(finding, Finding::CannotTell(_))
-                    && allowance.undecided().is_some_and(|(optimised, _)| {
-                        seen::longest_computing(&route.requests) > optimised
-                    });
-                let computing = if matches!(finding, Finding::Computes { .. }) || undecided_stretch
-                {
-                    for path in &route.paths {
-                        at.add_computing(
-                            place.clone(),
-                            calls.computing(&called::route(method_of(name), path)),
-                        );
-                    }
-                    called::computing_at(&at, &place)
-                } else {
-                    String::new()
-                };
-                let allowed = (rank(&finding) == 0)
-                    .then(|| {
-                        allowances.matching(&HeldBy {
-                            route: Some(name),
-                            call: held.as_ref(),
-                            stacks: held_stacks(&at, &place, &finding, !allowances.is_empty()),
-                        })
-                    })
-                    .flatten();
-                let shape = match finding {
-                    Finding::Waits { .. } => called::shape_at(&at, &place),
-                    Finding::Computes { .. } => crate::stack::computing_shape(at.computing(&place)),
-                    _ => None,
-                }
-                .map(|said| format!(": {said}"))
-                .unwrap_or_default();
-                Decided {
-                    shape,
-                    call,
-                    held,
-                    computing,
-                    name: name.clone(),
-                    finding,
-                    sampled,
-                    at,
-                    requests: route.requests.len(),
-                    failed: route.requests.iter().filter(|r| r.status >= 500).count(),
-                    allowed,
-                }
-            })
-            .collect();
-        let longest_outside = outside
-            .iter()
-            .map(|s| s.time.waiting)
-            .max()
-            .unwrap_or_default();
-        let sampled_outside = Sampled::of(&calls.at(&Place::Outside));
-        let outside_finding = decide_outside(longest_outside, outside.len(), &sampled_outside);
-        let outside_allowed = (rank(&outside_finding) == 0)
-            .then(|| {
-                allowances.matching(&HeldBy {
-                    route: None,
-                    call: sampled_outside.call.as_ref().map(|(call, _)| call),
-                    stacks: held_stacks(
-                        &calls,
-                        &Place::Outside,
-                        &outside_finding,
-                        !allowances.is_empty(),
-                    ),
-                })
-            })
-            .flatten();
-        decided.sort_by_key(Decided::rank);
-        let mut report = report(
-            &self.source,
-            &decided,
-            (outside_finding, outside_allowed),
-            &calls,
-            (served.len(), unrecorded),
-            (&allowance, gate),
-            self.from.elapsed(),
-        );
-        report.explanation.extend(allowances.unmatched());
+            ..
+        } = &watched;
+        let decisions = Decisions {
+            source: &self.source,
+            routes: &routes,
+            outside: &outside,
+            calls,
+            responses: served.len(),
+            unrecorded: *unrecorded,
+            allowance: &self.allowance,
+        };
+        let mut report = decisions.report(gate, self.from.elapsed());
+        report.explanation.extend(judging.allowances.unmatched());
         if let Some(waiting) = busy {
             report.evidence.push(format!(
                 "this process's threads waited for a CPU {:.0} % of the watch on average: a sleep no sample caught is read as a lock whose holder the machine preempted, decided by the count of requests; a route sent once that slept so past {} cannot tell",
@@ -470,374 +273,31 @@ impl Watch {
         }
         Ok(Checked::published(report, self.caller.as_deref()))
     }
-}
 
-/// The route a path is one of: each segment that is an id — all digits, or a UUID — read
-/// as `{id}`, so that `PATCH /todos/1` and `PATCH /todos/2` are one route, as the router's
-/// own `/todos/{id}` is (a served router is any tower service: its matched path is not
-/// seen from outside it).
-fn route_of(path: &str) -> String {
-    let id = |segment: &str| {
-        (!segment.is_empty() && segment.bytes().all(|b| b.is_ascii_digit()))
-            || (segment.len() == 36
-                && segment.bytes().filter(|&b| b == b'-').count() == 4
-                && segment.bytes().all(|b| b == b'-' || b.is_ascii_hexdigit()))
-    };
-    path.split('/')
-        .map(|segment| if id(segment) { "{id}" } else { segment })
-        .collect::<Vec<_>>()
-        .join("/")
-}
-
-/// The method of a route's name (`POST` of `POST /orders`).
-fn method_of(route: &str) -> &str {
-    route.split_once(' ').map_or(route, |(method, _)| method)
-}
-
-/// Broken findings first, then what cannot tell, then what holds.
-fn rank(finding: &Finding) -> u8 {
-    match finding {
-        Finding::Waits { .. } | Finding::Computes { .. } => 0,
-        Finding::CannotTell(_) | Finding::Unread => 1,
-        Finding::Holds => 2,
-    }
-}
-
-/// The call the worker slept in, in a report's words.
-fn call_of(calls: &Calls, place: &Place) -> Option<String> {
-    called::held_words(calls, place)
-}
-
-/// The watch's report: one verdict over the routes, each listed with its requests, the
-/// first broken one leading with the call the kernel saw.
-fn report(
-    source: &Source,
-    routes: &[Decided],
-    (outside, outside_allowed): (Finding, Option<Allow>),
-    calls: &Calls,
-    (responses, unrecorded): (usize, usize),
-    (allowance, gate): (&Allowance, GateMode),
-    elapsed: Duration,
-) -> ClaimReport {
-    let broken_routes = routes.iter().filter(|r| r.rank() == 0).count();
-    let outside_broken = rank(&outside) == 0 && outside_allowed.is_none();
-    let blocked = broken_routes + usize::from(outside_broken);
-    let undecided: Vec<String> = routes
-        .iter()
-        .filter_map(|route| match &route.finding {
-            Finding::CannotTell(why) if route.computing.is_empty() => {
-                Some(format!("{}: {why}", route.name))
-            }
-            // Where the long poll computed, for the team to judge meanwhile, or why that
-            // is not read here (already in parentheses).
-            Finding::CannotTell(why) if crate::stack::unread_computing().is_some() => {
-                Some(format!("{}: {why} {}", route.name, route.computing))
-            }
-            Finding::CannotTell(why) => Some(format!(
-                "{}: {why} (its polls were sampled computing {})",
-                route.name, route.computing
-            )),
-            _ => None,
-        })
-        .collect();
-    // A read this platform does not make is the verdict's only where it left the watch
-    // undecided: a poll past the budget is exact everywhere, and breaks it all the same.
-    let unread = (blocked == 0
-        && (routes.iter().any(|route| route.finding == Finding::Unread)
-            || outside == Finding::Unread))
-        .then(crate::thread_clock::unsplit);
-    let verdict = if blocked > 0 {
-        Verdict::Broken
-    } else if !undecided.is_empty() || unread.is_some() {
-        Verdict::Inconclusive
-    } else {
-        Verdict::Holds
-    };
-    let mut explanation = Vec::new();
-    // What the team accepted, listed after what broke: what each did, and by which allow.
-    let mut allowed = Vec::new();
-    let mut advice: Option<Advice> = None;
-    for route in routes {
-        if let Some((sentence, hold)) = said(route) {
-            match &route.allowed {
-                Some(allow) => allowed.push(format!("allowed by {allow}: {sentence}")),
-                None => {
-                    advice.get_or_insert_with(|| for_hold(&route.name, hold, route.call.clone()));
-                    explanation.push(sentence);
+    /// The error of a watch no request reached: the test's requests did not reach what it
+    /// watched.
+    fn none_reached(&self) -> Error {
+        Error::invalid(
+            NONE_REACHED,
+            format!("none reached {}", self.source.describe()),
+            match self.source {
+                Source::Served { .. } => {
+                    "at least one request to target.url_of(path) while the watch runs"
                 }
-            }
-        }
-    }
-    // The lead names every route that blocked, the first one whole.
-    let others: Vec<&str> = routes
-        .iter()
-        .filter(|r| r.rank() == 0)
-        .skip(1)
-        .map(|r| r.name.as_str())
-        .chain(outside_broken.then_some("a task outside every response"))
-        .collect();
-    if let Some(first) = explanation.first_mut()
-        && !others.is_empty()
-    {
-        first.push_str(&format!("; blocked too: {}", others.join(", ")));
-    }
-    if let Finding::Waits { requests, longest } = outside {
-        let sentence = format!(
-            "a task on the workers outside every response — one the requests spawned, a connection's driver, a background job — {}; it slept in {requests} stretch{} of the workers' run, {} at the longest",
-            match call_of(calls, &Place::Outside) {
-                Some(call) => format!("blocked in {call}"),
-                None => "waited in a call the kernel was not sampled in".to_string(),
+                Source::Layer(_) => {
+                    "at least one request to the router the WatchLayer was put on (router.layer(layer)) while the watch runs"
+                }
             },
-            if requests == 1 { "" } else { "es" },
-            millis(longest)
-        );
-        match &outside_allowed {
-            Some(allow) => allowed.push(format!("allowed by {allow}: {sentence}")),
-            None => {
-                advice.get_or_insert_with(|| {
-                    for_hold(
-                        "the requests the test sent",
-                        Hold::WaitsInATask,
-                        call_of(calls, &Place::Outside),
-                    )
-                });
-                explanation.push(sentence);
-            }
-        }
-    }
-    explanation.extend(undecided.iter().cloned());
-    if explanation.is_empty() && !allowed.is_empty() {
-        // Short enough for the line a holding watch prints: what was allowed is never silent.
-        let names: Vec<&str> = routes
-            .iter()
-            .filter(|r| r.allowed.is_some())
-            .map(|r| r.name.as_str())
-            .chain(
-                outside_allowed
-                    .is_some()
-                    .then_some("a task outside every response"),
-            )
-            .collect();
-        explanation.push(format!(
-            "none of its {} routes held its worker but as allowed: {}",
-            routes.len(),
-            names.join(", ")
-        ));
-    } else if explanation.is_empty() {
-        explanation.push(format!(
-            "none of its {} routes waited in a call or computed past {} ms in one poll ({responses} requests)",
-            routes.len(),
-            allowance.budget().as_millis(),
-        ));
-    }
-    explanation.extend(allowed);
-    let mut facts: BTreeMap<String, String> = routes
-        .iter()
-        .map(|route| {
-            let failed = if route.failed > 0 {
-                format!(", {} failed (5xx)", route.failed)
-            } else {
-                String::new()
-            };
-            let allowed = route
-                .allowed
-                .as_ref()
-                .map(|allow| format!(", allowed by {allow}"))
-                .unwrap_or_default();
-            (
-                route.name.clone(),
-                format!(
-                    "{} request{}{failed}: {}{}{allowed}",
-                    route.requests,
-                    if route.requests == 1 { "" } else { "s" },
-                    verdict_of(&route.finding),
-                    route.shape
-                ),
-            )
-        })
-        .collect();
-    if rank(&outside) == 0 {
-        let allowed = outside_allowed
-            .as_ref()
-            .map(|allow| format!(", allowed by {allow}"))
-            .unwrap_or_default();
-        let shape = called::shape_at(calls, &Place::Outside)
-            .map(|said| format!(": {said}"))
-            .unwrap_or_default();
-        facts.insert(
-            "outside every response".into(),
-            format!("{}{shape}{allowed}", verdict_of(&outside)),
-        );
-    }
-    if unrecorded > 0 {
-        facts.insert(
-            "unrecorded".into(),
-            format!("{unrecorded} started, never finished (their connection went away)"),
-        );
-    }
-    let mut evidence = Vec::new();
-    if let Source::Layer(_) = source {
-        evidence.push("seen through a WatchLayer: every poll of each response, on the thread that ran it; not the tasks its handlers spawned, nor tokio's block_in_place hand-off (a served target's watch, Target::watch, sees both)".to_string());
-    }
-    for route in routes {
-        let place = Place::Route(route.name.clone());
-        evidence.push(format!(
-            "{}: {}",
-            route.name,
-            called::tally(&route.at, &place)
-        ));
-        if rank(&route.finding) == 0 {
-            evidence.extend(
-                called::stacks(&route.at, &place)
-                    .into_iter()
-                    .map(|line| format!("{}: {line}", route.name)),
-            );
-        }
-    }
-    let reason: String = match verdict {
-        Verdict::Holds => format!("none of the {} routes held its worker", routes.len()),
-        Verdict::Broken if outside_broken => format!(
-            "{broken_routes} of the {} routes, and a task outside every response, held their worker",
-            routes.len()
-        ),
-        Verdict::Broken => format!(
-            "{broken_routes} of the {} routes held their worker",
-            routes.len()
-        ),
-        Verdict::Inconclusive => "what the requests did cannot be told here".into(),
-    };
-    // What broke, by count: each route's hold, its call and line are in its fact.
-    let shape = (!verdict.holds()).then(|| reason.clone());
-    ClaimReport {
-        name: "no route the test called blocks its worker".to_string(),
-        kind: "watch",
-        relation: "routes whose requests held their worker, by what the kernel saw".into(),
-        band: Band::at_most(0.0),
-        ideal: None,
-        expected: None,
-        verdict,
-        reason,
-        median: blocked as f64,
-        noise_floor: 0.0,
-        margin: None,
-        sides: Vec::new(),
-        rounds: Vec::new(),
-        context: BTreeMap::from([
-            ("target".to_string(), source.describe()),
-            ("poll budget".to_string(), allowance.describe_budget()),
-        ]),
-        cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
-        cpu_quota: crate::cpu_quota::CpuQuota::binding().map(|q| q.cpus),
-        gate,
-        unread,
-        budget: Duration::ZERO,
-        out_of_time: None,
-        elapsed,
-        limit: None,
-        explanation,
-        // What broke, by count: each route's hold, its call and line are in its fact.
-        shape,
-        advice: if verdict == Verdict::Broken {
-            advice
-        } else {
-            None
-        },
-        evidence,
-        facts,
-        observed: BTreeMap::from([
-            ("requests".to_string(), responses as f64),
-            ("routes".to_string(), routes.len() as f64),
-        ]),
-        artifact: None,
-    }
-}
-
-/// What a route's finding reads as, in its snapshot line.
-fn verdict_of(finding: &Finding) -> &'static str {
-    match finding {
-        Finding::Holds => "holds",
-        Finding::Waits { .. } => "waits in a call on its worker",
-        Finding::Computes { .. } => "computes past the poll budget in one poll",
-        Finding::CannotTell(_) => "cannot tell",
-        Finding::Unread => "not read here",
-    }
-}
-
-/// The sentence a report leads with for a route that held its worker, and how: `None`
-/// for one that did not.
-fn said(route: &Decided) -> Option<(String, Hold)> {
-    let Decided {
-        name,
-        sampled,
-        requests: all,
-        ..
-    } = route;
-    let of = |n: usize| {
-        format!(
-            "in {n} of its {all} request{}",
-            if *all == 1 { "" } else { "s" }
         )
-    };
-    match &route.finding {
-        Finding::Waits { requests, longest } => Some((
-            match (route.call.clone(), &sampled.call) {
-                (Some(call), Some((seen, n))) if route.held.as_ref() == Some(seen) => format!(
-                    "{name} blocked in {call} {}, {} at the longest (the kernel saw its worker there in {n} of the {} samples that caught it asleep)",
-                    of(*requests),
-                    millis(*longest),
-                    sampled.asleep
-                ),
-                (Some(call), _) => format!(
-                    "{name} blocked in {call} {}, {} at the longest (the kernel handed over its stack as the worker left its CPU)",
-                    of(*requests),
-                    millis(*longest)
-                ),
-                _ => format!(
-                    "{name} waited in a call on its worker {}, {} at the longest (asleep in the kernel inside its polls; no sample caught the call)",
-                    of(*requests),
-                    millis(*longest)
-                ),
-            },
-            Hold::Waits,
-        )),
-        Finding::Computes { requests, longest } => Some((
-            {
-                let said = format!(
-                    "{name} computed {} in one poll without giving its worker back {}, {}",
-                    millis(*longest),
-                    of(*requests),
-                    route.computing,
-                );
-                // Off Linux nothing is sampled: the poll's own CPU clock decided it.
-                if crate::blocked_call::available() {
-                    format!(
-                        "{said} (the kernel saw it running, in no system call, in {} of the {} samples of its polls)",
-                        sampled.running,
-                        sampled.running + sampled.asleep
-                    )
-                } else {
-                    said
-                }
-            },
-            Hold::Computes,
-        )),
-        _ => None,
     }
-}
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_id_in_a_path_is_one_route() {
-        assert_eq!(route_of("/todos/17"), "/todos/{id}");
-        assert_eq!(
-            route_of("/users/1b4e28ba-2fa1-11d2-883f-0016d3cca427/orders/2"),
-            "/users/{id}/orders/{id}"
-        );
-        assert_eq!(route_of("/items/sku-0042"), "/items/sku-0042");
-        assert_eq!(route_of("/"), "/");
-        assert_eq!(route_of("/v2/health"), "/v2/health");
+    /// How long this process's threads waited for a CPU while the watch ran, where the
+    /// machine kept them waiting past [`BUSY`]: what explains a lone short sleep.
+    fn busy(&self) -> Option<f64> {
+        self.cpu
+            .as_ref()
+            .zip(crate::usage::CpuReading::now())
+            .and_then(|(then, now)| now.waiting_since(then))
+            .filter(|&waiting| waiting >= BUSY)
     }
 }

@@ -57,7 +57,7 @@ pub(crate) const TO_TELL: usize = 2;
 
 /// One watched request of a route, as the served router recorded it.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct Request {
+pub(crate) struct WatchedRequest {
     /// Its polls, split by the worker's clocks (`None` where they are not read).
     pub(crate) split: Option<Split>,
     /// The status it answered.
@@ -173,8 +173,12 @@ pub(crate) enum Finding {
 /// shorter, or one seen in a lock, holds. A poll between the optimised and the unoptimised
 /// budget in a build without optimisations cannot tell either, and names the profile line.
 #[cfg(test)]
-pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowance) -> Finding {
-    decide_on(requests, sampled, allowance, (false, None))
+pub(crate) fn decide(
+    requests: &[WatchedRequest],
+    sampled: &Sampled,
+    allowance: &Allowance,
+) -> Finding {
+    decide_on(requests, sampled, allowance, Around::default())
 }
 
 /// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a sleep no sample
@@ -188,26 +192,24 @@ pub(crate) fn decide(requests: &[Request], sampled: &Sampled, allowance: &Allowa
 /// every request of a route in some runs), and whose round trip it was is not read — a
 /// correct handler's poll may span another thread's.
 pub(crate) fn decide_on(
-    requests: &[Request],
+    requests: &[WatchedRequest],
     sampled: &Sampled,
     allowance: &Allowance,
-    (busy, local): (bool, Option<&str>),
+    around: Around<'_>,
 ) -> Finding {
     let splits: Vec<Split> = requests.iter().filter_map(|r| r.split).collect();
     if splits.is_empty() {
         return Finding::Unread;
     }
-    let computing: Vec<Duration> = splits.iter().map(|s| s.longest_computing).collect();
-    let longest_computing = longest_computing(requests);
-    let past_budget = computing
-        .iter()
-        .filter(|&&c| c > allowance.budget())
-        .count();
-    if past_budget > 0 && past_budget * 10 >= splits.len() {
-        return Finding::Computes {
-            requests: past_budget,
-            longest: longest_computing,
-        };
+    let reading = Reading {
+        splits: &splits,
+        sampled,
+        allowance,
+        around,
+        longest_computing: longest_computing(requests),
+    };
+    if let Some(computes) = reading.computes() {
+        return computes;
     }
     // Where a poll's time off the CPU is not split into waiting and preemption (off Linux),
     // its "waiting" is a bound and its sleeps are not counted: computing is exact everywhere
@@ -217,73 +219,130 @@ pub(crate) fn decide_on(
         return if splits.iter().any(|s| s.waiting >= TOO_SHORT) {
             Finding::Unread
         } else {
-            undecided_stretch(longest_computing, allowance).unwrap_or(Finding::Holds)
+            undecided_stretch(reading.longest_computing, allowance).unwrap_or(Finding::Holds)
         };
     }
-    // On a busy machine a sleep no sample caught may be a lock whose holder the machine
-    // preempted, for as long as the sampler was kept from its CPU: it decides by the count
-    // of requests, as a lock does.
-    let unseen_on_busy = busy && sampled.call.is_none();
-    let in_a_lock = sampled.in_a_lock() || unseen_on_busy;
-    // A sleep on a lock counts only what the run-queue time of the thread that woke the
-    // task explains not: a holder preempted under the lock it woke the task from
-    // (`thread_clock::woken`). A call seen counts whole.
-    let waited = |s: &Split| {
-        if in_a_lock {
-            s.waiting.saturating_sub(s.held_up)
+    reading.waits()
+}
+
+/// What bears on a route's reading besides its requests and samples.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Around<'a> {
+    /// The machine kept this process's threads from a CPU past [`BUSY`] while the watch ran.
+    pub(crate) busy: bool,
+    /// The service talks to a process on this machine directly: why a round trip to it
+    /// cannot be told here, and what tells.
+    pub(crate) local: Option<&'a str>,
+}
+
+/// One route's requests and samples as [`decide_on`] reads them, step by step.
+struct Reading<'a> {
+    splits: &'a [Split],
+    sampled: &'a Sampled,
+    allowance: &'a Allowance,
+    around: Around<'a>,
+    longest_computing: Duration,
+}
+
+impl Reading<'_> {
+    /// A poll past the budget in one request of ten or more.
+    fn computes(&self) -> Option<Finding> {
+        let past_budget = self
+            .splits
+            .iter()
+            .filter(|s| s.longest_computing > self.allowance.budget())
+            .count();
+        (past_budget > 0 && past_budget * 10 >= self.splits.len()).then_some(Finding::Computes {
+            requests: past_budget,
+            longest: self.longest_computing,
+        })
+    }
+
+    /// On a busy machine a sleep no sample caught may be a lock whose holder the machine
+    /// preempted, for as long as the sampler was kept from its CPU: it decides by the count
+    /// of requests, as a lock does.
+    fn unseen_on_busy(&self) -> bool {
+        self.around.busy && self.sampled.call.is_none()
+    }
+
+    /// Whether the route's sleeps are read as a lock's.
+    fn in_a_lock(&self) -> bool {
+        self.sampled.in_a_lock() || self.unseen_on_busy()
+    }
+
+    /// A request's sleep: on a lock, only what the run-queue time of the thread that woke
+    /// the task explains not — a holder preempted under the lock it woke the task from
+    /// (`thread_clock::woken`); a call seen counts whole.
+    fn waited(&self, split: &Split) -> Duration {
+        if self.in_a_lock() {
+            split.waiting.saturating_sub(split.held_up)
         } else {
-            s.waiting
+            split.waiting
         }
-    };
-    let slept: Vec<Duration> = splits
-        .iter()
-        .filter(|s| s.slept > 0 && waited(s) >= TOO_SHORT)
-        .map(waited)
-        .collect();
-    let longest_wait = slept.iter().copied().max().unwrap_or_default();
-    let waits = Finding::Waits {
-        requests: slept.len(),
-        longest: longest_wait,
-    };
-    // A call sampled at the route's path counts where its requests slept: another method
-    // on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
-    if (sampled.a_call().is_some() && !slept.is_empty())
-        || (longest_wait >= A_CALL && !in_a_lock)
-        || (slept.len() >= TO_TELL && slept.len() * 2 >= splits.len())
-    {
-        return waits;
     }
-    if let Some(stretch) = undecided_stretch(longest_computing, allowance) {
-        return stretch;
+
+    /// Broken on the sleeps, else what cannot tell, else holds.
+    fn waits(&self) -> Finding {
+        let slept: Vec<Duration> = self
+            .splits
+            .iter()
+            .filter(|s| s.slept > 0 && self.waited(s) >= TOO_SHORT)
+            .map(|s| self.waited(s))
+            .collect();
+        let longest = slept.iter().copied().max().unwrap_or_default();
+        // A call sampled at the route's path counts where its requests slept: another
+        // method on the same path (`GET /todos` beside `POST /todos`) is sampled there too.
+        if (self.sampled.a_call().is_some() && !slept.is_empty())
+            || (longest >= A_CALL && !self.in_a_lock())
+            || (slept.len() >= TO_TELL && slept.len() * 2 >= self.splits.len())
+        {
+            return Finding::Waits {
+                requests: slept.len(),
+                longest,
+            };
+        }
+        undecided_stretch(self.longest_computing, self.allowance)
+            .or_else(|| self.one_request_in_doubt(longest))
+            .or_else(|| self.local_round_trip())
+            .unwrap_or(Finding::Holds)
     }
-    if splits.len() < TO_TELL && longest_wait >= IN_DOUBT && !in_a_lock {
-        return Finding::CannotTell(format!(
-            "its one request slept {} inside its polls and the kernel was not seen in a call: a short call or a brief lock; one more request tells",
-            millis(longest_wait)
-        ));
+
+    /// A route sent once whose sleep a call and a lock both make: one more request tells.
+    fn one_request_in_doubt(&self, longest: Duration) -> Option<Finding> {
+        if self.splits.len() >= TO_TELL {
+            return None;
+        }
+        if longest >= IN_DOUBT && !self.in_a_lock() {
+            return Some(Finding::CannotTell(format!(
+                "its one request slept {} inside its polls and the kernel was not seen in a call: a short call or a brief lock; one more request tells",
+                millis(longest)
+            )));
+        }
+        (self.unseen_on_busy() && longest >= BUSY_SLICE).then(|| {
+            Finding::CannotTell(format!(
+                "its one request slept {} inside its polls while the machine kept this process's threads from a CPU, and no sample caught the call: a sync call, or a lock whose holder the machine preempted; one more request tells",
+                millis(longest)
+            ))
+        })
     }
-    if splits.len() < TO_TELL && unseen_on_busy && longest_wait >= BUSY_SLICE {
-        return Finding::CannotTell(format!(
-            "its one request slept {} inside its polls while the machine kept this process's threads from a CPU, and no sample caught the call: a sync call, or a lock whose holder the machine preempted; one more request tells",
-            millis(longest_wait)
-        ));
+
+    /// A round trip to a local process inside half the route's polls or more, where the
+    /// service talks to one directly: too fast to be seen waiting.
+    fn local_round_trip(&self) -> Option<Finding> {
+        let local = self.around.local?;
+        let sent = self.splits.iter().filter(|s| s.to_local > 0).count();
+        (sent > 0 && sent * 2 >= self.splits.len()).then(|| {
+            Finding::CannotTell(format!(
+                "a round trip to a process on this machine fell inside its polls in {sent} of its {} request{} — a call its worker may have made itself, too fast to be seen waiting: {local}",
+                self.splits.len(),
+                if self.splits.len() == 1 { "" } else { "s" }
+            ))
+        })
     }
-    let sent = splits.iter().filter(|s| s.to_local > 0).count();
-    if let Some(local) = local
-        && sent > 0
-        && sent * 2 >= splits.len()
-    {
-        return Finding::CannotTell(format!(
-            "a round trip to a process on this machine fell inside its polls in {sent} of its {} request{} — a call its worker may have made itself, too fast to be seen waiting: {local}",
-            splits.len(),
-            if splits.len() == 1 { "" } else { "s" }
-        ));
-    }
-    Finding::Holds
 }
 
 /// The longest CPU one poll of `requests` used without giving its worker back.
-pub(crate) fn longest_computing(requests: &[Request]) -> Duration {
+pub(crate) fn longest_computing(requests: &[WatchedRequest]) -> Duration {
     requests
         .iter()
         .filter_map(|r| r.split)
@@ -341,8 +400,8 @@ pub(crate) fn decide_outside(longest: Duration, stretches: usize, sampled: &Samp
 mod tests {
     use super::*;
 
-    fn request(waiting_us: u64, slept: u32, computing_us: u64) -> Request {
-        Request {
+    fn request(waiting_us: u64, slept: u32, computing_us: u64) -> WatchedRequest {
+        WatchedRequest {
             split: Some(Split {
                 computing: Duration::from_micros(computing_us),
                 waiting: Duration::from_micros(waiting_us),
@@ -503,12 +562,20 @@ mod tests {
         if !crate::thread_clock::splits_off_cpu() {
             return; // off Linux: `time_off_the_cpu_unsplit_decides_only_computing`
         }
-        let busy = |requests: &[Request], sampled: &Sampled| {
-            decide_on(requests, sampled, &budget(4), (true, None))
+        let busy = |requests: &[WatchedRequest], sampled: &Sampled| {
+            decide_on(
+                requests,
+                sampled,
+                &budget(4),
+                Around {
+                    busy: true,
+                    local: None,
+                },
+            )
         };
         let lone = [request(1_100, 1, 60)];
         assert!(matches!(
-            decide_on(&lone, &Sampled::NONE, &budget(4), (false, None)),
+            decide_on(&lone, &Sampled::NONE, &budget(4), Around::default()),
             Finding::Waits { .. }
         ));
         assert_eq!(busy(&lone, &Sampled::NONE), Finding::Holds);
@@ -539,7 +606,7 @@ mod tests {
                 &[request(0, 0, 60), request(1_600, 1, 60)],
                 &Sampled::NONE,
                 &budget(4),
-                (false, None)
+                Around::default()
             ),
             Finding::Waits { requests: 1, .. }
         ));
@@ -555,7 +622,7 @@ mod tests {
         if !crate::thread_clock::splits_off_cpu() {
             return;
         }
-        let held_up = |waiting_us: u64, held_up_us: u64| Request {
+        let held_up = |waiting_us: u64, held_up_us: u64| WatchedRequest {
             split: Some(Split {
                 held_up: Duration::from_micros(held_up_us),
                 ..request(waiting_us, 1, 60).split.unwrap()
@@ -589,7 +656,7 @@ mod tests {
         if !crate::thread_clock::splits_off_cpu() {
             return;
         }
-        let round_trips = |n: u32| Request {
+        let round_trips = |n: u32| WatchedRequest {
             split: Some(Split {
                 to_local: n,
                 ..request(0, 0, 40).split.unwrap()
@@ -598,7 +665,12 @@ mod tests {
         };
         let local = Some("the service talks to 127.0.0.1:5432 (postgres) directly");
         let three = [round_trips(1), round_trips(2), round_trips(0)];
-        match decide_on(&three, &Sampled::NONE, &budget(4), (false, local)) {
+        match decide_on(
+            &three,
+            &Sampled::NONE,
+            &budget(4),
+            Around { busy: false, local },
+        ) {
             Finding::CannotTell(why) => {
                 assert!(why.contains("inside its polls in 2 of its 3"), "{why}");
                 assert!(why.contains("(postgres)"), "{why}");
@@ -610,17 +682,22 @@ mod tests {
                 &[round_trips(1)],
                 &Sampled::NONE,
                 &budget(4),
-                (false, local)
+                Around { busy: false, local }
             ),
             Finding::CannotTell(_)
         ));
         let none = [round_trips(0), round_trips(0), round_trips(1)];
         assert_eq!(
-            decide_on(&none, &Sampled::NONE, &budget(4), (false, local)),
+            decide_on(
+                &none,
+                &Sampled::NONE,
+                &budget(4),
+                Around { busy: false, local }
+            ),
             Finding::Holds
         );
         assert_eq!(
-            decide_on(&three, &Sampled::NONE, &budget(4), (false, None)),
+            decide_on(&three, &Sampled::NONE, &budget(4), Around::default()),
             Finding::Holds
         );
     }
@@ -652,7 +729,7 @@ mod tests {
 
     #[test]
     fn unread_clocks_decide_nothing() {
-        let unsplit = Request {
+        let unsplit = WatchedRequest {
             split: None,
             status: 200,
         };
