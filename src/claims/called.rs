@@ -11,9 +11,9 @@ use crate::stack::Stack;
 
 /// The samples of a claim's rounds, gathered as they run and read by its report.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Sampled(Arc<Mutex<Calls>>);
+pub(crate) struct CallsSampled(Arc<Mutex<Calls>>);
 
-impl Sampled {
+impl CallsSampled {
     /// Counts a run's samples in.
     pub(crate) fn add(&self, calls: &Calls) {
         self.0

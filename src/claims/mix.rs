@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::called::{self, Sampled};
+use super::called::{self, CallsSampled};
 use super::distance::LocalLook;
 use super::holding::{self, Holding, millis};
 use super::holding::{FAN_OUT_PER_WORKER, LEAST, SLEEPS_AT_MOST};
@@ -82,7 +82,7 @@ impl Mix {
         let watch = WorkerWatch::default();
         let look = LocalLook::default();
         // What the workers were sampled in, over every round, by route.
-        let sampled = Sampled::default();
+        let sampled = CallsSampled::default();
         let sampling = sampled.clone();
         let places: Vec<Place> = self
             .routes

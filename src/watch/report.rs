@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::route::{Decided, Outside, rank};
+use super::route::{BetweenResponses, Decided, rank};
 use super::seen::{Finding, millis};
 use super::source::Source;
 use crate::claim::{Advice, Band, ClaimReport, GateMode, Verdict};
@@ -22,7 +22,7 @@ const OUTSIDE: &str = "a task outside every response";
 pub(super) struct Decisions<'a> {
     pub(super) source: &'a Source,
     pub(super) routes: &'a [Decided],
-    pub(super) outside: &'a Outside,
+    pub(super) outside: &'a BetweenResponses,
     pub(super) calls: &'a Calls,
     /// The responses read.
     pub(super) responses: usize,

@@ -79,12 +79,12 @@ impl Decided {
 /// The workers' time outside every response, decided, and the allow that accepted its
 /// hold, where one did.
 #[derive(Debug)]
-pub(super) struct Outside {
+pub(super) struct BetweenResponses {
     pub(super) finding: Finding,
     pub(super) allowed: Option<Allow>,
 }
 
-impl Outside {
+impl BetweenResponses {
     /// Whether it broke the watch: held its worker, and no allow accepted it.
     pub(super) fn broken(&self) -> bool {
         rank(&self.finding) == 0 && self.allowed.is_none()
@@ -242,7 +242,7 @@ impl Judging<'_> {
     }
 
     /// Decides the workers' stretches outside every response that slept or waited.
-    pub(super) fn outside(&mut self, outside: &[Segment]) -> Outside {
+    pub(super) fn outside(&mut self, outside: &[Segment]) -> BetweenResponses {
         let longest = outside
             .iter()
             .map(|s| s.time.waiting)
@@ -260,7 +260,7 @@ impl Judging<'_> {
                 })
             })
             .flatten();
-        Outside { finding, allowed }
+        BetweenResponses { finding, allowed }
     }
 }
 

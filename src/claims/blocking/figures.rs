@@ -80,6 +80,19 @@ pub(super) enum Queue {
     OnTheWorkers(f64),
 }
 
+/// The counts a claim's rounds were sent at: the requests at once, the served pool's
+/// workers and the load client's — what N concurrent requests cost the two sides at the
+/// least, against which a queue is told.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sizes {
+    /// The requests sent at once in a round.
+    pub(super) n: usize,
+    /// The served pool's workers.
+    pub(super) workers: usize,
+    /// The load client's workers.
+    pub(super) client_workers: usize,
+}
+
 impl Figures {
     /// Where the requests queued ([`Queue`]). Told only where the timing from outside has
     /// power, and where the fan-out took well over what the load's own cost explains — each
@@ -90,12 +103,12 @@ impl Figures {
     /// on the worker, whatever else they queued for (a std mutex another thread holds). A
     /// launched service's polls are not timed: what they cost is not known, and it is
     /// never told.
-    pub(super) fn queue(
-        &self,
-        (n, workers, client_workers): (usize, usize, usize),
-        allowance: Allowance,
-        launched: bool,
-    ) -> Queue {
+    pub(super) fn queue(&self, sizes: Sizes, allowance: Allowance, launched: bool) -> Queue {
+        let Sizes {
+            n,
+            workers,
+            client_workers,
+        } = sizes;
         let Some(h) = self.polls else {
             return Queue::No;
         };

@@ -7,25 +7,20 @@
 //! N concurrent requests against one alone, in the same rounds — and it decides only where
 //! it has power ([`Outside`]).
 
+mod advice;
 mod figures;
+mod rounds;
 mod sentences;
 
 use std::time::Duration;
 
-use super::called::{self, Sampled};
-use super::distance::LocalLook;
-use super::fan_out::FanOut;
-use super::holding::{self, Holding, LEAST, millis};
-use super::outside::Outside;
-use super::worker_watch::WorkerWatch;
-use crate::claim::{Claim, ClaimReport, Measure};
+use super::holding::{self, LEAST, millis};
+use crate::claim::{Claim, ClaimReport, Measure, Notes};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
-use crate::evidence::Evidence;
 use crate::run::Run;
-use crate::vocab::ClientStrategy;
 use figures::{Figures, HeldRound};
-use sentences::{advice, held_at, sentences, unexplained};
+use rounds::HoldRounds;
 
 impl Endpoint {
     /// The most CPU one poll of this endpoint's responses may use before
@@ -119,254 +114,95 @@ impl Endpoint {
     ///
     /// Seed 000's C3 on your endpoint. Sharpest on a 1-worker pool.
     pub fn does_not_block_its_worker(&self) -> Claim<'static> {
-        let workers = self.workers().map_or(1, |p| p.workers);
-        let allowance = self.allowance();
-        let served = self.target().served().is_some();
-        let launched = self.target().launched().is_some();
-        let polled = served && crate::thread_clock::available();
-        let clocked = launched && crate::thread_clock::available();
-        // Where the polls (or the workers' timeline) decide, a long route's rounds send
-        // fewer requests, sized from its first request alone.
-        let size = FanOut::new(self.concurrency_set(), workers, polled || clocked);
-        let client_workers = self.target().client().pool().settings().workers;
-        let evidence = Evidence::default();
-        let (this, seen) = (self.clone(), evidence.clone());
-        let (fanned, observed) = (self.clone(), evidence.clone());
-        let single = self.clone();
-        // The served workers, watched from the first round to the claim's end: with no load
-        // first, then round by round.
-        let watch = WorkerWatch::default();
-        let watched = watch.clone();
-        let look = LocalLook::default();
-        let looked = look.clone();
-        // What the workers were sampled in, over every round's fan-out.
-        let sampled = Sampled::default();
-        let (sampling, named) = (sampled.clone(), sampled.clone());
-        let place = called::route(self.request().method().as_str(), self.path());
-        let named_at = place.clone();
-        let what = {
-            let (size, name) = (size.clone(), self.name());
-            move || format!("{} concurrent {name}", size.get())
-        };
-        let label = format!("allowance used by {} {}", size.named(), self.name());
+        let hold = HoldRounds::of(self);
+        let label = format!("allowance used by {} {}", hold.size.named(), self.name());
+        let (alone, fanned, judged) = (self.clone(), hold.clone(), hold.clone());
         let (used, rounds) = Measure::paired(
             &label,
-            move || single.alone().map(|(alone, _)| alone),
-            {
-                let size = size.clone();
-                move || {
-                    let n = size.get();
-                    let service = fanned.target().service_process();
-                    observed.observe(fanned.target(), || {
-                        let server = fanned.target().served().or(fanned.target().launched());
-                        if let Some(server) = server {
-                            watch.begin(server);
-                        }
-                        let before = service.and_then(|s| s.times());
-                        let started = std::time::Instant::now();
-                        let run = fanned.run(ClientStrategy::FanOut, n)?;
-                        sampling.add(&run.calls);
-                        let times = service
-                            .and_then(|s| s.times())
-                            .zip(before)
-                            .map(|(after, before)| (after.since(&before), started.elapsed()));
-                        // A launched service's responses are not timed: its workers' longest
-                        // stretch serving one request bounds its longest poll.
-                        let alone = match fanned.target().launched() {
-                            Some(_) => Some(fanned.run(ClientStrategy::Sequential, 1)?),
-                            None => None,
-                        };
-                        let share = server.and_then(|server| watch.share(server));
-                        Ok((run, (times, share, alone)))
-                    })
-                }
-            },
-            move |alone, (run, (service_times, share, alone_run))| {
-                let n = run.sent();
-                let waves = n.div_ceil(workers) as f64;
-                let ratio = run.wall.as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
-                let round = HeldRound {
-                    alone,
-                    ratio,
-                    estimate: ((ratio - 1.0) / (waves - 1.0)).max(LEAST),
-                    polls: match (polled, clocked, &alone_run) {
-                        (true, _, _) => Holding::of_run(&run),
-                        (_, true, Some(alone_run)) => Some(Holding::of_timeline(&run, alone_run)),
-                        _ => None,
-                    }
-                    .map(|h| Holding {
-                        outside_share: share.unwrap_or_default(),
-                        local: look.talks_locally(),
-                        ..h
-                    }),
-                    service_cpu: service_times.map(|(times, _)| times.cpu / n as u32),
-                    service_queued: service_times.map(|(times, _)| times.queued / n as u32),
-                    outside: seen
-                        .last()
-                        .map(|(length, usage)| Outside::of(length, usage, n, client_workers))
-                        .unwrap_or_default()
-                        .with_service(service_times),
-                };
-                let figure = match round.polls {
-                    Some(holding) => {
-                        let figure = holding::used(&allowance, &holding, alone)?;
-                        if let Some(why) = look.hides_a_hold(this.target(), figure, 1.0) {
-                            return Err(why);
-                        }
-                        figure
-                    }
-                    None if (served && !polled) || (launched && !clocked) => {
-                        return Err(Error::Unread {
-                            what: crate::thread_clock::unclocked("the handler's"),
-                        });
-                    }
-                    None if polled => {
-                        return Err(Error::CannotTell {
-                            what: format!(
-                                "the server recorded none of the {n} responses' polls within a second of their arrival"
-                            ),
-                        });
-                    }
-                    None => outside_figure(&this, &round, &run, n)?,
-                };
-                Ok((figure.max(LEAST), round))
-            },
+            move || alone.alone().map(|(alone, _)| alone),
+            move || fanned.fan_out(),
+            move |alone, (run, beside)| judged.round(alone, run, beside),
         );
-        let used = used
-            .warm_with({
-                let (this, size) = (self.clone(), size.clone());
-                move || {
-                    // The first request alone (refused at once if it fails) sizes the rounds.
-                    size.settle(this.alone()?.0);
-                    this.run(ClientStrategy::FanOut, size.get()).map(drop)
-                }
-            })
-            .evidence(move || evidence.describe(&what()));
-        // What the claim decides on wherever it is run, so that the snapshot is the same on
-        // every platform: where a clock is missing the claim is inconclusive, saying so.
-        let decided_on = if served {
-            "the handler's polls, split by the worker's clocks"
-        } else if launched {
-            "the workers' timeline: their waiting while the requests ran, and their longest stretch of CPU serving one request"
-        } else {
-            "a timing from outside"
-        };
+        let warmed = hold.clone();
+        let described = hold.clone();
+        let used = used.warm_with(move || warmed.warm()).evidence(move || {
+            let what = format!(
+                "{} concurrent {}",
+                described.size.get(),
+                described.endpoint.name()
+            );
+            described.evidence.describe(&what)
+        });
         let claim = self.naming_redirects(Claim::figure(
             &format!("{} does not block its worker", self.name()),
             used,
         ));
         // Where the polls (or the workers' timeline) are read, a round far outside is the
         // service's, not the machine's: a lock met in some rounds only breaks the claim.
-        let claim = if polled || clocked {
+        let claim = if hold.polled || hold.clocked {
             claim.about_a_hold()
         } else {
             claim
         };
-        claim
-        .at_most(1.0)
-        .ideal(0.0)
-        .refusing(self.refused())
-        .context("target", self.target().to_string())
-        .context("n", size.setting())
-        .context("decided on", decided_on)
-        .context(
-            "allowance used",
-            format!(
-                "the largest of waiting per request ÷ {:.0} % of one request alone (at least {}), the longest poll of nine requests in ten ÷ the poll budget, and the share of requests whose polls slept in the kernel ÷ {:.0} %",
-                allowance.waiting * 100.0,
-                millis(crate::vocab::allowance::WAIT_FLOOR),
-                holding::SLEEPS_AT_MOST * 100.0
-            ),
-        )
-        .untold_when({
-            let (rounds, size) = (rounds.clone(), size.clone());
-            move || {
-                rounds.with(|rounds| {
-                    figures::untold(&allowance, rounds).or_else(|| {
-                        let n = size.get();
-                        unexplained(rounds, (n, workers, client_workers), allowance, launched)
-                    })
-                })
-            }
-        })
-        .observed({
-            let rounds = rounds.clone();
-            move || {
-                rounds.with(|rounds| {
-                    if rounds.is_empty() {
-                        Vec::new()
-                    } else {
-                        Figures::of(rounds).named()
-                    }
-                })
-            }
-        })
-        .advise({
-            let (rounds, size) = (rounds.clone(), size.clone());
-            let (look, target) = (looked, self.target().clone());
-            move |report: &ClaimReport| {
-                let local = (served || launched)
-                    .then(|| look.advice(&target))
-                    .flatten();
-                let n = size.get();
-                advice(
-                    report,
-                    &rounds.to_vec(),
-                    (allowance, (n, workers, client_workers), launched),
-                    local,
-                    (&sampled.get(), &place),
-                )
-            }
-        })
-        .allowed_when({
-            let (rounds, named, named_at) = (rounds.clone(), named.clone(), named_at.clone());
-            let allows = self.allows().to_vec();
-            let route = crate::pool::sampler::route_key(self.request().method().as_str(), self.path());
-            move |report: &ClaimReport| {
-                if allows.is_empty() {
-                    return (None, Vec::new());
+        let allowance = hold.allowance;
+        let claim = claim
+            .at_most(1.0)
+            .ideal(0.0)
+            .refusing(self.refused())
+            .context("target", self.target().to_string())
+            .context("n", hold.size.setting())
+            .context("decided on", hold.decided_on())
+            .context(
+                "allowance used",
+                format!(
+                    "the largest of waiting per request ÷ {:.0} % of one request alone (at least {}), the longest poll of nine requests in ten ÷ the poll budget, and the share of requests whose polls slept in the kernel ÷ {:.0} %",
+                    allowance.waiting * 100.0,
+                    millis(crate::vocab::allowance::WAIT_FLOOR),
+                    holding::SLEEPS_AT_MOST * 100.0
+                ),
+            );
+        said_of(claim, hold, rounds).ready_made()
+    }
+}
+
+/// The claim with what it says once decided: why its rounds cannot tell, its raw figures,
+/// the cause and what to do, the allow that accepts its hold, its snapshot's shape and its
+/// sentences — each read from the rounds and the samples, through the context's steps.
+fn said_of(claim: Claim<'static>, hold: HoldRounds, rounds: Notes<HeldRound>) -> Claim<'static> {
+    let (untold, untold_rounds) = (hold.clone(), rounds.clone());
+    let observed = rounds.clone();
+    let (advised, advised_rounds) = (hold.clone(), rounds.clone());
+    let (allowed, allowed_rounds) = (hold.clone(), rounds.clone());
+    let (shaped, shaped_rounds) = (hold.clone(), rounds.clone());
+    claim
+        .untold_when(move || untold_rounds.with(|rounds| untold.untold(rounds)))
+        .observed(move || {
+            observed.with(|rounds| {
+                if rounds.is_empty() {
+                    Vec::new()
+                } else {
+                    Figures::of(rounds).named()
                 }
-                let mut allowances = crate::vocab::allow::Allowances::new(allows);
-                let calls = named.get();
-                let allowed = held_at(report, &rounds.to_vec(), allowance, launched, &named_at)
-                    .and_then(|(place, computing)| {
-                        let waited = calls.commonest_wait(&place).and_then(|(seen, _, _)| match seen {
-                            crate::blocked_call::Seen::Blocked(call) => Some(call),
-                            crate::blocked_call::Seen::Running => None,
-                        });
-                        allowances.matching(&crate::vocab::allow::Hold {
-                            route: Some(&route),
-                            call: waited.as_ref().filter(|_| !computing),
-                            stacks: called::held_stacks(&calls, &place, computing),
-                        })
-                    });
-                (allowed.map(|allow| allow.to_string()), allowances.unmatched())
-            }
+            })
         })
-        .shape({
-            let (rounds, named, named_at) = (rounds.clone(), named.clone(), named_at.clone());
-            move |report: &ClaimReport| {
-                sentences::shape(
-                    report,
-                    &rounds.to_vec(),
-                    allowance,
-                    launched,
-                    (&named.get(), &named_at),
-                )
-            }
+        .advise(move |report: &ClaimReport| {
+            let target = advised.endpoint.target();
+            let local = (advised.served || advised.launched)
+                .then(|| advised.look.advice(target))
+                .flatten();
+            let (rounds, calls) = (advised_rounds.to_vec(), advised.sampled.get());
+            advised.decided(report, &rounds, &calls).advice(local)
+        })
+        .allowed_when(move |report: &ClaimReport| allowed.allowed(report, &allowed_rounds.to_vec()))
+        .shape(move |report: &ClaimReport| {
+            let (rounds, calls) = (shaped_rounds.to_vec(), shaped.sampled.get());
+            shaped.decided(report, &rounds, &calls).shape()
         })
         .explain(move |report: &ClaimReport| {
-            sentences(
-                report,
-                &rounds.to_vec(),
-                (size.get(), workers, client_workers),
-                allowance,
-                (watched.idle(), launched),
-                (&named.get(), &named_at),
-            )
+            let (rounds, calls) = (rounds.to_vec(), hold.sampled.get());
+            hold.decided(report, &rounds, &calls)
+                .sentences(hold.watch.idle())
         })
-        .ready_made()
-    }
 }
 
 /// The figure of a round measured from outside — the estimated held share ÷ the allowed
@@ -428,6 +264,7 @@ fn held_beyond_computing(
 
 #[cfg(test)]
 mod tests {
+    use super::super::outside::Outside;
     use super::*;
 
     /// A round from outside: one request alone `alone_ms`, the held share `estimate`, the
