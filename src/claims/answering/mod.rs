@@ -133,4 +133,3 @@ impl Endpoint {
         said::said_of(claim, answering, rounds).ready_made()
     }
 }
-

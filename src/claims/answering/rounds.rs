@@ -119,8 +119,7 @@ impl Answering {
         .max(LEAST);
         // Off Linux a poll's time off the CPU is a bound on its wait, not the wait: a
         // figure past the band on it is no verdict.
-        if round.blocking.is_some() && figure > AT_MOST && !crate::thread_clock::splits_off_cpu()
-        {
+        if round.blocking.is_some() && figure > AT_MOST && !crate::thread_clock::splits_off_cpu() {
             return Err(Error::Unread {
                 what: format!(
                     "{} waited {} while the slow requests' polls were off the CPU, and {}",
@@ -204,9 +203,9 @@ impl Answering {
         let (slow_run, probes) = std::thread::scope(|scope| {
             let running = scope.spawn(|| {
                 self.evidence.observe(slow.target(), || {
-                    let run = slow
-                        .target()
-                        .run_plan(ClientStrategy::FanOut, &slow_plan, self.n, None)?;
+                    let run =
+                        slow.target()
+                            .run_plan(ClientStrategy::FanOut, &slow_plan, self.n, None)?;
                     run.require_ok()?;
                     Ok(run)
                 })

@@ -22,11 +22,10 @@ pub(super) fn said_of(
     let (advised, advised_rounds) = (answering.clone(), rounds.clone());
     claim
         .untold_when(move || {
-            untold_rounds.with(|rounds| {
-                unexplained(rounds, &untold.cheap.name(), &untold.slow.name())
-            })
+            untold_rounds
+                .with(|rounds| unexplained(rounds, &untold.cheap.name(), &untold.slow.name()))
         })
-        .observed(move || observed.with(|rounds| figures(rounds)))
+        .observed(move || observed.with(figures))
         .advise(move |report: &ClaimReport| advised.advice(report, &advised_rounds.to_vec()))
         .explain(move |report: &ClaimReport| answering.sentences(report, &rounds.to_vec()))
 }

@@ -7,7 +7,6 @@ use std::path::PathBuf;
 use super::ClaimReport;
 
 impl ClaimReport {
-
     /// Writes the report to `dir` as `<test>--<claim>-<key>.json`: the test that made it
     /// (`caller`, its thread's name, as libtest and nextest name a test's thread; left out
     /// where it is `main`, a tokio worker's or unknown), so that a folder of CI artifacts says which test wrote

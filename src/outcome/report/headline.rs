@@ -238,4 +238,3 @@ const LEAST_BRIEF: usize = 40;
 /// failure is read in the time it takes to read one line (the verdict, the claim, and
 /// what held the worker), and the rest under it.
 const HEADLINE_MAX: usize = 160 - "perfshape: ".len();
-

@@ -278,9 +278,7 @@ impl ClaimReport {
     }
 }
 
-
 impl ClaimReport {
-
     /// Each side's median, in side order.
     pub fn side_medians(&self) -> Vec<f64> {
         (0..self.sides.len())
