@@ -18,6 +18,21 @@ impl Claim<'_> {
         decision: Decision,
         started: Instant,
     ) -> ClaimReport {
+        let mut report = self.figures(band, gate, rounds, decision, started);
+        self.say(&mut report);
+        report
+    }
+
+    /// The report's figures: the verdict, the median, its noise floor and margin, the
+    /// physical limit, the settings and the machine, the facts and the raw figures.
+    fn figures(
+        &mut self,
+        band: Band,
+        gate: GateMode,
+        rounds: Vec<Round>,
+        decision: Decision,
+        started: Instant,
+    ) -> ClaimReport {
         let units = self
             .relation
             .labels()
@@ -40,7 +55,7 @@ impl Claim<'_> {
         };
         let mut context = self.relation.context();
         context.extend(std::mem::take(&mut self.context));
-        let mut report = ClaimReport {
+        ClaimReport {
             name: std::mem::take(&mut self.name),
             kind: self.relation.kind(),
             relation: self.relation.describe(),
@@ -77,18 +92,23 @@ impl Claim<'_> {
                 .map(|f| f().into_iter().collect())
                 .unwrap_or_default(),
             artifact: None,
-        };
+        }
+    }
+
+    /// What the report says of its figures: the sentences, the snapshot's shape, the
+    /// cause and what to do, an allowed hold, and the evidence.
+    fn say(&mut self, report: &mut ClaimReport) {
         if let Some(explain) = self.explain.take() {
-            report.explanation = explain(&report);
+            report.explanation = explain(report);
         }
         if let Some(shape) = self.shape.take() {
-            report.shape = shape(&report);
+            report.shape = shape(report);
         }
         if let Some(advise) = self.advise.take() {
-            report.advice = advise(&report);
+            report.advice = advise(report);
         }
         if let Some(allowed) = self.allowed.take() {
-            allow(&mut report, allowed);
+            allow(report, allowed);
         }
         // Rounds the host took, kept among the figures, are what an inconclusive claim
         // cannot see past: the service's own advice would answer a question not settled.
@@ -105,7 +125,7 @@ impl Claim<'_> {
             && report.advice.is_none()
             && !report.rounds.is_empty()
         {
-            report.advice = Some(unsettled(&report));
+            report.advice = Some(unsettled(report));
         }
         report.evidence = self
             .relation
@@ -114,9 +134,9 @@ impl Claim<'_> {
             .filter_map(|side| side.evidence.take().and_then(|evidence| evidence()))
             .chain(std::mem::take(&mut self.evidence))
             .collect();
-        report
     }
 }
+
 /// Publishing: the raw figures to `dir` (as the test `caller` made them), and the report
 /// on stderr — its headline (and advice, where a held claim has some: a database met on
 /// loopback) when the claim holds, its leading lines when it does not.

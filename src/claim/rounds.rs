@@ -32,27 +32,8 @@ impl Claim<'_> {
         // Rounds measured again because other processes' work saturated the machine.
         let mut busy_again = 0usize;
         loop {
-            let mut order: Vec<usize> = (0..count).collect();
-            if rounds.len() % 2 == 1 {
-                order.reverse();
-            }
-            let mut figures = vec![f64::NAN; count];
-            let mut sides = self.relation.sides();
             let (steal, began) = (StealReading::now(), Instant::now());
-            let mut limited = None;
-            for i in order {
-                match measure(sides[i]) {
-                    Ok(figure) => figures[i] = figure,
-                    // "The machine was the limit" (the load client's own CPU per request,
-                    // the machine's CPU) read while the host took the machine is the
-                    // host's reading too: measured again, as a figure would be.
-                    Err(error @ (Error::Limited { .. } | Error::MachineBusy { .. })) => {
-                        limited = Some(error);
-                        break;
-                    }
-                    Err(error) => return Err(error),
-                }
-            }
+            let (figures, limited) = self.sides_once(count, rounds.len() % 2 == 1)?;
             if !replayed && self.stolen.measure_again(steal, began.elapsed()) {
                 continue;
             }
@@ -93,30 +74,66 @@ impl Claim<'_> {
             let spent = started.elapsed().saturating_sub(self.stolen.spent());
             let budget_spent = spent >= self.budget;
             if rounds.len() >= self.rule.max_rounds || budget_spent {
-                let now = CpuReading::now();
-                let busy = |f: fn(&CpuReading, &CpuReading) -> Option<f64>| {
-                    machine.zip(now).and_then(|(then, now)| f(&now, &then))
-                };
-                self.out_of_time = Some(OutOfTime {
-                    budget: self.budget,
-                    budget_spent,
-                    machine_busy: busy(CpuReading::busy_since),
-                    own: busy(CpuReading::own_since),
-                });
-                let stop = if budget_spent {
-                    format!(
-                        "its {} budget ran out after {} rounds",
-                        seconds(self.budget),
-                        rounds.len()
-                    )
-                } else {
-                    format!("after {} rounds, the most its rule takes", rounds.len())
-                };
-                return Ok(Decision {
-                    verdict: Some(Verdict::Inconclusive),
-                    reason: format!("{}: {stop}", decision.reason),
-                });
+                return Ok(self.unsettled(machine, budget_spent, rounds.len(), decision));
             }
+        }
+    }
+
+    /// One round's sides, each measured once — in side order, or reversed for an odd
+    /// round — and the error that stopped them where the machine was the limit: "the
+    /// machine was the limit" (the load client's own CPU per request, the machine's CPU)
+    /// read while the host took the machine is the host's reading too, measured again as a
+    /// figure would be.
+    fn sides_once(&mut self, count: usize, reversed: bool) -> Result<(Vec<f64>, Option<Error>)> {
+        let mut order: Vec<usize> = (0..count).collect();
+        if reversed {
+            order.reverse();
+        }
+        let mut figures = vec![f64::NAN; count];
+        let mut sides = self.relation.sides();
+        for i in order {
+            match measure(sides[i]) {
+                Ok(figure) => figures[i] = figure,
+                Err(error @ (Error::Limited { .. } | Error::MachineBusy { .. })) => {
+                    return Ok((figures, Some(error)));
+                }
+                Err(error) => return Err(error),
+            }
+        }
+        Ok((figures, None))
+    }
+
+    /// The decision of rounds that did not settle within the budget or the most rounds the
+    /// rule takes: inconclusive, saying where they stopped and how busy the machine was
+    /// since `machine`.
+    fn unsettled(
+        &mut self,
+        machine: Option<CpuReading>,
+        budget_spent: bool,
+        rounds: usize,
+        decision: Decision,
+    ) -> Decision {
+        let now = CpuReading::now();
+        let busy = |f: fn(&CpuReading, &CpuReading) -> Option<f64>| {
+            machine.zip(now).and_then(|(then, now)| f(&now, &then))
+        };
+        self.out_of_time = Some(OutOfTime {
+            budget: self.budget,
+            budget_spent,
+            machine_busy: busy(CpuReading::busy_since),
+            own: busy(CpuReading::own_since),
+        });
+        let stop = if budget_spent {
+            format!(
+                "its {} budget ran out after {rounds} rounds",
+                seconds(self.budget)
+            )
+        } else {
+            format!("after {rounds} rounds, the most its rule takes")
+        };
+        Decision {
+            verdict: Some(Verdict::Inconclusive),
+            reason: format!("{}: {stop}", decision.reason),
         }
     }
 }

@@ -160,6 +160,26 @@ pub struct Decision {
     pub reason: String,
 }
 
+/// The rounds, numbered from 1, whose figure misses `band` by more than `by` on the log
+/// scale.
+fn missing_by(values: &[f64], band: &Band, by: f64) -> Vec<usize> {
+    values
+        .iter()
+        .enumerate()
+        .filter(|&(_, &v)| log_miss(band, v) > by)
+        .map(|(i, _)| i + 1)
+        .collect()
+}
+
+/// "3, 7, 11".
+fn listed(rounds: &[usize]) -> String {
+    rounds
+        .iter()
+        .map(|r| r.to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl DecisionRule {
     /// Whether the rule looks at the rounds after the `n`-th: at the minimum, every second
     /// round after it, and at the maximum.
@@ -180,22 +200,12 @@ impl DecisionRule {
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
         let spread = robust_spread(values);
-        let contrary: Vec<usize> = values
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| log_miss(band, v) > FAR * spread)
-            .map(|(i, _)| i + 1)
-            .collect();
+        let contrary = missing_by(values, band, FAR * spread);
         let (j, _) = orders(n);
         // The rounds that met a shape that comes and goes: outside the band by more than
         // [`MET_MARGIN`] — not by spreads of the rounds, which the met rounds themselves
         // widen until none is far.
-        let met: Vec<usize> = values
-            .iter()
-            .enumerate()
-            .filter(|&(_, &v)| log_miss(band, v) > MET_MARGIN.ln())
-            .map(|(i, _)| i + 1)
-            .collect();
+        let met = missing_by(values, band, MET_MARGIN.ln());
         let evidence = sequential_evidence(met.len(), n - met.len());
         let bound = SEQUENTIAL_ODDS.ln();
         if j > 0
@@ -223,13 +233,6 @@ impl DecisionRule {
                 ),
             };
         }
-        let listed = |rounds: &[usize]| {
-            rounds
-                .iter()
-                .map(|r| r.to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         if self.intermittent && evidence >= bound {
             return Decision {
                 verdict: Some(Verdict::Broken),

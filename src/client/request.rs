@@ -228,7 +228,8 @@ impl Request {
         self.encoded(
             serde_json::to_vec(value).map_err(|e| e.to_string()),
             "application/json",
-            ("JSON body", "a value serde_json can serialise"),
+            "JSON body",
+            "a value serde_json can serialise",
         )
     }
 
@@ -239,10 +240,8 @@ impl Request {
         self.encoded(
             serde_urlencoded::to_string(value).map_err(|e| e.to_string()),
             "application/x-www-form-urlencoded",
-            (
-                "form body",
-                "a struct or a list of pairs of plain values (serde_urlencoded)",
-            ),
+            "form body",
+            "a struct or a list of pairs of plain values (serde_urlencoded)",
         )
     }
 
@@ -252,7 +251,8 @@ impl Request {
         mut self,
         encoded: std::result::Result<impl Into<bytes::Bytes>, String>,
         content_type: &'static str,
-        (what, allowed): (&'static str, &'static str),
+        what: &'static str,
+        allowed: &'static str,
     ) -> Request {
         match encoded {
             Ok(body) => {

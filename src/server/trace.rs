@@ -90,7 +90,8 @@ async fn stamp(State(ledger): State<Arc<Ledger>>, request: Request, next: Next) 
     response.map(|body| {
         Body::new(TimedBody::new(
             body,
-            (served, AtDrop::Keep),
+            served,
+            AtDrop::Keep,
             seq,
             ledger,
             marks,
@@ -168,6 +169,21 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
     }
 }
 
+/// Where a poll's time goes: the response's whole hold, and its spans that held the worker
+/// long enough to matter.
+struct PollInto<'a> {
+    held: &'a mut Held,
+    spans: &'a mut Vec<PollSpan>,
+}
+
+/// How a poll is read: whether the thread's clocks split it, the marks that cut the
+/// worker's timeline, and who woke the task, where a watch records.
+struct PollRead<'a> {
+    split: bool,
+    marks: &'a Marks,
+    wakings: &'a Arc<Wakings>,
+}
+
 /// One poll, timed into `held`: its wall time, and how it split when `split` says to read
 /// the thread's clocks — then a poll that held its worker long enough to matter is kept in
 /// `spans` too, with when it began. The same readings cut the worker's run for its
@@ -176,13 +192,19 @@ pub(crate) fn runtime_figures() -> RuntimeFigures {
 /// another thread (`block_in_place`) did not hold the worker: its time is counted as
 /// handed off, not as computing or waiting.
 fn timed_poll<T>(
-    (held, spans): (&mut Held, &mut Vec<PollSpan>),
-    (split, marks, wakings): (bool, &Marks, &Arc<Wakings>),
+    into: PollInto<'_>,
+    read: PollRead<'_>,
     cx: &mut Context<'_>,
     poll: impl FnOnce(&mut Context<'_>) -> T,
 ) -> T {
     // Read before the poll's clocks, and again after them: its `getsockopt`s (≈0.6 µs a
     // followed connection) are no part of the poll's time.
+    let PollInto { held, spans } = into;
+    let PollRead {
+        split,
+        marks,
+        wakings,
+    } = read;
     let traffic = split.then(local_traffic::Traffic::now).flatten();
     let woke = if split { wakings.take() } else { None };
     let noting = if split {
@@ -272,8 +294,15 @@ impl<F: Future> Future for Timed<F> {
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let this = &mut *self;
         let polled = timed_poll(
-            (&mut this.held, &mut this.spans),
-            (this.split, &this.marks, &this.wakings),
+            PollInto {
+                held: &mut this.held,
+                spans: &mut this.spans,
+            },
+            PollRead {
+                split: this.split,
+                marks: &this.marks,
+                wakings: &this.wakings,
+            },
             cx,
             |cx| this.inner.as_mut().poll(cx),
         );
@@ -316,7 +345,8 @@ impl<B> TimedBody<B> {
     /// response `seq` when the body is dropped.
     pub(crate) fn new(
         inner: B,
-        (served, at_drop): (Served, AtDrop),
+        served: Served,
+        at_drop: AtDrop,
         seq: u64,
         ledger: Arc<Ledger>,
         marks: Marks,
@@ -344,8 +374,15 @@ impl<B: http_body::Body> http_body::Body for TimedBody<B> {
         let this = &mut *self;
         match &mut this.served {
             Some(served) => timed_poll(
-                (&mut served.held, &mut served.spans),
-                (true, &this.marks, &this.wakings),
+                PollInto {
+                    held: &mut served.held,
+                    spans: &mut served.spans,
+                },
+                PollRead {
+                    split: true,
+                    marks: &this.marks,
+                    wakings: &this.wakings,
+                },
                 cx,
                 |cx| this.inner.as_mut().poll_frame(cx),
             ),

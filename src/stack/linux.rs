@@ -138,15 +138,15 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
     let mut cache = CacheX86_64::new();
     let (pc, sp, bytes) = (stack.pc, stack.sp, &stack.bytes[..]);
     if let Some(bp) = stack.bp {
-        return unwind(modules, &mut cache, (pc, sp, bp), bytes);
+        return unwind(modules, &mut cache, Regs { pc, sp, bp }, bytes);
     }
-    let floor = unwind(modules, &mut cache, (pc, sp, 0), bytes);
+    let floor = unwind(modules, &mut cache, Regs { pc, sp, bp: 0 }, bytes);
     // The frame the unwinding stopped in needs the frame pointer, and its base is fixed by
     // its function's prologue: the stack pointer at the return into it, plus what the
     // prologue pushed after `mov rbp, rsp` and the locals it reserved (the function's start
     // from its module's `.eh_frame_hdr`). A slot left by an earlier call looks the same
     // (tokio took the same std mutex a moment before) but lies elsewhere.
-    if let Some((stopped, stopped_sp)) = stopped(modules, &mut cache, (pc, sp), bytes) {
+    if let Some((stopped, stopped_sp)) = stopped(modules, &mut cache, pc, sp, bytes) {
         // The slot the stopped function's prologue puts its base at, where a return address
         // after a call sits above it.
         let base = modules
@@ -159,7 +159,7 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
                 })
             });
         if let Some(bp) = base {
-            let unwound = unwind(modules, &mut cache, (pc, sp, bp), bytes);
+            let unwound = unwind(modules, &mut cache, Regs { pc, sp, bp }, bytes);
             if unwound.len() > floor.len() {
                 return unwound;
             }
@@ -169,7 +169,7 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
     // unwinding of the first slots tried.
     let mut best = floor;
     for bp in frame_pointers(modules, sp, bytes).take(CANDIDATES) {
-        let unwound = unwind(modules, &mut cache, (pc, sp, bp), bytes);
+        let unwound = unwind(modules, &mut cache, Regs { pc, sp, bp }, bytes);
         if unwound.len() > best.len() {
             best = unwound;
         }
@@ -182,7 +182,8 @@ pub(super) fn addresses(stack: &Stack) -> Vec<u64> {
 fn stopped(
     modules: &Modules,
     cache: &mut CacheX86_64,
-    (pc, sp): (u64, u64),
+    pc: u64,
+    sp: u64,
     bytes: &[u8],
 ) -> Option<(u64, u64)> {
     let mut read = |address: u64| word(bytes, sp, address).ok_or(());
@@ -239,13 +240,18 @@ fn below_base(modules: &Modules, start: u64) -> Option<u64> {
     Some(pushed + reserved)
 }
 
-/// The frames from `pc`, `sp` and `bp` over the copy `bytes` (taken at `sp`).
-fn unwind(
-    modules: &Modules,
-    cache: &mut CacheX86_64,
-    (pc, sp, bp): (u64, u64, u64),
-    bytes: &[u8],
-) -> Vec<u64> {
+/// The registers an unwinding starts from: the instruction, stack and frame pointers (a
+/// frame pointer of 0 where none is trusted).
+#[derive(Clone, Copy)]
+struct Regs {
+    pc: u64,
+    sp: u64,
+    bp: u64,
+}
+
+/// The frames from `regs` over the copy `bytes` (taken at its stack pointer).
+fn unwind(modules: &Modules, cache: &mut CacheX86_64, regs: Regs, bytes: &[u8]) -> Vec<u64> {
+    let Regs { pc, sp, bp } = regs;
     let mut read = |address: u64| word(bytes, sp, address).ok_or(());
     let mut frames =
         modules

@@ -122,21 +122,18 @@ impl Woke {
     /// waking thread's run-queue time since explains.
     pub(crate) fn held_up(&self, began: Instant, wall: Duration, waiting: Duration) -> Duration {
         super::figures_of(self.tid).map_or(Duration::ZERO, |(cpu, queued)| {
-            self.explains(
-                (cpu, queued),
-                began.saturating_duration_since(self.at),
-                wall,
-            )
-            .min(waiting)
+            self.explains(cpu, queued, began.saturating_duration_since(self.at), wall)
+                .min(waiting)
         })
     }
 
-    /// The run-queue time from the waking to (`cpu`, `queued`), less `before` (the time
+    /// The run-queue time from the waking to the thread's `cpu` and `queued` times, less `before` (the time
     /// from the waking to the poll, which may have been spent so), and at most the poll's
     /// `wall` time the thread did not run.
     fn explains(
         &self,
-        (cpu, queued): (Duration, Duration),
+        cpu: Duration,
+        queued: Duration,
         before: Duration,
         wall: Duration,
     ) -> Duration {
@@ -170,17 +167,17 @@ mod tests {
     fn a_waker_preempted_explains_a_sleep_and_one_that_slept_does_not() {
         // Woken, preempted for 1.9 ms, 0.1 ms of it before the poll: 1.8 ms explained.
         assert_eq!(
-            woke(500, 1_000).explains((us(508), us(2_900)), us(100), us(1_850)),
+            woke(500, 1_000).explains(us(508), us(2_900), us(100), us(1_850)),
             us(1_800)
         );
         // Preempted 0.3 ms, asleep 10 ms holding the lock, preempted 0.4 ms.
         assert_eq!(
-            woke(500, 1_000).explains((us(510), us(1_700)), us(20), us(10_800)),
+            woke(500, 1_000).explains(us(510), us(1_700), us(20), us(10_800)),
             us(680)
         );
         // Computing 4 ms of a 6 ms poll: at most the 2 ms it did not run.
         assert_eq!(
-            woke(500, 1_000).explains((us(4_500), us(9_000)), us(0), us(6_000)),
+            woke(500, 1_000).explains(us(4_500), us(9_000), us(0), us(6_000)),
             us(2_000)
         );
     }

@@ -154,7 +154,8 @@ where
             Ok(response.map(|inner| {
                 Body::new(TimedBody::new(
                     inner,
-                    (body, AtDrop::Amend),
+                    body,
+                    AtDrop::Amend,
                     seq,
                     ledger,
                     marks,
