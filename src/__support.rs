@@ -3,7 +3,7 @@
 //! as insta's `_cargo_insta_support` is for `cargo-insta`.
 
 pub use crate::claim::shape_lock;
-pub use crate::client::{Plan, check_url};
+pub use crate::client::{CanaryPlan, Plan, check_url};
 pub use crate::error::{check_range, write_with_causes};
 pub use crate::evidence::Evidence;
 pub use crate::fd_limit::ensure_fd_limit;
@@ -44,7 +44,7 @@ pub fn run_plan(
     strategy: crate::client::ClientStrategy,
     plan: &Plan,
     n: usize,
-    canary: Option<(&Plan, std::time::Duration)>,
+    canary: Option<CanaryPlan<'_>>,
 ) -> Result<crate::load::Run> {
     client.run_plan(strategy, plan, n, canary)
 }

@@ -125,28 +125,7 @@ impl Run {
         if !self.records.iter().any(|r| failing(&r)) {
             return Ok(self);
         }
-        let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
-        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
-        for record in self.records.iter().filter(failing) {
-            match &record.outcome {
-                Outcome::Failed {
-                    kind: FailureKind::Status(code),
-                } => *statuses.entry(code.to_string()).or_default() += 1,
-                // A gRPC call's status by its name and message (`UNAVAILABLE (store is
-                // down) in 3 of 20`): the HTTP status of a failed call is 200.
-                Outcome::Failed {
-                    kind: FailureKind::Grpc(code),
-                } => {
-                    let named = record
-                        .error
-                        .clone()
-                        .unwrap_or_else(|| format!("gRPC status {code}"));
-                    *statuses.entry(named).or_default() += 1
-                }
-                Outcome::Failed { kind } => *kinds.entry(kind.to_string()).or_default() += 1,
-                Outcome::Ok { .. } => {}
-            }
-        }
+        let (statuses, kinds) = self.failures_counted(failing);
         let sent = self.sent();
         let mut parts = Vec::new();
         if !statuses.is_empty() {
@@ -193,6 +172,37 @@ impl Run {
         } else {
             Error::Failed { request, what }
         })
+    }
+
+    /// The failed requests counted by status (a gRPC call's by its status's name and
+    /// message) and, where no status came, by kind.
+    fn failures_counted(
+        &self,
+        failing: impl Fn(&&RequestRecord) -> bool,
+    ) -> (BTreeMap<String, usize>, BTreeMap<String, usize>) {
+        let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+        let mut kinds: BTreeMap<String, usize> = BTreeMap::new();
+        for record in self.records.iter().filter(|r| failing(r)) {
+            match &record.outcome {
+                Outcome::Failed {
+                    kind: FailureKind::Status(code),
+                } => *statuses.entry(code.to_string()).or_default() += 1,
+                // A gRPC call's status by its name and message (`UNAVAILABLE (store is
+                // down) in 3 of 20`): the HTTP status of a failed call is 200.
+                Outcome::Failed {
+                    kind: FailureKind::Grpc(code),
+                } => {
+                    let named = record
+                        .error
+                        .clone()
+                        .unwrap_or_else(|| format!("gRPC status {code}"));
+                    *statuses.entry(named).or_default() += 1
+                }
+                Outcome::Failed { kind } => *kinds.entry(kind.to_string()).or_default() += 1,
+                Outcome::Ok { .. } => {}
+            }
+        }
+        (statuses, kinds)
     }
 
     /// Figures of this run; completions closer than `wave_gap` belong to the same wave.

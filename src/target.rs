@@ -167,7 +167,7 @@ impl Target {
         strategy: crate::vocab::ClientStrategy,
         plan: &Plan,
         n: usize,
-        canary: Option<(&Plan, Duration)>,
+        canary: Option<crate::client::CanaryPlan<'_>>,
     ) -> Result<crate::run::Run> {
         let Some(server) = self.server.as_deref() else {
             return self.client.run_plan(strategy, plan, n, canary);
@@ -193,7 +193,7 @@ impl Target {
         strategy: crate::vocab::ClientStrategy,
         plan: &Plan,
         n: usize,
-        canary: Option<(&Plan, Duration)>,
+        canary: Option<crate::client::CanaryPlan<'_>>,
     ) -> Result<crate::run::Run> {
         let Some(server) = self.served() else {
             return self.client.run_plan(strategy, plan, n, canary);

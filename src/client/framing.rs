@@ -54,6 +54,31 @@ enum State {
     Done,
 }
 
+/// What one step of the decoder took of its input, and whether it goes on with the rest
+/// (it stops at the end of the response, or where it needs more input).
+struct Fed {
+    took: usize,
+    goes_on: bool,
+}
+
+impl Fed {
+    /// Took `took` bytes and goes on.
+    fn on(took: usize) -> Fed {
+        Fed {
+            took,
+            goes_on: true,
+        }
+    }
+
+    /// Took `took` bytes and stops.
+    fn stop(took: usize) -> Fed {
+        Fed {
+            took,
+            goes_on: false,
+        }
+    }
+}
+
 impl Decoder {
     /// A decoder for the response to a request; `head_request` for a HEAD.
     pub(super) fn new(head_request: bool) -> Decoder {
@@ -81,90 +106,99 @@ impl Decoder {
     pub(super) fn feed(&mut self, input: &[u8]) -> Result<usize, String> {
         let mut at = 0;
         loop {
-            let rest = &input[at..];
-            match self.state {
-                State::Done => return Ok(at),
-                State::Head => {
-                    let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-                    let mut response = httparse::Response::new(&mut headers);
-                    match response.parse(rest) {
-                        Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => {
-                            return Err(format!(
-                                "the response head exceeds {} KiB",
-                                MAX_HEAD / 1024
-                            ));
-                        }
-                        Ok(httparse::Status::Partial) => return Ok(at),
-                        Ok(httparse::Status::Complete(length)) => {
-                            at += length;
-                            self.head(&response)?;
-                        }
-                        Err(e) => return Err(format!("an invalid response head: {e}")),
-                    }
-                }
-                // A body of known length, or one chunk's data: counted as it comes.
-                State::Length(remaining) | State::ChunkData(remaining) => {
-                    let take = rest
-                        .len()
-                        .min(usize::try_from(remaining).unwrap_or(usize::MAX));
-                    self.body += take;
-                    at += take;
-                    let left = remaining - take as u64;
-                    self.state = match (self.state, left) {
-                        (State::Length(_), 0) => State::Done,
-                        (State::Length(_), _) => State::Length(left),
-                        (_, 0) => State::ChunkEnd,
-                        _ => State::ChunkData(left),
-                    };
-                    if left > 0 {
-                        return Ok(at);
-                    }
-                }
-                State::ChunkSize => match httparse::parse_chunk_size(rest) {
-                    Ok(httparse::Status::Complete((length, 0))) => {
-                        at += length;
-                        self.state = State::Trailers;
-                    }
-                    Ok(httparse::Status::Complete((length, size))) => {
-                        at += length;
-                        self.state = State::ChunkData(size);
-                    }
-                    Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => {
-                        return Err("a chunk size line without an end".to_string());
-                    }
-                    Ok(httparse::Status::Partial) => return Ok(at),
-                    Err(_) => return Err("an invalid chunk size".to_string()),
-                },
-                State::ChunkEnd => match rest {
-                    [b'\r', b'\n', ..] => {
-                        at += 2;
-                        self.state = State::ChunkSize;
-                    }
-                    [] | [b'\r'] => return Ok(at),
-                    _ => return Err("a chunk not ended by CRLF".to_string()),
-                },
-                State::Trailers => {
-                    let mut trailers = [httparse::EMPTY_HEADER; MAX_HEADERS];
-                    match httparse::parse_headers(rest, &mut trailers) {
-                        Ok(httparse::Status::Complete((length, _))) => {
-                            at += length;
-                            self.state = State::Done;
-                        }
-                        Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => {
-                            return Err(format!(
-                                "the response trailers exceed {} KiB",
-                                MAX_HEAD / 1024
-                            ));
-                        }
-                        Ok(httparse::Status::Partial) => return Ok(at),
-                        Err(e) => return Err(format!("invalid response trailers: {e}")),
-                    }
-                }
-                State::UntilClose => {
-                    self.body += rest.len();
-                    return Ok(input.len());
-                }
+            let fed = self.step(&input[at..])?;
+            at += fed.took;
+            if !fed.goes_on {
+                return Ok(at);
             }
+        }
+    }
+
+    /// One step of the parser over `rest`: by the state it is in.
+    fn step(&mut self, rest: &[u8]) -> Result<Fed, String> {
+        match self.state {
+            State::Done => Ok(Fed::stop(0)),
+            State::Head => self.head_step(rest),
+            // A body of known length, or one chunk's data: counted as it comes.
+            State::Length(remaining) | State::ChunkData(remaining) => {
+                let take = rest
+                    .len()
+                    .min(usize::try_from(remaining).unwrap_or(usize::MAX));
+                self.body += take;
+                let left = remaining - take as u64;
+                self.state = match (self.state, left) {
+                    (State::Length(_), 0) => State::Done,
+                    (State::Length(_), _) => State::Length(left),
+                    (_, 0) => State::ChunkEnd,
+                    _ => State::ChunkData(left),
+                };
+                Ok(Fed {
+                    took: take,
+                    goes_on: left == 0,
+                })
+            }
+            State::ChunkSize => match httparse::parse_chunk_size(rest) {
+                Ok(httparse::Status::Complete((length, 0))) => {
+                    self.state = State::Trailers;
+                    Ok(Fed::on(length))
+                }
+                Ok(httparse::Status::Complete((length, size))) => {
+                    self.state = State::ChunkData(size);
+                    Ok(Fed::on(length))
+                }
+                Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => {
+                    Err("a chunk size line without an end".to_string())
+                }
+                Ok(httparse::Status::Partial) => Ok(Fed::stop(0)),
+                Err(_) => Err("an invalid chunk size".to_string()),
+            },
+            State::ChunkEnd => match rest {
+                [b'\r', b'\n', ..] => {
+                    self.state = State::ChunkSize;
+                    Ok(Fed::on(2))
+                }
+                [] | [b'\r'] => Ok(Fed::stop(0)),
+                _ => Err("a chunk not ended by CRLF".to_string()),
+            },
+            State::Trailers => self.trailers_step(rest),
+            State::UntilClose => {
+                self.body += rest.len();
+                Ok(Fed::stop(rest.len()))
+            }
+        }
+    }
+
+    /// The response head, where `rest` holds all of it.
+    fn head_step(&mut self, rest: &[u8]) -> Result<Fed, String> {
+        let mut headers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        let mut response = httparse::Response::new(&mut headers);
+        match response.parse(rest) {
+            Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => {
+                Err(format!("the response head exceeds {} KiB", MAX_HEAD / 1024))
+            }
+            Ok(httparse::Status::Partial) => Ok(Fed::stop(0)),
+            Ok(httparse::Status::Complete(length)) => {
+                self.head(&response)?;
+                Ok(Fed::on(length))
+            }
+            Err(e) => Err(format!("an invalid response head: {e}")),
+        }
+    }
+
+    /// The trailers after the last chunk, where `rest` holds all of them.
+    fn trailers_step(&mut self, rest: &[u8]) -> Result<Fed, String> {
+        let mut trailers = [httparse::EMPTY_HEADER; MAX_HEADERS];
+        match httparse::parse_headers(rest, &mut trailers) {
+            Ok(httparse::Status::Complete((length, _))) => {
+                self.state = State::Done;
+                Ok(Fed::on(length))
+            }
+            Ok(httparse::Status::Partial) if rest.len() > MAX_HEAD => Err(format!(
+                "the response trailers exceed {} KiB",
+                MAX_HEAD / 1024
+            )),
+            Ok(httparse::Status::Partial) => Ok(Fed::stop(0)),
+            Err(e) => Err(format!("invalid response trailers: {e}")),
         }
     }
 

@@ -20,7 +20,7 @@ mod tls;
 pub use driver::Driver;
 pub use http::check_url;
 pub use limits::Limits;
-pub use offer::{Canary, LoadRequest};
+pub use offer::{Canary, CanaryPlan, LoadRequest};
 pub use request::Plan;
 pub use request::Request;
 pub(crate) use request::{Vary, path_and_query};
@@ -230,7 +230,10 @@ impl LoadClient {
             request.strategy,
             &plan,
             request.n,
-            canary.as_ref().map(|(p, a)| (p, *a)),
+            canary.as_ref().map(|(plan, after)| CanaryPlan {
+                plan,
+                after: *after,
+            }),
         )
     }
 }

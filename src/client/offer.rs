@@ -45,6 +45,16 @@ pub struct Canary<'a> {
     pub after: Duration,
 }
 
+/// A [`Canary`] of a prepared request: one request of `plan`, sent `after` a load of
+/// another plan started, while the load is in flight.
+#[derive(Clone, Copy, Debug)]
+pub struct CanaryPlan<'a> {
+    /// The request.
+    pub plan: &'a super::Plan,
+    /// How long after the load's start it is sent.
+    pub after: Duration,
+}
+
 impl<'a> LoadRequest<'a> {
     /// `n` requests to `url`, offered the way `strategy` says.
     pub fn new(strategy: ClientStrategy, url: &'a str, n: usize) -> LoadRequest<'a> {

@@ -13,7 +13,7 @@ use crate::scenario::Scenario;
 use crate::scenario::ScenarioBuilder;
 use crate::vocab::ServerStrategy;
 use perfshape::__support::Evidence;
-use perfshape::__support::{Plan, run_plan};
+use perfshape::__support::{CanaryPlan, Plan, run_plan};
 use perfshape::claim::{Expected, Measure, Notes};
 use perfshape::client::ClientStrategy;
 use perfshape::load::Run;
@@ -190,7 +190,10 @@ impl Load {
                 self.actual.client,
                 &self.plan,
                 self.actual.n,
-                canary.map(|after| (&health, after)),
+                canary.map(|after| CanaryPlan {
+                    plan: &health,
+                    after,
+                }),
             )
         })?;
         run.require_ok()?;

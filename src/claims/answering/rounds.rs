@@ -9,6 +9,7 @@ use super::super::distance::LocalLook;
 use super::super::holding::{self, Holding, LEAST, millis};
 use super::super::outside::Outside;
 use super::{AT_MOST, MAX_PROBES, PROBES_PER_UNIT, Round, STARTED_WITHIN};
+use crate::client::CanaryPlan;
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
@@ -254,7 +255,10 @@ impl Answering {
                 ClientStrategy::FanOut,
                 &slow_plan,
                 n,
-                Some((&cheap_plan, unit / 5)),
+                Some(CanaryPlan {
+                    plan: &cheap_plan,
+                    after: unit / 5,
+                }),
             )?;
             run.require_ok()?;
             Ok(run)
