@@ -281,4 +281,3 @@ pub(super) fn socket_peer(
 ) -> (String, Option<SocketAddr>) {
     ("a socket".into(), None)
 }
-

@@ -78,7 +78,7 @@ impl Stack {
 /// from its copy here; none where stacks are not read.
 pub(super) fn addresses(_stack: &Stack) -> Vec<u64> {
     #[cfg(all(linux_reads, target_arch = "x86_64"))]
-    return super::linux::addresses(_stack);
+    return super::unwind::addresses(_stack);
     #[cfg(not(all(linux_reads, target_arch = "x86_64")))]
     Vec::new()
 }
@@ -126,7 +126,7 @@ impl Capturer {
     /// capture before they are read reads nothing.
     pub(crate) fn prepare() {
         #[cfg(all(linux_reads, target_arch = "x86_64"))]
-        let _ = crate::stack::linux::modules();
+        let _ = crate::stack::modules::modules();
     }
 
     /// The stack of thread `tid`, asleep in the call its `syscall` file read as `line`;
@@ -186,7 +186,7 @@ mod tests {
         }
         let (tid, handle) = sleeper();
         let line = crate::blocked_call::syscall_line(tid).expect("its syscall file");
-        let _ = crate::stack::linux::modules();
+        let _ = crate::stack::modules::modules();
         let stack = Capturer::default()
             .capture(tid, &line)
             .expect("the sleeping thread's stack");
@@ -210,7 +210,7 @@ mod tests {
         let (tid, handle) = sleeper();
         let line = crate::blocked_call::syscall_line(tid).expect("its syscall file");
         let began = Instant::now();
-        let _ = crate::stack::linux::modules();
+        let _ = crate::stack::modules::modules();
         let first = began.elapsed();
         let mut capturer = Capturer::default();
         let stack = capturer.capture(tid, &line).expect("a stack");

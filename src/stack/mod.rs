@@ -27,9 +27,15 @@ mod left;
 #[cfg(all(linux_reads, target_arch = "x86_64"))]
 mod linux;
 #[cfg(all(linux_reads, target_arch = "x86_64"))]
+mod modules;
+#[cfg(all(linux_reads, target_arch = "x86_64"))]
 mod ring;
 #[cfg(all(linux_reads, target_arch = "x86_64"))]
+mod running;
+#[cfg(all(linux_reads, target_arch = "x86_64"))]
 mod switches;
+#[cfg(all(linux_reads, target_arch = "x86_64"))]
+mod unwind;
 
 pub(crate) use capture::{Capturer, unread, unread_computing};
 pub(crate) use captured::Stack;

@@ -251,7 +251,7 @@ mod tests {
             eprintln!("not read here: {:?}", REFUSED.get());
             return;
         }
-        let _ = super::super::linux::modules();
+        let _ = super::super::modules::modules();
         std::thread::sleep(Duration::from_micros(300));
         let slept = disable(true).expect("the sleep");
         assert!(slept.off >= Duration::from_micros(250), "{:?}", slept.off);
