@@ -24,20 +24,31 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Each crate's layers, bottom to top, as docs/architecture.md draws them: a module may read
-# its own layer's and those below. A module belongs to the longest prefix listed.
+# the layers below its own, and in its own layer only what lies in its own folder (the
+# entry it belongs to: `claims::blocking` may read `claims::holding`, not `watch`). A
+# module belongs to the longest prefix listed.
 GATE = [
-    ["limits", "build", "platform", "cpu_quota", "service_process", "local_downstream", "local_traffic", "thread_clock", "blocked_call", "stack", "vocab::millis"],
+    ["limits", "build", "platform", "cpu_quota", "service_process", "local_traffic", "vocab::millis"],
+    ["local_downstream", "blocked_call"],
+    ["thread_clock", "stack"],
     ["outcome"],
     ["error"],
     ["vocab", "cut_short", "fd_limit", "downstream"],
-    ["pool", "server"],
-    ["record", "run", "summary"],
+    ["pool"],
+    ["server"],
+    ["record"],
+    ["summary"],
+    ["run"],
     ["client"],
     ["usage"],
     ["claim"],
-    ["target", "target_builder"],
-    ["endpoint", "mix", "evidence", "probe"],
-    ["claims", "compare", "watch"],
+    ["target"],
+    ["target_builder"],
+    ["endpoint", "evidence", "probe"],
+    ["mix"],
+    ["held"],
+    ["compare"],
+    ["claims", "watch"],
     ["assert", "__support"],
 ]
 EXPERIMENTS = [
@@ -47,7 +58,8 @@ EXPERIMENTS = [
     ["scenario"],
     ["load"],
     ["experiment"],
-    ["catalog", "report", "external"],
+    ["external"],
+    ["catalog", "report"],
 ]
 CRATES = [("src", GATE), ("experiments/src", EXPERIMENTS)]
 # What the gate may never name: the experiments' crate, in code or in its manifest.
@@ -164,14 +176,19 @@ def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr, na
                 deps.add(target)
         edges[module] = deps
 
-    def layer_of(module: str):
+    def entry_of(module: str):
+        """The layer a module is in and the entry (its folder) it belongs to there."""
         best = None
         for number, prefixes in enumerate(layers, start=1):
             for prefix in prefixes:
                 if module == prefix or module.startswith(prefix + "::"):
-                    if best is None or len(prefix) > best[1]:
-                        best = (number, len(prefix))
-        return best[0] if best else None
+                    if best is None or len(prefix) > len(best[1]):
+                        best = (number, prefix)
+        return best
+
+    def layer_of(module: str):
+        entry = entry_of(module)
+        return entry[0] if entry else None
 
     upward = []
     for module in sorted(files):
@@ -185,6 +202,11 @@ def check(src: Path, layers: list[list[str]], out=sys.stdout, err=sys.stderr, na
             above = layer_of(target) if target != "crate" else None
             if above is not None and above > layer:
                 upward.append(f"{module} (layer {layer}) reaches up to {target} (layer {above})")
+            elif above == layer and entry_of(target)[1] != entry_of(module)[1]:
+                upward.append(
+                    f"{module} reads {target} beside it in layer {layer}, outside its own "
+                    f"folder ({entry_of(module)[1]}): move what both read below them"
+                )
     for line in upward:
         print(f"layering of {name}: {line}", file=err)
 
@@ -247,6 +269,19 @@ SELF_TESTS = [
         "low.rs": "pub fn f(_: crate::Top) {}",
         "high.rs": "pub struct H;",
     }),
+    ("reading beside it in its layer, outside its own folder", 1, "outside its own folder", {
+        "lib.rs": "mod low; mod high; mod side;",
+        "low.rs": "",
+        "high.rs": "pub struct H;",
+        "side.rs": "use crate::high::H;",
+    }),
+    ("reading within its own folder in its layer", 0, "", {
+        "lib.rs": "mod low; mod high;",
+        "low.rs": "",
+        "high/mod.rs": "mod a; mod b;",
+        "high/a.rs": "use super::b::B;",
+        "high/b.rs": "pub struct B;",
+    }),
     ("a module in no layer", 1, "in no layer", {
         "lib.rs": "mod low; mod stray;",
         "low.rs": "",
@@ -290,7 +325,7 @@ def self_test() -> int:
                 (src / rel).parent.mkdir(parents=True, exist_ok=True)
                 (src / rel).write_text(text)
             out, err = io.StringIO(), io.StringIO()
-            got = check(src, [["low"], ["high"]], out, err)
+            got = check(src, [["low"], ["high", "side"]], out, err)
             ok = got == want and says in err.getvalue()
             print(f"self-test {'ok' if ok else 'FAILED'}: {name} (exit {got}, want {want})")
             if not ok:

@@ -103,6 +103,7 @@ mod endpoint;
 mod error;
 mod evidence;
 mod fd_limit;
+mod held;
 mod limits;
 mod local_downstream;
 mod local_traffic;

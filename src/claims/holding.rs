@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::error::{Error, Result};
+use crate::held::{in_ms, middle};
 use crate::record::RequestRecord;
 use crate::run::Run;
 use crate::thread_clock::{self, PollTime};
@@ -50,8 +51,8 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
         return Err(Error::Unread {
             what: format!(
                 "the worker spent ≈{} of each request off the CPU, more than the {} a wait may take, and {}",
-                millis(holding.all_waiting()),
-                millis(allowance.waiting_allowed(alone)),
+                in_ms(holding.all_waiting()),
+                in_ms(allowance.waiting_allowed(alone)),
                 thread_clock::unsplit()
             ),
         });
@@ -78,8 +79,8 @@ pub(crate) fn untold(
     (longest > optimised && longest <= unoptimised).then(|| {
         format!(
             "its longest poll (of nine requests in ten, in the median round) is between {} and {}, where this build cannot tell a long stretch from ordinary work: code built without optimisations runs 2–30× slower than in release; `{}` in the workspace's Cargo.toml (or `--release`) makes it decisive",
-            millis(optimised),
-            millis(unoptimised),
+            in_ms(optimised),
+            in_ms(unoptimised),
             crate::vocab::allowance::PROFILE_LINE
         )
     })
@@ -191,7 +192,7 @@ pub(crate) struct Holding {
     /// (`block_in_place`, [`Split::handed_off`]): not holds.
     pub(crate) handed_off: usize,
     /// Whether the service talks to a process on this machine directly
-    /// ([`LocalLook`](super::distance::LocalLook)): only then is a poll's sleep in the
+    /// ([`LocalLook`](crate::held::distance::LocalLook)): only then is a poll's sleep in the
     /// kernel, however short, counted against [`SLEEPS_AT_MOST`] — it is most likely a call
     /// to that process, answered in microseconds where production's takes a round trip.
     /// Elsewhere a short sleep is a lock another thread of the process held (the blocking
@@ -281,25 +282,6 @@ impl Holding {
 /// The workers' waiting outside every timed poll while `run` ran and until they parked.
 fn waited_outside(run: &Run) -> Duration {
     run.worker_waits.iter().map(|s| s.time.waiting).sum()
-}
-
-/// The median of `values` (the upper one of an even count), zero when there are none.
-pub(crate) fn middle(values: impl IntoIterator<Item = Duration>) -> Duration {
-    let mut values: Vec<Duration> = values.into_iter().collect();
-    values.sort();
-    values.get(values.len() / 2).copied().unwrap_or_default()
-}
-
-/// `2.0 ms`, `0.06 ms`, `24 ms`: a duration as a report says it.
-pub(crate) fn millis(d: Duration) -> String {
-    let ms = d.as_secs_f64() * 1e3;
-    if ms >= 10.0 {
-        format!("{ms:.0} ms")
-    } else if ms >= 1.0 {
-        format!("{ms:.1} ms")
-    } else {
-        format!("{ms:.2} ms")
-    }
 }
 
 #[cfg(test)]

@@ -13,15 +13,12 @@
 
 mod answering;
 mod blocking;
-pub(crate) mod called;
-pub(crate) mod distance;
 mod fan_out;
 mod faster;
 pub(crate) mod holding;
 mod limit;
 mod mix;
 mod outside;
-pub(crate) mod remedy;
 mod worker_watch;
 
 pub use crate::compare::{Comparison, Percentile, SINGLE_IN_A_ROW, SideLoad};

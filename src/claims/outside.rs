@@ -9,8 +9,8 @@
 
 use std::time::Duration;
 
-use super::holding::millis;
 use crate::error::Error;
+use crate::held::in_ms;
 use crate::service_process::ProcessTimes;
 use crate::usage::{OWN_SHARE, SATURATED, Usage, WAITING};
 
@@ -167,9 +167,9 @@ impl std::fmt::Display for Powerless {
             Powerless::TooShort { request, client } => write!(
                 f,
                 "one request alone takes {}, too short against the load client's own {} of CPU per request (a timing from outside needs requests of {}, {SHORTEST}× that)",
-                millis(*request),
-                millis(*client),
-                millis(client.mul_f64(SHORTEST))
+                in_ms(*request),
+                in_ms(*client),
+                in_ms(client.mul_f64(SHORTEST))
             ),
             Powerless::Cpu { usage, .. } => write!(
                 f,

@@ -53,11 +53,12 @@ use std::time::{Duration, Instant};
 
 use self::report::Decisions;
 use self::route::{Decided, Judging, routes_of};
-use self::seen::{BUSY, millis};
+use self::seen::BUSY;
 use self::source::{Source, Watched, follow_this_process};
 use crate::claim::{Checked, GateMode};
-use crate::claims::distance::LocalLook;
 use crate::error::{Error, Refused, Result};
+use crate::held::distance::LocalLook;
+use crate::held::in_ms;
 use crate::server::ledger::{self, Ledger};
 use crate::target::Target;
 use crate::vocab::Allow;
@@ -268,7 +269,7 @@ impl Watch {
             report.evidence.push(format!(
                 "this process's threads waited for a CPU {:.0} % of the watch on average: a sleep no sample caught is read as a lock whose holder the machine preempted, decided by the count of requests; a route sent once that slept so past {} cannot tell",
                 waiting * 100.0,
-                millis(seen::BUSY_SLICE)
+                in_ms(seen::BUSY_SLICE)
             ));
         }
         Ok(Checked::published(report, self.caller.as_deref()))

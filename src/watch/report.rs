@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use std::time::Duration;
 
 use super::route::{BetweenResponses, Decided, rank};
-use super::seen::{Finding, millis};
+use super::seen::Finding;
 use super::source::Source;
 use crate::claim::{Advice, Band, ClaimReport, GateMode, Verdict};
-use crate::claims::called;
-use crate::claims::remedy::{Hold, for_hold};
+use crate::held::called;
+use crate::held::in_ms;
+use crate::held::remedy::{Hold, for_hold};
 use crate::pool::sampler::{Calls, Place};
 use crate::vocab::Allowance;
 
@@ -175,7 +176,7 @@ impl Decisions<'_> {
                 None => "waited in a call the kernel was not sampled in".to_string(),
             },
             if requests == 1 { "" } else { "es" },
-            millis(longest)
+            in_ms(longest)
         );
         match &self.outside.allowed {
             Some(allow) => said.allowed.push(format!("allowed by {allow}: {sentence}")),
@@ -334,18 +335,18 @@ fn held(route: &Decided) -> Option<(String, Hold)> {
                 (Some(call), Some((seen, n))) if route.held.as_ref() == Some(seen) => format!(
                     "{name} blocked in {call} {}, {} at the longest (the kernel saw its worker there in {n} of the {} samples that caught it asleep)",
                     in_requests(*requests),
-                    millis(*longest),
+                    in_ms(*longest),
                     sampled.asleep
                 ),
                 (Some(call), _) => format!(
                     "{name} blocked in {call} {}, {} at the longest (the kernel handed over its stack as the worker left its CPU)",
                     in_requests(*requests),
-                    millis(*longest)
+                    in_ms(*longest)
                 ),
                 _ => format!(
                     "{name} waited in a call on its worker {}, {} at the longest (asleep in the kernel inside its polls; no sample caught the call)",
                     in_requests(*requests),
-                    millis(*longest)
+                    in_ms(*longest)
                 ),
             };
             Some((sentence, Hold::Waits))
@@ -353,7 +354,7 @@ fn held(route: &Decided) -> Option<(String, Hold)> {
         Finding::Computes { requests, longest } => {
             let said = format!(
                 "{name} computed {} in one poll without giving its worker back {}, {}",
-                millis(*longest),
+                in_ms(*longest),
                 in_requests(*requests),
                 route.computing,
             );

@@ -8,8 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::seen::{self, Around, Finding, Sampled, WatchedRequest, decide_on, decide_outside};
 use crate::blocked_call::{BlockedCall, Seen};
-use crate::claims::called;
-use crate::claims::distance::LocalLook;
+use crate::held::called;
+use crate::held::distance::LocalLook;
 use crate::pool::sampler::{Calls, Place};
 use crate::pool::timeline::Segment;
 use crate::server::ledger::Served;

@@ -6,7 +6,7 @@
 use std::time::Duration;
 
 use crate::blocked_call::{BlockedCall, Seen};
-pub(crate) use crate::claims::holding::millis;
+use crate::held::in_ms;
 use crate::vocab::Allowance;
 use crate::vocab::wire::Split;
 
@@ -315,13 +315,13 @@ impl Reading<'_> {
         if longest >= IN_DOUBT && !self.in_a_lock() {
             return Some(Finding::CannotTell(format!(
                 "its one request slept {} inside its polls and the kernel was not seen in a call: a short call or a brief lock; one more request tells",
-                millis(longest)
+                in_ms(longest)
             )));
         }
         (self.unseen_on_busy() && longest >= BUSY_SLICE).then(|| {
             Finding::CannotTell(format!(
                 "its one request slept {} inside its polls while the machine kept this process's threads from a CPU, and no sample caught the call: a sync call, or a lock whose holder the machine preempted; one more request tells",
-                millis(longest)
+                in_ms(longest)
             ))
         })
     }
@@ -360,9 +360,9 @@ fn undecided_stretch(longest_computing: Duration, allowance: &Allowance) -> Opti
     (longest_computing > optimised && longest_computing <= unoptimised).then(|| {
         Finding::CannotTell(format!(
             "a poll computed {} without giving its worker back, between {} and {}, where this build cannot tell a long stretch from ordinary work slowed 2–30× by a build without optimisations: `{}` in the workspace's Cargo.toml makes it decisive",
-            millis(longest_computing),
-            millis(optimised),
-            millis(unoptimised),
+            in_ms(longest_computing),
+            in_ms(optimised),
+            in_ms(unoptimised),
             crate::vocab::allowance::PROFILE_LINE
         ))
     })

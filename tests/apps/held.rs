@@ -31,6 +31,10 @@ pub const FILE: &str = "tests/apps/held.rs";
 #[derive(Clone)]
 struct Shared {
     journal: PathBuf,
+    /// The audit trail `/line` appends to, opened once as the app is built: the route's
+    /// one call that waits for the disk is its sync (an `openat` in each request slept
+    /// 0.84 ms once, on a machine busy with the suite's other writes, longer than the sync).
+    audit: Arc<std::fs::File>,
     upstream: SocketAddr,
     ledger: Arc<Mutex<u64>>,
     pool: Arc<rayon::ThreadPool>,
@@ -41,11 +45,17 @@ struct Shared {
 /// sampler's tick (a line synced, a 300 µs sleep, a 1 ms lock), `/sort`, which computes a long stretch in one poll,
 /// `/stretch`, which computes 10 ms of CPU in one poll in any build, and
 /// `/interruptible`, which makes the calls a signal would cut short and counts those that
-/// were; `journal` is the file `/fsync` appends to, `upstream` a
-/// server `/socket` asks (through a `Downstream`, for instance).
+/// were; `journal` is the file `/fsync` appends to (`/line` appends to one beside it),
+/// `upstream` a server `/socket` asks (through a `Downstream`, for instance).
 pub fn app(journal: PathBuf, upstream: SocketAddr) -> Router {
+    let audit = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(journal.with_extension("audit"))
+        .expect("the audit trail opens");
     let shared = Shared {
         journal,
+        audit: Arc::new(audit),
         upstream,
         ledger: Arc::new(Mutex::new(0)),
         pool: Arc::new(
@@ -99,11 +109,7 @@ fn append(journal: &PathBuf) {
 /// One line appended and synced, as an audit trail does: a few tenths of a millisecond
 /// asleep while the disk takes it — shorter than the sampler's tick.
 async fn line(State(shared): State<Shared>) -> &'static str {
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&shared.journal)
-        .expect("the journal opens");
+    let mut file = &*shared.audit;
     file.write_all(b"audited\n").expect("the line is written");
     file.sync_all().expect("the line is synced"); // held: /line
     "audited"

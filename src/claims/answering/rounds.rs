@@ -4,15 +4,16 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::called::CallsSampled;
-use super::super::distance::LocalLook;
-use super::super::holding::{self, Holding, LEAST, millis};
+use super::super::holding::{self, Holding, LEAST};
 use super::super::outside::Outside;
 use super::{AT_MOST, MAX_PROBES, PROBES_PER_UNIT, Round, STARTED_WITHIN};
 use crate::client::CanaryPlan;
 use crate::endpoint::{COMPARISON_FAN_OUT, Endpoint};
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
+use crate::held::called::CallsSampled;
+use crate::held::distance::LocalLook;
+use crate::held::in_ms;
 use crate::pool::timeline::Sampling;
 use crate::run::Run;
 use crate::server::Server;
@@ -125,7 +126,7 @@ impl Answering {
                 what: format!(
                     "{} waited {} while the slow requests' polls were off the CPU, and {}",
                     self.cheap.name(),
-                    millis(round.counted()),
+                    in_ms(round.counted()),
                     crate::thread_clock::unsplit()
                 ),
             });

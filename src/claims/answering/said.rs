@@ -3,12 +3,13 @@
 
 use std::time::Duration;
 
-use super::super::called;
-use super::super::holding::{Holding, middle, millis};
-use super::super::remedy::{self, Hold};
+use super::super::holding::Holding;
 use super::rounds::Answering;
 use super::{AT_MOST, Round, UNEXPLAINED_TIMES};
 use crate::claim::{Advice, Claim, ClaimReport, Notes, Verdict};
+use crate::held::called;
+use crate::held::remedy::{self, Hold};
+use crate::held::{in_ms, middle};
 use crate::pool::sampler::Place;
 
 /// The claim with what it says once decided, through the context's steps.
@@ -111,26 +112,26 @@ impl Answering {
         };
         let mut lines = vec![format!(
             "{name} waited {} while {n} × {slow_name} ran ({:.2} of one {slow_name}, counting what its hold explains{sent}; {name} alone takes {}): {why}",
-            millis(wait),
+            in_ms(wait),
             report.median,
-            millis(alone)
+            in_ms(alone)
         )];
         let slow: Vec<Holding> = rounds.iter().filter_map(|r| r.slow).collect();
         if let Some(h) = slow.get(slow.len() / 2) {
             if !h.outside.is_zero() {
                 lines.push(format!(
                     "its workers waited {} per {slow_name} outside every response's polls: in a task its requests spawned, or another task on the worker",
-                    millis(h.outside)
+                    in_ms(h.outside)
                 ));
             }
             lines.push(format!(
                 "{slow_name} held its worker {} of each {} request: it waited {} of it and computed at most {} in one poll (a poll past {} counts whole); {} of {name}'s wait was {slow_name} holding its worker",
-                millis(h.held),
-                millis(unit),
-                millis(h.waiting),
-                millis(h.longest_computing),
-                millis(floor),
-                millis(mid(&|r| r.counted()))
+                in_ms(h.held),
+                in_ms(unit),
+                in_ms(h.waiting),
+                in_ms(h.longest_computing),
+                in_ms(floor),
+                in_ms(mid(&|r| r.counted()))
             ));
         }
         lines
@@ -155,8 +156,8 @@ pub(super) fn unexplained(rounds: &[Round], name: &str, slow_name: &str) -> Opti
     (round.unexplained > enough).then(|| {
         format!(
             "{name} waited {} beyond its own {} while {slow_name} ran ({:.2} of one {slow_name}), and no hold perfshape read of {slow_name}'s responses or of its workers explains it",
-            millis(round.unexplained),
-            millis(round.alone),
+            in_ms(round.unexplained),
+            in_ms(round.alone),
             round.unexplained.as_secs_f64() / unit.as_secs_f64().max(f64::MIN_POSITIVE)
         )
     })

@@ -1,16 +1,13 @@
 //! The likely cause and what to do, for a claim on a hold: by how the handler held its
 //! worker where the claim broke; why its rounds did not settle it where it could not tell.
 
-use std::time::Duration;
-
-use super::super::called;
 use super::super::holding;
-use super::super::remedy::{self, Hold};
 use super::figures::{self, Figures};
 use super::sentences::{Decided, unexplained};
 use crate::claim::{Advice, Verdict};
+use crate::held::called;
+use crate::held::remedy::{self, Hold};
 use crate::pool::sampler::Place;
-use crate::vocab::Allowance;
 
 impl Decided<'_> {
     /// The likely cause and what to do: by how the handler held its worker where the claim
@@ -43,7 +40,7 @@ impl Decided<'_> {
                 "serve the router in a test (Target::serve) to see which its polls do, then move that off the worker (tokio::task::spawn_blocking), or check whether its requests queue behind one connection or lock",
             ));
         };
-        let how = hold_of(&allowance, &h, figures.alone);
+        let how = super::figures::hold_of(&allowance, &h, figures.alone);
         Some(remedy::for_hold(
             "the handler",
             how,
@@ -63,11 +60,13 @@ impl Decided<'_> {
         let figures = Figures::of(&judged);
         let h = figures.polls?;
         let route = self.place();
-        Some(match hold_of(&allowance, &h, figures.alone) {
-            Hold::Computes => (route.clone(), true),
-            Hold::WaitsInATask => (Place::Outside, false),
-            Hold::Waits => (route.clone(), false),
-        })
+        Some(
+            match super::figures::hold_of(&allowance, &h, figures.alone) {
+                Hold::Computes => (route.clone(), true),
+                Hold::WaitsInATask => (Place::Outside, false),
+                Hold::Waits => (route.clone(), false),
+            },
+        )
     }
 
     /// Why the rounds of a served claim did not settle it, and what would: which of the three
@@ -133,21 +132,5 @@ impl Decided<'_> {
                 remedy::for_hold("the handler", how, None).action
             ),
         ))
-    }
-}
-
-/// How a broken claim's handler held its worker, by the part of its allowance it used most:
-/// computing in one poll, waiting in a task outside its requests' polls, or waiting in
-/// them.
-pub(super) fn hold_of(allowance: &Allowance, h: &holding::Holding, alone: Duration) -> Hold {
-    let (waiting_used, computing_used, slept_used) = holding::parts(allowance, h, alone);
-    if computing_used > waiting_used.max(slept_used) {
-        Hold::Computes
-    } else if waiting_used >= slept_used
-        && (h.outside > h.waiting || holding::waits_by_time(allowance, h, alone))
-    {
-        Hold::WaitsInATask
-    } else {
-        Hold::Waits
     }
 }

@@ -3,9 +3,11 @@
 
 use std::time::Duration;
 
-use super::super::holding::{self, Holding, middle};
+use super::super::holding::{self, Holding};
 use super::super::outside::Outside;
 use crate::claim::median;
+use crate::held::middle;
+use crate::held::remedy::Hold;
 use crate::vocab::Allowance;
 
 /// What one round saw besides its figure.
@@ -218,5 +220,21 @@ impl Figures {
             figures.push(("service cpu per request ms".to_string(), ms(cpu)));
         }
         figures
+    }
+}
+
+/// How a broken claim's handler held its worker, by the part of its allowance it used most:
+/// computing in one poll, waiting in a task outside its requests' polls, or waiting in
+/// them.
+pub(super) fn hold_of(allowance: &Allowance, h: &holding::Holding, alone: Duration) -> Hold {
+    let (waiting_used, computing_used, slept_used) = holding::parts(allowance, h, alone);
+    if computing_used > waiting_used.max(slept_used) {
+        Hold::Computes
+    } else if waiting_used >= slept_used
+        && (h.outside > h.waiting || holding::waits_by_time(allowance, h, alone))
+    {
+        Hold::WaitsInATask
+    } else {
+        Hold::Waits
     }
 }

@@ -14,10 +14,11 @@ mod sentences;
 
 use std::time::Duration;
 
-use super::holding::{self, LEAST, millis};
+use super::holding::{self, LEAST};
 use crate::claim::{Claim, ClaimReport, Measure, Notes};
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
+use crate::held::in_ms;
 use crate::run::Run;
 use figures::{Figures, HeldRound};
 use rounds::HoldRounds;
@@ -157,7 +158,7 @@ impl Endpoint {
                 format!(
                     "the largest of waiting per request ÷ {:.0} % of one request alone (at least {}), the longest poll of nine requests in ten ÷ the poll budget, and the share of requests whose polls slept in the kernel ÷ {:.0} %",
                     allowance.waiting * 100.0,
-                    millis(crate::vocab::allowance::WAIT_FLOOR),
+                    in_ms(crate::vocab::allowance::WAIT_FLOOR),
                     holding::SLEEPS_AT_MOST * 100.0
                 ),
             );
@@ -213,7 +214,7 @@ fn outside_figure(endpoint: &Endpoint, round: &HeldRound, run: &Run, n: usize) -
         return Err(why.error(format!(
             "{} ({n} concurrent in {}): {why}; on a router perfshape serves (Target::serve), the handler's polls tell",
             endpoint.name(),
-            millis(run.wall)
+            in_ms(run.wall)
         )));
     }
     match held_beyond_computing(round, allowance.waiting) {
@@ -222,15 +223,15 @@ fn outside_figure(endpoint: &Endpoint, round: &HeldRound, run: &Run, n: usize) -
             what: format!(
                 "{} holds its worker ≈{} of each {} request, and the service's own CPU explains it ({} per request{}): it computes, and from outside one long poll and many short ones read the same here; keeps_answering_during() with a cheap endpoint tells them apart (a cheap request waits behind one long poll, not between many short ones)",
                 endpoint.name(),
-                millis(held),
-                millis(round.alone),
-                millis(cpu),
+                in_ms(held),
+                in_ms(round.alone),
+                in_ms(cpu),
                 if queued.is_zero() {
                     String::new()
                 } else {
                     format!(
                         ", and {} waiting for a CPU the machine gave to other work",
-                        millis(queued)
+                        in_ms(queued)
                     )
                 }
             ),

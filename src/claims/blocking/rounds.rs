@@ -4,8 +4,6 @@
 
 use std::time::{Duration, Instant};
 
-use super::super::called::{self, CallsSampled};
-use super::super::distance::LocalLook;
 use super::super::fan_out::FanOut;
 use super::super::holding::{self, Holding, LEAST};
 use super::super::outside::Outside;
@@ -17,6 +15,8 @@ use crate::claim::ClaimReport;
 use crate::endpoint::Endpoint;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
+use crate::held::called::{self, CallsSampled};
+use crate::held::distance::LocalLook;
 use crate::pool::sampler::Place;
 use crate::run::Run;
 use crate::service_process::ProcessTimes;

@@ -4,11 +4,12 @@
 
 use std::time::Duration;
 
-use super::super::called;
-use super::super::holding::{self, Holding, SLEEPS_AT_MOST, millis};
-use super::super::remedy::Hold;
+use super::super::holding::{self, Holding, SLEEPS_AT_MOST};
 use super::figures::{Figures, HeldRound, Queue, Sizes};
 use crate::claim::{ClaimReport, Verdict};
+use crate::held::called;
+use crate::held::in_ms;
+use crate::held::remedy::Hold;
 use crate::pool::sampler::{Calls, Place};
 use crate::vocab::Allowance;
 
@@ -79,7 +80,7 @@ impl Decided<'_> {
             ));
             lines.push(format!(
                 "{from_outside}: the requests queued, but not for the worker (their polls held it {} of each request) — behind something that admits ≈{admits:.1} at a time (one database connection, a lock, a pool); concurrency_limit() measures it",
-                millis(h.held)
+                in_ms(h.held)
             ));
         } else {
             lines.push(from_outside);
@@ -111,7 +112,7 @@ impl Decided<'_> {
         let allowance = &self.allowance;
         let budget = allowance.describe_budget();
         let waits = self.waits(h, alone);
-        let computes = format!("{} (budget {budget})", millis(h.longest_computing));
+        let computes = format!("{} (budget {budget})", in_ms(h.longest_computing));
         let (waiting_used, computing_used, slept_used) = holding::parts(allowance, h, alone);
         // A launched service's longest poll is bounded by its workers' longest stretch.
         let longest = if self.launched {
@@ -129,7 +130,7 @@ impl Decided<'_> {
             return if h.all_waiting() < Duration::from_micros(5) {
                 format!(
                     "never waits while holding its worker (each {} request); {longest} computes {computes}",
-                    millis(alone)
+                    in_ms(alone)
                 )
             } else {
                 format!("waits {waits}; {longest} computes {computes}")
@@ -141,7 +142,7 @@ impl Decided<'_> {
                 "its polls slept in the kernel in {:.0} % of its requests (at most {:.0} %), waiting ≈{} a request here, where what it calls answers at once; 1 ms away, as a database across a network is, each such call holds the worker a 2 ms round trip{}",
                 h.slept_share() * 100.0,
                 SLEEPS_AT_MOST * 100.0,
-                millis(h.waiting),
+                in_ms(h.waiting),
                 self.seen(Hold::Waits)
             );
         }
@@ -150,8 +151,8 @@ impl Decided<'_> {
                 "its workers waited outside any response {:.1} % of the time measured (at most {:.0} %): a task its requests spawned, or another task on the worker, slept in the kernel while it held the worker; its requests' own polls wait ≈{} of each {} request{}",
                 h.outside_share * 100.0,
                 allowance.waiting * 100.0,
-                millis(h.waiting),
-                millis(alone),
+                in_ms(h.waiting),
+                in_ms(alone),
                 self.seen(Hold::WaitsInATask)
             );
         }
@@ -160,7 +161,7 @@ impl Decided<'_> {
         }
         format!(
             "computes {} in one {} without giving its worker back (budget {budget}); it waits {waits}{}",
-            millis(h.longest_computing),
+            in_ms(h.longest_computing),
             if self.launched {
                 "stretch serving one request"
             } else {
@@ -174,7 +175,7 @@ impl Decided<'_> {
     fn waits(&self, h: &Holding, alone: Duration) -> String {
         let allowance = &self.allowance;
         let floor = if allowance.waiting_allowed(alone) > alone.mul_f64(allowance.waiting) {
-            format!(", at least {}", millis(crate::vocab::allowance::WAIT_FLOOR))
+            format!(", at least {}", in_ms(crate::vocab::allowance::WAIT_FLOOR))
         } else {
             String::new()
         };
@@ -183,15 +184,15 @@ impl Decided<'_> {
         } else {
             format!(
                 ", {} of it outside the requests' own polls — in a task they spawned, or another task on the worker",
-                millis(h.outside)
+                in_ms(h.outside)
             )
         };
         let pct =
             100.0 * h.all_waiting().as_secs_f64() / alone.as_secs_f64().max(f64::MIN_POSITIVE);
         format!(
             "≈{} of each {} request while holding its worker ({pct:.1} %, at most {:.0} %{floor}){outside}",
-            millis(h.all_waiting()),
-            millis(alone),
+            in_ms(h.all_waiting()),
+            in_ms(alone),
             allowance.waiting * 100.0,
         )
     }
@@ -238,18 +239,18 @@ impl Decided<'_> {
         if self.launched {
             return format!(
                 "a launched service's responses are not timed poll by poll: its workers waited {} per request while the requests ran, and their longest stretch of CPU serving one request alone was {} (a bound on its longest poll; a stretch under {} is not kept)",
-                millis(h.outside),
-                millis(h.longest_computing),
-                millis(crate::pool::timeline::LONG)
+                in_ms(h.outside),
+                in_ms(h.longest_computing),
+                in_ms(crate::pool::timeline::LONG)
             );
         }
         format!(
             "its polls held the worker {} of the median request: {} computing, {} preempted by the machine (neither); {} waiting per request on average; the longest poll of any request computed {}",
-            millis(h.held),
-            millis(h.computing),
-            millis(h.preempted),
-            millis(h.waiting),
-            millis(h.most_computing)
+            in_ms(h.held),
+            in_ms(h.computing),
+            in_ms(h.preempted),
+            in_ms(h.waiting),
+            in_ms(h.most_computing)
         )
     }
 
@@ -269,7 +270,7 @@ impl Decided<'_> {
         };
         // A launched service's samples are all outside any response.
         let route = self.place();
-        let (said, place) = match super::advice::hold_of(&allowance, &h, figures.alone) {
+        let (said, place) = match super::figures::hold_of(&allowance, &h, figures.alone) {
             Hold::Computes => {
                 let at = crate::stack::computing_shape(calls.computing(route));
                 return Some(match at {
@@ -308,20 +309,20 @@ impl Decided<'_> {
                 let on_queue = if queued.is_zero() {
                     String::new()
                 } else {
-                    format!(", ≈{} waiting for a CPU (the machine's other work)", millis(queued))
+                    format!(", ≈{} waiting for a CPU (the machine's other work)", in_ms(queued))
                 };
                 format!(
                     "; of it the service's own CPU explains ≈{} (computing){on_queue} and ≈{} is waiting",
-                    millis(cpu.min(held)),
-                    millis(held.saturating_sub(cpu).saturating_sub(queued))
+                    in_ms(cpu.min(held)),
+                    in_ms(held.saturating_sub(cpu).saturating_sub(queued))
                 )
             }
             None => "; computing and waiting cannot be told apart from here (the service's process cannot be read on this machine)".to_string(),
         };
         let mut lines = vec![format!(
             "{verb}: ≈{} of each {} request ({:.1} %, at most {:.0} % waiting), from N = {n} concurrent taking {:.1}× one request{split}",
-            millis(held),
-            millis(alone),
+            in_ms(held),
+            in_ms(alone),
             figures.estimate * 100.0,
             allowance.waiting * 100.0,
             figures.ratio
@@ -368,14 +369,14 @@ fn idle_line(idle: Option<Duration>, h: &Holding) -> Option<String> {
     Some(if idle.is_zero() {
         format!(
             "with no load for {}, the workers never waited outside a response: the {} per request came with the requests — a task they spawned",
-            millis(over),
-            millis(h.outside)
+            in_ms(over),
+            in_ms(h.outside)
         )
     } else {
         format!(
             "with no load for {}, the workers waited {} outside any response ({:.1} % of the time): a background task on the workers blocks them whatever the requests",
-            millis(over),
-            millis(idle),
+            in_ms(over),
+            in_ms(idle),
             100.0 * idle.as_secs_f64() / over.as_secs_f64()
         )
     })
@@ -403,7 +404,7 @@ pub(super) fn unexplained(
         sizes.n,
         figures.ratio,
         busy * 100.0,
-        millis(h.held),
-        millis(figures.alone)
+        in_ms(h.held),
+        in_ms(figures.alone)
     ))
 }

@@ -5,13 +5,13 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::super::called::{self, CallsSampled};
-use super::super::distance::LocalLook;
 use super::super::holding::{self, FAN_OUT_PER_WORKER, Holding, LEAST};
 use super::super::worker_watch::WorkerWatch;
 use super::RouteRound;
 use crate::error::{Error, Result};
 use crate::evidence::Evidence;
+use crate::held::called::{self, CallsSampled};
+use crate::held::distance::LocalLook;
 use crate::mix::Mix;
 use crate::pool::sampler::Place;
 use crate::run::Run;

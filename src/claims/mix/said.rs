@@ -4,12 +4,13 @@
 
 use std::time::Duration;
 
-use super::super::called;
-use super::super::holding::{self, SLEEPS_AT_MOST, millis};
-use super::super::remedy::{self, Hold};
+use super::super::holding::{self, SLEEPS_AT_MOST};
 use super::RouteRound;
 use super::rounds::Mixing;
 use crate::claim::{Advice, Claim, ClaimReport, Notes, median};
+use crate::held::called;
+use crate::held::in_ms;
+use crate::held::remedy::{self, Hold};
 use crate::pool::sampler::{Calls, Place};
 
 /// The claim with what it says once decided, through the context's steps.
@@ -139,9 +140,9 @@ fn route_sentences(report: &ClaimReport, rounds: &[RouteRound], names: &[String]
             (Some(w), Some(l)) => format!(
                 "{} waits {}, longest poll {} of {} alone",
                 names[r],
-                millis(secs(w)),
-                millis(secs(l)),
-                millis(secs(alone(r)))
+                in_ms(secs(w)),
+                in_ms(secs(l)),
+                in_ms(secs(alone(r)))
             ),
             _ => format!("{} not split (no clocks)", names[r]),
         })
@@ -184,17 +185,17 @@ fn leading_line(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -
         format!(
             "{} uses most of its allowance: it waits ≈{} of each {} request while holding its worker ({share:.1} %) and computes at most {} in one poll",
             names[worst],
-            millis(w),
-            millis(secs(alone(worst))),
-            millis(l)
+            in_ms(w),
+            in_ms(secs(alone(worst))),
+            in_ms(l)
         )
     } else if mid(&|x| x.computing_used[worst]) >= used(worst) {
         format!(
             "{} computes {} in one poll without giving its worker back; it waits ≈{} of each {} request while holding it",
             names[worst],
-            millis(l),
-            millis(w),
-            millis(secs(alone(worst)))
+            in_ms(l),
+            in_ms(w),
+            in_ms(secs(alone(worst)))
         )
     } else if slept(worst) >= used(worst) && mid(&|x| x.waiting_used[worst]).unwrap_or(0.0) <= 1.0 {
         format!(
@@ -202,15 +203,15 @@ fn leading_line(report: &ClaimReport, rounds: &[RouteRound], names: &[String]) -
             names[worst],
             slept(worst).unwrap_or_default() * SLEEPS_AT_MOST * 100.0,
             SLEEPS_AT_MOST * 100.0,
-            millis(w),
-            millis(secs(alone(worst)))
+            in_ms(w),
+            in_ms(secs(alone(worst)))
         )
     } else {
         format!(
             "{} waits ≈{} of each {} request while holding its worker ({share:.1} %)",
             names[worst],
-            millis(w),
-            millis(secs(alone(worst)))
+            in_ms(w),
+            in_ms(secs(alone(worst)))
         )
     }
 }

@@ -110,7 +110,7 @@ pub(crate) fn named(calls: Option<&Calls>, route: &Place, how: Hold) -> Option<S
                     return Some(format!(
                         "the kernel handed over the worker's stack as it left its CPU{outside}: blocked in {} (off its CPU {} at the longest)",
                         held_words(calls, place)?,
-                        super::holding::millis(left.off)
+                        super::in_ms(left.off)
                     ));
                 }
                 // Sampled, but never asleep: the waits are short against the tick.
