@@ -144,7 +144,7 @@ impl Claim<'_> {
             }
             Err(other) => return Err(other),
         };
-        if let Some(line) = self.stolen.said() {
+        if let Some(line) = self.stolen.evidence() {
             self.evidence.push(line);
         }
         Ok((rounds, decision))

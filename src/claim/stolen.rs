@@ -98,7 +98,7 @@ impl StolenRounds {
     }
 
     /// The evidence line, once the rounds are over, where some round was measured again.
-    pub(super) fn said(&self) -> Option<String> {
+    pub(super) fn evidence(&self) -> Option<String> {
         let kept = match self.kept {
             0 => String::new(),
             n => format!(" and {n} more kept past that bound"),

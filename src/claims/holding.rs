@@ -70,7 +70,7 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
 /// 2–4× longer in one round now and then (user time alone — no page fault, interrupt or
 /// steal inside them; the CPU under the guest slower for a moment), and one such round
 /// must not end a claim the others settle.
-pub(crate) fn untold(
+pub(crate) fn this_build_cannot_tell(
     allowance: &Allowance,
     rounds_longest: impl IntoIterator<Item = Duration>,
 ) -> Option<String> {

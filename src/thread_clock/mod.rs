@@ -1,58 +1,15 @@
 //! The calling thread's own clocks, read around each poll of a served response: how much of
 //! the poll the thread spent computing, asleep in the kernel (waiting), or runnable but
-//! waiting for a CPU (preempted).
-//!
-//! A poll's wall time is all time its worker could run nothing else, but only two parts of
-//! it are the handler's doing: its CPU time (`CLOCK_THREAD_CPUTIME_ID`, exact to the
-//! nanosecond for the running thread) and the time the thread slept inside the poll — a
-//! `std::thread::sleep`, a sync read or write, a contended std mutex. The rest is the
-//! kernel running something else on the thread's CPU, which a busy CI runner does to every
-//! thread and which must never read as the handler waiting. Linux keeps that figure per
-//! thread (`/proc/thread-self/schedstat`, its second field: nanoseconds spent runnable on a
-//! run queue, updated each time the thread gets a CPU back), so waiting = wall − CPU − run
-//! queue — exactly, but for one thing neither clock sees: on a virtual machine whose kernel
-//! accounts hypervisor steal (`CONFIG_PARAVIRT_TIME_ACCOUNTING`, as this project's machine),
-//! time the host takes from a running vCPU is left out of the thread's CPU time and is no
-//! run-queue delay, so the difference alone would read it as waiting. `scripts/steal.py`
-//! measured it on pure 3 ms spins: 0.05–0.25 % of their time, but now and then a few
-//! milliseconds in one spin (worst 10.5 ms) — and averaged over the four requests a route
-//! of a mix gets in a round, one stolen quarter of a millisecond is past the 50 µs a request
-//! may wait. Where the thread's voluntary switches are read (below), a poll in which it made
-//! none did not sleep, and its time off the CPU is preemption whatever the clocks'
-//! difference; only a poll that slept is split by the run queue, and may carry steal.
-//! A poll that slept while the pool's other workers waited for a CPU may have slept on a
-//! lock one of them held: that part is preemption too ([`peers`]). One that slept on a lock
-//! the thread that woke its task still held, that thread preempted, is told by the watch
-//! ([`woken`]).
-//!
-//! Off Linux (and in the portable build, `PERFSHAPE_PORTABLE=1`) the run queue is not read: a
-//! poll's CPU time is still exact where the thread CPU clock exists (every Unix, macOS
-//! among them), and its time off the CPU is counted as waiting — the most it can have been
-//! — with [`splits_off_cpu`] false, so that a claim that would break on that time says it
-//! cannot tell a wait from preemption here instead (`claims::holding`). Windows has no
-//! thread clock fine enough for a poll (`GetThreadTimes` counts in scheduler ticks), so no
-//! poll is split there.
-//!
-//! Beside the split of its time, a poll says whether its thread *slept in the kernel*
-//! inside it at all ([`PollTime::slept`]): the thread's voluntary context switches
-//! (`getrusage(RUSAGE_THREAD)`'s `ru_nvcsw`, Linux) before and after. A sync call to
-//! another process on the same machine — a database on loopback — can be answered before
-//! the worker is off its CPU long enough to read as a wait, or while the kernel runs the
-//! process it woke in the worker's place (run-queue time, rightly not a wait): its time
-//! here says little of the millisecond the same call holds the worker in production. That
-//! it slept says the mechanism, whatever the distance — where the poll was off its CPU
-//! longer than [`UNSPLIT`]: a lock another thread of the process hands over in a few
-//! microseconds is no call to another process. sqlx's SQLite channel does that: in a
-//! release build the inventory's correct sqlx route slept so in 61 % of its requests, and
-//! the claim called it blocking until the floor.
-//!
-//! Cost, measured on this project's 2-core machine (kernel 6.18): a thread CPU clock read
-//! ≈0.56 µs, a `schedstat` read (`pread` of a file kept open per thread) ≈0.73 µs,
-//! `getrusage(RUSAGE_THREAD)` ≈0.34 µs. A poll reads the CPU clock, `schedstat` and the
-//! switches at its start and the CPU clock and the switches at its end; only a poll whose
-//! thread slept and whose wall time is more than [`UNSPLIT`] past its CPU time reads
-//! `schedstat` again to split that time. So a poll costs ≈2.6 µs of reading, ≈3.3 µs when
-//! it slept.
+//! waiting for a CPU (preempted) — waiting = wall − CPU (`CLOCK_THREAD_CPUTIME_ID`) − run
+//! queue (`/proc/thread-self/schedstat`), so a busy machine's preemption never reads as the
+//! handler waiting. Beside the split, whether the thread slept in the kernel at all
+//! ([`PollTime::slept`]: its voluntary switches) — the mechanism of a sync call, whatever
+//! its distance. A poll that slept on a lock another worker held while preempted is
+//! preemption too ([`peers`]); one that slept on a lock the thread that woke it held is
+//! told by the watch ([`woken`]). Off Linux the run queue is not read and
+//! [`splits_off_cpu`] is false: a claim that would break on time off the CPU says it cannot
+//! tell. Why each read, what hypervisor steal does to the difference, and what a poll's
+//! reading costs: docs/thread-clock.md.
 
 mod peers;
 pub(crate) mod woken;

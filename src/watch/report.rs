@@ -60,7 +60,7 @@ impl Decisions<'_> {
         } else {
             Verdict::Holds
         };
-        let said = self.said(undecided);
+        let said = self.what_it_says(undecided);
         let reason = self.reason(verdict, broken_routes);
         ClaimReport {
             name: "no route the test called blocks its worker".to_string(),
@@ -126,7 +126,7 @@ impl Decisions<'_> {
     /// What the report says: what broke, the lead naming every route that blocked, the
     /// first whole; then what cannot tell; then, where nothing broke, why it holds; then
     /// what the team allowed, with what each did and by which allow.
-    fn said(&self, undecided: Vec<String>) -> Said {
+    fn what_it_says(&self, undecided: Vec<String>) -> Said {
         let mut said = Said::default();
         for route in self.routes {
             if let Some((sentence, hold)) = held(route) {

@@ -10,37 +10,28 @@ use crate::held::in_ms;
 use crate::vocab::Allowance;
 use crate::vocab::wire::Split;
 
-/// The waiting inside one request's polls that no brief lock makes: a correct async poll's
-/// worker sleeps microseconds now and then (an allocator's lock, tokio's timer, a page to
-/// map), and a lock whose holder the machine preempted is counted as the machine's
-/// preemption, not as waiting, where the holder is another worker (`thread_clock::peers`)
-/// or, on a lock, the thread that woke the task (`thread_clock::woken`). A millisecond
-/// asleep in one request is a call.
+/// The waiting inside one request's polls that no brief lock makes: a millisecond asleep in
+/// one request is a call. A correct poll's worker sleeps microseconds now and then, and a
+/// lock whose holder the machine preempted is counted as preemption where that holder is
+/// another worker (`thread_clock::peers`) or the thread that woke the task
+/// (`thread_clock::woken`). The runs behind each threshold here: docs/watch-thresholds.md.
 pub(crate) const A_CALL: Duration = Duration::from_millis(1);
 
 /// The waiting inside a request's polls below which a sleep is too short to tell from a
-/// brief lock, even in every request: the kernel switched the worker out and back at once,
-/// or the worker met a lock of tokio's own — the blocking pool's, which a route that hands
-/// each request's work to it takes as the pool's thread, done with the last one, holds it
-/// (the accounts example's offloaded build on loopback: 20–30 µs in 2 of a route's 3
-/// requests once in 50 runs at 20 µs). A sync call to another process on this machine that
-/// answers faster is undecided by its round trip instead ([`crate::local_traffic`]).
+/// brief lock, even in every request: the kernel switching the worker out and back, or a
+/// lock of tokio's own (the blocking pool's). A sync call to a local process that answers
+/// faster is undecided by its round trip instead ([`crate::local_traffic`]).
 pub(crate) const TOO_SHORT: Duration = Duration::from_micros(50);
 
 /// The sleep inside one request's polls, under [`A_CALL`] and with no call seen, past which a
 /// route sent once cannot tell a call from a lock: a correct handler's rare lock sleeps tens
-/// of microseconds (sqlx's SQLite driver's channel: 0.03 ms, once in 33 watched runs of the
-/// inventory), a sync of a small file to disk a few tenths of a millisecond.
+/// of microseconds, a sync of a small file a few tenths of a millisecond.
 pub(crate) const IN_DOUBT: Duration = Duration::from_micros(100);
 
 /// The sleep no sample caught, in a route sent once on a busy machine ([`BUSY`]), under
-/// which a lock whose holder the machine preempted explains it (sqlx's SQLite worker
-/// thread, 0.6–1.1 ms in 3 of 50 runs with both cores busy) and the route holds; past it,
-/// the route cannot tell, and one more request tells. The sampler that would have seen a
-/// call was kept from its CPU across the sleep, as a lock's holder can be, for as long:
-/// the inventory's sqlx build slept 1.6 ms so once in 750 runs beside the suite, where the
-/// twins' sync calls sleep 2 ms. Length tells them apart no further; the count of
-/// requests does ([`TO_TELL`]).
+/// which a lock whose holder the machine preempted explains it and the route holds; past
+/// it, the route cannot tell, and one more request tells. Length tells a preempted lock from
+/// a short call no further: the count of requests does ([`TO_TELL`]).
 pub(crate) const BUSY_SLICE: Duration = Duration::from_micros(1_500);
 
 /// The share of the watch this process's threads spent waiting for a CPU, on average, past
@@ -49,10 +40,8 @@ pub(crate) const BUSY: f64 = 0.05;
 
 /// The requests whose polls sleep past [`TOO_SHORT`] that tell a call's short sleeps from a
 /// lock's, where they are half of a route's requests or more: a correct handler's poll
-/// sleeps so in 0–2 % of requests (docs/blocking-power.md) — two of two one time in 2,500,
-/// two of four one in 400 at the most — and a call in nearly every one. A sync call the
-/// kernel completes without putting the worker to sleep (a sync to a fast disk, now and
-/// then) misses a request: three requests a route ride that out.
+/// sleeps so in 0–2 % of requests (docs/blocking-power.md), a call in nearly every one;
+/// three requests a route ride out a sync call the kernel completes without a sleep.
 pub(crate) const TO_TELL: usize = 2;
 
 /// One watched request of a route, as the served router recorded it.
@@ -117,11 +106,8 @@ impl Sampled {
     /// Whether the commonest wait seen is one a correct poll meets too, judged by its time
     /// and its count of requests rather than by its kind: a lock (`futex`: tokio's, the
     /// allocator's, a channel's) or a page fault, which may wait for the address space's
-    /// lock (`lock_mm_and_find_vma` in the worker's kernel stack) while another thread maps
-    /// or unmaps memory; a busy machine that preempts that thread stretches it (0.17 ms
-    /// outside every response, offloaded builds of the ledger and the accounts, once in 50
-    /// runs each with both cores busy; 1.4 ms in the accounts' offloaded build, once in 50
-    /// quiet runs).
+    /// lock while another thread maps or unmaps memory — stretched by a busy machine that
+    /// preempts that thread (docs/watch-thresholds.md).
     pub(crate) fn in_a_lock(&self) -> bool {
         matches!(self.call, Some((BlockedCall::Lock | BlockedCall::Fault, _)))
     }

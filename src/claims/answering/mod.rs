@@ -74,31 +74,21 @@ impl Round {
 }
 
 impl Endpoint {
-    /// **Keeps answering**: this (cheap) endpoint, sent while `slow` is served to a fan-out
-    /// that can fill every worker, waits beyond its own time alone less than a quarter of
-    /// one `slow` request — counting, on a router perfshape serves, only the wait that
-    /// `slow`'s blocking explains. On an async or offloading server a worker is free and it
-    /// answers at once (the model: 0); when `slow` holds its workers it waits for one.
+    /// **Keeps answering**: this (cheap) endpoint, sent while `slow` fills every worker,
+    /// waits beyond its own time alone less than a quarter of one `slow` request. On an
+    /// async or offloading server a worker is free and it answers at once (the model: 0);
+    /// where `slow` holds its workers it waits for one. Seed 000's C4 on your service.
     ///
-    /// Seed 000's C4 on your service. `slow` is sent `slow.concurrency` times (default:
-    /// the server's workers, which a handler holding its worker fills exactly). The unit is
-    /// measured in the same run: the quickest of those `slow` requests, one served without
-    /// queueing. This endpoint alone is measured in each round too.
-    ///
-    /// On a router perfshape serves, this endpoint is sent once the `slow` requests have
-    /// started on the server (its layer counts them), then again and again across their
-    /// time (up to 24 a round, spread at 16 to one `slow` request), as a request arriving
-    /// at a random moment would be — a login that awaits its lookups and then hashes is met
-    /// during the hash; the round's figure is the longest wait. Their polls, and the
-    /// workers' stretches outside any response (a task `slow` spawned), say what held the
-    /// workers: a wait counts only as far as `slow` held its worker *during* it — waiting in
-    /// a poll, or in a poll longer than 1 ms, computing or waiting (6 ms where perfshape was
-    /// built without optimisations), or past its [poll budget](Endpoint::poll_budget) — so
-    /// two fast endpoints never break it, however short their requests, and a report that
-    /// computes 10 ms in one poll breaks it in every build. By URL this endpoint is sent a fifth of one `slow` request in, its whole
-    /// wait counts, and the claim is inconclusive where a `slow` request is too short for a
-    /// timing from outside ([`does_not_block_its_worker`](Endpoint::does_not_block_its_worker)
-    /// says where).
+    /// `slow` is sent `slow.concurrency` times (default: the server's workers, which a
+    /// handler holding its worker fills exactly); one `slow` request served without
+    /// queueing, and this endpoint alone, are measured in the same rounds. On a router
+    /// perfshape serves, this endpoint is sent again and again across the `slow` requests'
+    /// time, and its wait counts only as far as `slow` held its worker during it — waiting
+    /// in a poll, or a poll longer than 1 ms (6 ms unoptimised) or past its
+    /// [poll budget](Endpoint::poll_budget) — so two fast endpoints never break it. By URL
+    /// its whole wait counts, and the claim is inconclusive where a `slow` request is too
+    /// short for a timing from outside
+    /// ([`does_not_block_its_worker`](Endpoint::does_not_block_its_worker) says where).
     pub fn keeps_answering_during(&self, slow: &Endpoint) -> Claim<'static> {
         let answering = Answering::of(self, slow);
         let n = answering.n;

@@ -1,6 +1,10 @@
 //! The rounds of [`keeps_answering_during`](crate::Endpoint::keeps_answering_during): on a
-//! router perfshape serves, the slow fan-out with the cheap request sent again and again
-//! across it; by URL, the cheap request riding the slow fan-out as its canary.
+//! router perfshape serves, the slow fan-out with the cheap request sent once the slow
+//! requests have started on the server (its layer counts them), then again and again across
+//! their time — up to 24 a round, spread at 16 to one slow request — as a request arriving
+//! at a random moment would be: a login that awaits its lookups and then hashes is met
+//! during the hash, and the round's figure is the longest wait. By URL, the cheap request
+//! rides the slow fan-out as its canary, a fifth of one slow request in.
 
 use std::time::{Duration, Instant};
 

@@ -17,7 +17,7 @@ impl Decided<'_> {
         let (report, rounds, allowance) = (self.report, self.rounds, self.allowance);
         if report.verdict == Verdict::Inconclusive && !rounds.is_empty() {
             // Rounds this build cannot tell: the reason names the line that makes it decisive.
-            if figures::untold(&allowance, rounds).is_some() {
+            if figures::this_build_cannot_tell(&allowance, rounds).is_some() {
                 return local;
             }
             // Requests that queued for workers busy with what their polls do not explain.

@@ -31,10 +31,13 @@ pub(super) struct HeldRound {
     pub(super) outside: Outside,
 }
 
-/// Why this build cannot tell the rounds' polls ([`holding::untold`]), where it cannot: the
+/// Why this build cannot tell the rounds' polls ([`holding::this_build_cannot_tell`]), where it cannot: the
 /// claim's verdict and its advice ask the same.
-pub(super) fn untold(allowance: &Allowance, rounds: &[HeldRound]) -> Option<String> {
-    holding::untold(
+pub(super) fn this_build_cannot_tell(
+    allowance: &Allowance,
+    rounds: &[HeldRound],
+) -> Option<String> {
+    holding::this_build_cannot_tell(
         allowance,
         rounds
             .iter()

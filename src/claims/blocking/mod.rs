@@ -176,7 +176,7 @@ fn said_of(claim: Claim<'static>, hold: HoldRounds, rounds: Notes<HeldRound>) ->
     let (allowed, allowed_rounds) = (hold.clone(), rounds.clone());
     let (shaped, shaped_rounds) = (hold.clone(), rounds.clone());
     claim
-        .untold_when(move || untold_rounds.with(|rounds| untold.untold(rounds)))
+        .untold_when(move || untold_rounds.with(|rounds| untold.cannot_tell(rounds)))
         .observed(move || {
             observed.with(|rounds| {
                 if rounds.is_empty() {

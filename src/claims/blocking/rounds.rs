@@ -222,8 +222,8 @@ impl HoldRounds {
 
     /// Why rounds that were measured cannot tell: this build, or requests that queued for
     /// workers busy with what their polls do not explain.
-    pub(super) fn untold(&self, rounds: &[HeldRound]) -> Option<String> {
-        figures::untold(&self.allowance, rounds)
+    pub(super) fn cannot_tell(&self, rounds: &[HeldRound]) -> Option<String> {
+        figures::this_build_cannot_tell(&self.allowance, rounds)
             .or_else(|| unexplained(rounds, self.sizes(), self.allowance, self.launched))
     }
 

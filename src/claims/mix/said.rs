@@ -23,7 +23,7 @@ pub(super) fn said_of(
     let observed = rounds.clone();
     let (advised, advised_rounds) = (mixing.clone(), rounds.clone());
     claim
-        .untold_when(move || untold_rounds.with(|rounds| untold.untold(rounds)))
+        .untold_when(move || untold_rounds.with(|rounds| untold.cannot_tell(rounds)))
         .observed(move || {
             let received =
                 observed.with(|r| r.last().map(|r| r.received.clone()).unwrap_or_default());
@@ -57,7 +57,7 @@ struct Sampled<'a> {
 impl Mixing {
     /// The first route whose longest poll this build cannot tell from ordinary work, and
     /// why.
-    fn untold(&self, rounds: &[RouteRound]) -> Option<String> {
+    fn cannot_tell(&self, rounds: &[RouteRound]) -> Option<String> {
         let longest = |r: usize| {
             rounds
                 .iter()
@@ -65,7 +65,8 @@ impl Mixing {
         };
         let mut routes = self.mix.routes.iter().zip(&self.names).enumerate();
         routes.find_map(|(r, ((endpoint, _), name))| {
-            holding::untold(&endpoint.allowance(), longest(r)).map(|why| format!("{name}: {why}"))
+            holding::this_build_cannot_tell(&endpoint.allowance(), longest(r))
+                .map(|why| format!("{name}: {why}"))
         })
     }
 }
