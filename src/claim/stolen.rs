@@ -9,19 +9,14 @@ use std::time::Duration;
 use super::Advice;
 use crate::usage::StealReading;
 
-/// Rounds measured again in one claim before [`MOST_TIME_AGAIN`] is what bounds it. Six
-/// ran out in a fresh clone's CI, in a burst that had 39 of 102 claims measure rounds again
-/// (20–850 ms taken from each): an A/A compare of 25 ms rounds kept rounds 13–60 % slow and
-/// ended inconclusive.
+/// Rounds measured again in one claim before [`MOST_TIME_AGAIN`] is what bounds it: enough
+/// to ride out a burst of the host's steal that a claim of short rounds meets (what set it:
+/// docs/findings.md, "Rounds the host took").
 const MOST_MEASURED_AGAIN: usize = 12;
 
 /// Time a claim spends on rounds measured again, past [`MOST_MEASURED_AGAIN`] of them:
 /// past both, a round is kept however much the host took during it, and the report says
-/// how much. Twelve 20–35 ms rounds last half a second, inside a burst: read every 100 ms
-/// through two CI runs, the seconds in which the host took 5 % of the machine or more came
-/// in 70 bursts, 62 of them shorter than 20 s (the longest 37, 68 and 77 s), and a claim of
-/// 25 ms rounds that met one measured 24 rounds of which the counter saw the host take
-/// 450 ms.
+/// how much. Most bursts of steal end within it (docs/findings.md).
 const MOST_TIME_AGAIN: Duration = Duration::from_secs(20);
 
 /// The pause before each round measured again past [`MOST_MEASURED_AGAIN`]: the burst is

@@ -149,9 +149,8 @@ pub(crate) enum Finding {
 /// path, and its requests slept; a request's polls waited [`A_CALL`] or more where the
 /// kernel was not seen only in a lock; at least [`TO_TELL`] requests, and half of them or
 /// more, slept past [`TOO_SHORT`]. A lock (`futex`) is what a correct handler's brief
-/// waits are too, and a busy machine that preempts the lock's holder (a driver's thread:
-/// sqlx's SQLite worker, 1.0–1.1 ms in 2 of 50 runs with both cores busy) stretches them
-/// past a millisecond: a lock waited for decides only by the count of requests, each
+/// waits are too, and a busy machine that preempts the lock's holder (a driver's thread)
+/// stretches them past a millisecond (docs/watch-thresholds.md): a lock waited for decides only by the count of requests, each
 /// request's sleep less what the thread that woke its task spent waiting for a CPU
 /// meanwhile ([`Split::held_up`]: flume wakes sqlx's worker under the lock it takes). A single
 /// request that slept past [`IN_DOUBT`] and under [`A_CALL`], with nothing seen, cannot tell
