@@ -156,10 +156,10 @@ mod tests {
     #[test]
     fn the_evidence_line_counts_the_rounds_measured_again() {
         let mut rounds = StolenRounds::default();
-        assert_eq!(rounds.said(), None);
+        assert_eq!(rounds.evidence(), None);
         assert_eq!(rounds.taken(ms(30), ms(100), 2), Some(Duration::ZERO));
         assert_eq!(rounds.taken(ms(30), ms(100), 2), Some(Duration::ZERO));
-        let line = rounds.said().expect("said once");
+        let line = rounds.evidence().expect("said once");
         assert!(
             line.starts_with("2 round(s) measured again: the host took 60 ms"),
             "{line}"
@@ -204,7 +204,7 @@ mod tests {
             "{}",
             advice.cause
         );
-        let line = rounds.said().expect("measured again");
+        let line = rounds.evidence().expect("measured again");
         assert!(
             line.starts_with(&format!(
                 "{again} round(s) measured again and 1 more kept past that bound"

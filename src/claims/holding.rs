@@ -394,13 +394,16 @@ mod tests {
         match default.undecided() {
             // Unoptimised: 10 ms may be a correct handler slowed 2–30×; the line is named.
             Some(_) => {
-                let why = untold(&default, [ten]).expect("between the budgets");
+                let why = this_build_cannot_tell(&default, [ten]).expect("between the budgets");
                 assert!(why.contains("opt-level = 1"), "{why}");
                 // A round's figure takes the unoptimised budget: it holds, and the rounds'
                 // median decides whether the build can tell.
                 assert!(used(&default, &ten_ms, request).unwrap() < 1.0);
                 // Past 24 ms breaks in any build; so does a wait past its allowance.
-                assert_eq!(untold(&default, [Duration::from_millis(30)]), None);
+                assert_eq!(
+                    this_build_cannot_tell(&default, [Duration::from_millis(30)]),
+                    None
+                );
                 assert!(used(&default, &holding(0, 30_000), request).unwrap() > 1.0);
                 if thread_clock::splits_off_cpu() {
                     assert!(used(&default, &holding(2000, 10_000), request).unwrap() > 1.0);
@@ -409,9 +412,12 @@ mod tests {
             None => assert!(used(&default, &ten_ms, request).unwrap() > 1.0),
         }
         // Under the optimised budget every build can tell.
-        assert_eq!(untold(&default, [Duration::from_millis(2)]), None);
+        assert_eq!(
+            this_build_cannot_tell(&default, [Duration::from_millis(2)]),
+            None
+        );
         // A budget the user set decides in every build.
-        assert_eq!(untold(&four_ms_budget(), [ten]), None);
+        assert_eq!(this_build_cannot_tell(&four_ms_budget(), [ten]), None);
         assert!(used(&four_ms_budget(), &ten_ms, request).unwrap() > 1.0);
     }
 
@@ -429,10 +435,13 @@ mod tests {
                 .map(|&m| Duration::from_millis(m))
                 .collect::<Vec<_>>()
         };
-        assert_eq!(untold(&default, ms(&[1, 1, 1, 1, 8, 1, 1, 1, 1])), None);
-        assert_eq!(untold(&default, ms(&[1, 8, 1])), None);
-        assert!(untold(&default, ms(&[8, 9, 1])).is_some());
-        assert_eq!(untold(&default, ms(&[])), None);
+        assert_eq!(
+            this_build_cannot_tell(&default, ms(&[1, 1, 1, 1, 8, 1, 1, 1, 1])),
+            None
+        );
+        assert_eq!(this_build_cannot_tell(&default, ms(&[1, 8, 1])), None);
+        assert!(this_build_cannot_tell(&default, ms(&[8, 9, 1])).is_some());
+        assert_eq!(this_build_cannot_tell(&default, ms(&[])), None);
     }
 
     #[test]
