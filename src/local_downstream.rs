@@ -76,6 +76,15 @@ fn connections(skip: &[u16]) -> Vec<(i32, LocalDownstream)> {
         .filter(|e| e.state == TcpState::Listen && mine.contains_key(&e.inode))
         .map(|e| e.local_address.port())
         .collect();
+    // This process's own ends: a connection whose other end is one of them (a served
+    // router's side of a test client's connection) goes to no other process, and looking
+    // up who listens on its ephemeral port scans every process's descriptors (≈25 ms in a
+    // test binary, at the start of each watch).
+    let own_ends: std::collections::HashSet<std::net::SocketAddr> = entries
+        .iter()
+        .filter(|e| mine.contains_key(&e.inode))
+        .map(|e| e.local_address)
+        .collect();
     let mut found = Vec::new();
     // The process behind each remote port, looked up once a port.
     let mut processes: std::collections::HashMap<u16, Option<ServiceProcess>> =
@@ -88,6 +97,7 @@ fn connections(skip: &[u16]) -> Vec<(i32, LocalDownstream)> {
         if entry.state != TcpState::Established
             || !remote.ip().is_loopback()
             || listening_here.contains(&remote.port())
+            || own_ends.contains(&remote)
             || skip.contains(&entry.local_address.port())
         {
             continue;

@@ -302,3 +302,62 @@ impl Watch {
             .filter(|&waiting| waiting >= BUSY)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::{Duration, Instant};
+
+    /// What a watch adds to a functional test, measured, not asserted: `cargo test --lib -p
+    /// perfshape watch_cost -- --ignored --nocapture` prints the median wall time of ten
+    /// requests to a µs route on one worker, unwatched, watched without a decision (the
+    /// watch begun and dropped), and watched and decided — 20 of each, in turn.
+    #[test]
+    #[ignore = "a measurement: run it by name"]
+    fn watch_cost() {
+        let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+        let router = axum::Router::new().route("/ok", axum::routing::get(|| async { "ok" }));
+        let target =
+            crate::Target::serve(crate::PoolSettings::workers(1).unwrap(), router).expect("served");
+        let client = reqwest::Client::new();
+        let url = target.url_of("/ok").unwrap();
+        let requests = || {
+            runtime.block_on(async {
+                for _ in 0..10 {
+                    client.get(url.clone()).send().await.expect("an answer");
+                }
+            })
+        };
+        let mut times: [Vec<Duration>; 3] = [Vec::new(), Vec::new(), Vec::new()];
+        for i in 0..63 {
+            let began = Instant::now();
+            match i % 3 {
+                0 => requests(),
+                1 => {
+                    let watch = target.watch().expect("a watch");
+                    requests();
+                    drop(watch);
+                }
+                _ => {
+                    let watch = target.watch().expect("a watch");
+                    requests();
+                    let checked = watch.nothing_blocked().expect("decided");
+                    assert!(checked.verdict().holds(), "{}", checked.report());
+                }
+            }
+            // The first of each is the warm-up.
+            if i >= 3 {
+                times[i % 3].push(began.elapsed());
+            }
+        }
+        let mut median = |k: usize| {
+            times[k].sort();
+            times[k][times[k].len() / 2]
+        };
+        eprintln!(
+            "ten requests: {:?} unwatched, {:?} watched and dropped, {:?} watched and decided (medians of 20)",
+            median(0),
+            median(1),
+            median(2)
+        );
+    }
+}

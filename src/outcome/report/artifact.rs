@@ -67,7 +67,7 @@ fn fnv1a(text: &str) -> u64 {
 /// Where raw figures go: `$PERFSHAPE_ARTIFACTS`, else `<target dir>/perfshape`, where the
 /// target dir is `$CARGO_TARGET_DIR` or the `target` folder the running binary lives in.
 ///
-/// A relative `$PERFSHAPE_ARTIFACTS` is taken from the folder that holds that `target`
+/// A relative `$PERFSHAPE_ARTIFACTS` (or `$CARGO_TARGET_DIR`) is taken from the folder that holds that `target`
 /// folder — the workspace's root — not from the test's working directory: cargo and
 /// nextest run each package's tests in the package's own folder, and a workspace whose
 /// members all write to `target/perfshape/suite` means the one under its root.
@@ -88,7 +88,14 @@ pub fn artifact_dir() -> PathBuf {
         };
     }
     if let Some(dir) = std::env::var_os("CARGO_TARGET_DIR") {
-        return PathBuf::from(dir).join("perfshape");
+        // A relative target dir is cargo's, from where cargo ran — the workspace's root —
+        // not from the package folder a test runs in.
+        let dir = PathBuf::from(dir);
+        let root = binary_target().and_then(|t| t.parent().map(PathBuf::from));
+        return match root {
+            Some(root) if dir.is_relative() => root.join(dir).join("perfshape"),
+            _ => dir.join("perfshape"),
+        };
     }
     binary_target()
         .map(|t| t.join("perfshape"))
