@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # entry it belongs to: `claims::blocking` may read `claims::holding`, not `watch`). A
 # module belongs to the longest prefix listed.
 GATE = [
-    ["limits", "build", "platform", "cpu_quota", "service_process", "local_traffic", "vocab::millis"],
+    ["limits", "build", "platform", "cpu_quota", "service_process", "local_traffic", "own_sockets", "vocab::millis"],
     ["local_downstream", "blocked_call"],
     ["thread_clock", "stack"],
     ["outcome"],

@@ -109,6 +109,7 @@ mod local_downstream;
 mod local_traffic;
 mod mix;
 mod outcome;
+mod own_sockets;
 mod platform;
 mod pool;
 pub mod probe;

@@ -5,8 +5,8 @@
 //! (`thread_clock` says how); a claim on a served router names each such connection, so
 //! that a test that meets its database directly says so.
 //!
-//! Linux names them through `/proc`: this process's socket inodes (its file descriptors),
-//! their entries in `/proc/net/tcp{,6}`, and the process that listens on the remote port.
+//! Linux names them from this process's own sockets, each asked for its ends
+//! ([`crate::own_sockets`]), and `/proc` for the process that listens on the remote port.
 //! Off Linux none is named.
 
 use std::net::SocketAddr;
@@ -50,55 +50,31 @@ pub(crate) fn local_sockets(skip: &[u16]) -> Vec<i32> {
 }
 
 /// Each connection of this process's to another local process's listener: its descriptor,
-/// and where it goes.
+/// and where it goes. A connection whose other end is this process's own (a served
+/// router's side of a test client's connection) goes to no other process, and is not looked
+/// up: who listens on its ephemeral port is found by scanning every process's descriptors.
 #[cfg(linux_reads)]
 fn connections(skip: &[u16]) -> Vec<(i32, LocalDownstream)> {
     use crate::service_process::ServiceProcess;
-    use procfs::net::TcpState;
-    use procfs::process::{FDTarget, Process};
-    let Ok(me) = Process::myself() else {
-        return Vec::new();
-    };
-    let Ok(fds) = me.fd() else {
-        return Vec::new();
-    };
-    let mine: std::collections::HashMap<u64, i32> = fds
-        .flatten()
-        .filter_map(|fd| match fd.target {
-            FDTarget::Socket(inode) => Some((inode, fd.fd)),
-            _ => None,
-        })
-        .collect();
-    let mut entries = procfs::net::tcp().unwrap_or_default();
-    entries.extend(procfs::net::tcp6().unwrap_or_default());
-    let listening_here: Vec<u16> = entries
+    let sockets = crate::own_sockets::tcp_sockets();
+    let listening_here: Vec<u16> = sockets
         .iter()
-        .filter(|e| e.state == TcpState::Listen && mine.contains_key(&e.inode))
-        .map(|e| e.local_address.port())
+        .filter(|s| s.listening)
+        .map(|s| s.local.port())
         .collect();
-    // This process's own ends: a connection whose other end is one of them (a served
-    // router's side of a test client's connection) goes to no other process, and looking
-    // up who listens on its ephemeral port scans every process's descriptors (≈25 ms in a
-    // test binary, at the start of each watch).
-    let own_ends: std::collections::HashSet<std::net::SocketAddr> = entries
-        .iter()
-        .filter(|e| mine.contains_key(&e.inode))
-        .map(|e| e.local_address)
-        .collect();
+    let own_ends: Vec<SocketAddr> = sockets.iter().map(|s| s.local).collect();
     let mut found = Vec::new();
     // The process behind each remote port, looked up once a port.
     let mut processes: std::collections::HashMap<u16, Option<ServiceProcess>> =
         std::collections::HashMap::new();
-    for entry in &entries {
-        let remote = entry.remote_address;
-        let Some(&fd) = mine.get(&entry.inode) else {
+    for socket in &sockets {
+        let Some(remote) = socket.peer else {
             continue;
         };
-        if entry.state != TcpState::Established
-            || !remote.ip().is_loopback()
+        if !remote.ip().is_loopback()
             || listening_here.contains(&remote.port())
             || own_ends.contains(&remote)
-            || skip.contains(&entry.local_address.port())
+            || skip.contains(&socket.local.port())
         {
             continue;
         }
@@ -112,7 +88,7 @@ fn connections(skip: &[u16]) -> Vec<(i32, LocalDownstream)> {
             continue;
         }
         found.push((
-            fd,
+            socket.fd,
             LocalDownstream {
                 addr: remote,
                 process: process.name(),

@@ -173,24 +173,16 @@ pub(super) fn ends_of(fd: u64, inode: u64) -> Option<Ends> {
     if !same() {
         return None;
     }
-    let address = |get: unsafe extern "C" fn(
-        libc::c_int,
-        *mut libc::sockaddr,
-        *mut libc::socklen_t,
-    ) -> libc::c_int| {
-        // SAFETY: an all-zero sockaddr_storage is a valid buffer for any address.
-        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        // SAFETY: the buffer and its length are the kernel's to fill.
-        let got = unsafe { get(fd, (&raw mut storage).cast(), &mut len) };
-        (got == 0).then_some(storage)
-    };
+    let address = |get| crate::own_sockets::address_of(fd, get);
     let ends = match address(libc::getpeername) {
-        Some(peer) => match socket_address(&peer) {
+        Some(peer) => match crate::own_sockets::socket_address(&peer) {
             Some(remote) => Ends::Connected(remote),
             None => Ends::NotTcp,
         },
-        None => match address(libc::getsockname).as_ref().and_then(socket_address) {
+        None => match address(libc::getsockname)
+            .as_ref()
+            .and_then(crate::own_sockets::socket_address)
+        {
             Some(local) => Ends::Listening(local),
             None => Ends::NotTcp,
         },
@@ -199,78 +191,12 @@ pub(super) fn ends_of(fd: u64, inode: u64) -> Option<Ends> {
     same().then_some(ends)
 }
 
-/// Whether this process holds a socket listening on TCP `port`: each of its descriptors
-/// that is a socket asked for its local address and whether it accepts connections.
+/// Whether this process holds a socket listening on TCP `port`.
 #[cfg(linux_reads)]
 pub(super) fn listening_here(port: u16) -> bool {
-    let Ok(descriptors) = std::fs::read_dir("/proc/self/fd") else {
-        return false;
-    };
-    descriptors.flatten().any(|entry| {
-        let Some(fd) = entry
-            .file_name()
-            .to_str()
-            .and_then(|n| n.parse::<libc::c_int>().ok())
-        else {
-            return false;
-        };
-        let is_socket = std::fs::read_link(entry.path())
-            .is_ok_and(|link| link.to_string_lossy().starts_with("socket:["));
-        if !is_socket {
-            return false;
-        }
-        let mut accepts: libc::c_int = 0;
-        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
-        // SAFETY: an int-sized buffer for SO_ACCEPTCONN, as the option takes.
-        let asked = unsafe {
-            libc::getsockopt(
-                fd,
-                libc::SOL_SOCKET,
-                libc::SO_ACCEPTCONN,
-                (&raw mut accepts).cast(),
-                &mut len,
-            )
-        };
-        if asked != 0 || accepts == 0 {
-            return false;
-        }
-        // SAFETY: an all-zero sockaddr_storage is a valid buffer for any address.
-        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        // SAFETY: the buffer and its length are the kernel's to fill.
-        let got = unsafe { libc::getsockname(fd, (&raw mut storage).cast(), &mut len) };
-        got == 0 && socket_address(&storage).is_some_and(|local| local.port() == port)
-    })
-}
-
-/// An IPv4 or IPv6 address from the kernel's buffer; `None` for any other family.
-#[cfg(linux_reads)]
-pub(super) fn socket_address(storage: &libc::sockaddr_storage) -> Option<SocketAddr> {
-    match libc::c_int::from(storage.ss_family) {
-        libc::AF_INET => {
-            // SAFETY: the family says the buffer holds a sockaddr_in.
-            let v4 =
-                unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
-            Some(SocketAddr::from((
-                u32::from_be(v4.sin_addr.s_addr).to_be_bytes(),
-                u16::from_be(v4.sin_port),
-            )))
-        }
-        libc::AF_INET6 => {
-            // SAFETY: the family says the buffer holds a sockaddr_in6.
-            let v6 = unsafe {
-                &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>()
-            };
-            let ip = std::net::Ipv6Addr::from(v6.sin6_addr.s6_addr);
-            let port = u16::from_be(v6.sin6_port);
-            // An IPv4 peer of a dual-stack socket reads as the IPv4 address it is.
-            Some(match ip.to_ipv4_mapped() {
-                Some(v4) => SocketAddr::from((v4, port)),
-                None => SocketAddr::from((ip, port)),
-            })
-        }
-        _ => None,
-    }
+    crate::own_sockets::tcp_sockets()
+        .iter()
+        .any(|socket| socket.listening && socket.local.port() == port)
 }
 
 #[cfg(not(linux_reads))]
