@@ -343,6 +343,37 @@ pub(crate) fn left_in(route: u32, left: &crate::stack::Left) {
     });
 }
 
+/// Runs `work`, perfshape's own on the calling worker thread (asking the kernel for its
+/// events), outside the worker's run: what the worker ran before it is a segment, the next
+/// begins after it, and the sampler passes the worker by meanwhile.
+pub(crate) fn own_work<R>(work: impl FnOnce() -> R) -> R {
+    let running = |each: &mut dyn FnMut(&mut Open)| {
+        STATE.with(|s| {
+            if let State::Running(open) = &mut *s.borrow_mut() {
+                each(open);
+            }
+        })
+    };
+    if let Some(before) = ThreadReading::now() {
+        running(&mut |open| {
+            open.close(&before);
+            open.boundary = before;
+        });
+    }
+    // Not sampled meanwhile: the sampler passes a parked worker by.
+    let mut outside = false;
+    running(&mut |_| outside = true);
+    slot(Slot::parked);
+    let done = work();
+    if outside {
+        slot(Slot::outside);
+    }
+    if let Some(after) = ThreadReading::now() {
+        running(&mut |open| open.boundary = after);
+    }
+    done
+}
+
 /// A response poll of `route` ([`route`]) begins on the calling thread, clocked by `start`:
 /// the worker's run since the last boundary is a segment.
 pub(crate) fn poll_begins(start: &ThreadReading, route: Option<u32>) -> PollMark {

@@ -213,7 +213,12 @@ fn timed_poll<T>(
         None
     };
     // The kernel hands over the worker's stack at each switch in the poll, outside its
-    // clocks (two `ioctl`s): a sleep too short for the sampler's tick is named too.
+    // clocks (two `ioctl`s): a sleep too short for the sampler's tick is named too. Its
+    // event is asked of the kernel at the thread's first recorded poll, outside the
+    // worker's run too.
+    if split && !Leaving::ready() {
+        timeline::own_work(Leaving::prepare);
+    }
     let leaving = split.then(Leaving::begin);
     let clocks = if split { ThreadReading::now() } else { None };
     let mark = clocks.as_ref().map(|c| marks.begins(c));

@@ -32,6 +32,24 @@ thread_local! {
 pub(crate) struct Leaving(bool);
 
 impl Leaving {
+    /// Whether the calling thread is ready for [`Leaving::begin`]: its event asked of the
+    /// kernel already (always, where none is read).
+    pub(crate) fn ready() -> bool {
+        #[cfg(all(linux_reads, target_arch = "x86_64"))]
+        return super::switches::asked();
+        #[cfg(not(all(linux_reads, target_arch = "x86_64")))]
+        true
+    }
+
+    /// Asks the kernel for the calling thread's event, once a thread — perfshape's own
+    /// work, which a caller on a worker keeps out of the worker's run (an `perf_event_open`
+    /// slept a worker 11 ms once, on a machine busy with a build, and read as the
+    /// service's hold outside every response).
+    pub(crate) fn prepare() {
+        #[cfg(all(linux_reads, target_arch = "x86_64"))]
+        super::switches::ask();
+    }
+
     /// Has the kernel hand over the calling thread's stack at each switch from now on,
     /// where it may.
     pub(crate) fn begin() -> Leaving {

@@ -60,6 +60,21 @@ pub(super) struct Slept {
 #[cfg(test)]
 pub(super) static OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
+/// Whether the calling thread's switches event was asked of the kernel already (opened,
+/// or refused): [`enable`] then only enables it.
+pub(super) fn asked() -> bool {
+    RING.with(|ring| ring.borrow().is_some())
+}
+
+/// Asks the kernel for the calling thread's switches event, once a thread: a
+/// `perf_event_open` and a ring's `mmap`, which the caller keeps out of the worker's own
+/// time ([`crate::pool::timeline`]'s `own_work`).
+pub(super) fn ask() {
+    RING.with(|ring| {
+        ring.borrow_mut().get_or_insert_with(open);
+    });
+}
+
 /// Enables the calling thread's switches event, opening it at the thread's first call;
 /// whether it runs.
 pub(super) fn enable() -> bool {

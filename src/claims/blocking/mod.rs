@@ -309,4 +309,42 @@ mod tests {
         let figure = held_beyond_computing(&unread, 0.05).expect("a figure");
         assert!((figure - 10.0).abs() < 1e-9, "{figure}");
     }
+
+    /// What a ready-made claim on a µs route costs, measured, not asserted: `cargo test
+    /// --release --lib -p perfshape claim_cost -- --ignored --nocapture` prints the median
+    /// wall time of ten holds (`does_not_block_its_worker`) and ten keeps-answering claims
+    /// on a route that answers at once, served on one worker, each checked whole — its
+    /// warm-up, its rounds and its decision.
+    #[test]
+    #[ignore = "a measurement: run it by name"]
+    fn claim_cost() {
+        let router = axum::Router::new()
+            .route("/ok", axum::routing::get(|| async { "ok" }))
+            .route("/health", axum::routing::get(|| async { "up" }));
+        let target =
+            crate::Target::serve(crate::PoolSettings::workers(1).unwrap(), router).expect("served");
+        let dir = std::env::temp_dir().join("perfshape-claim-cost");
+        let median = |claim: &dyn Fn() -> crate::Claim<'static>| {
+            let mut times: Vec<Duration> = (0..11)
+                .map(|_| {
+                    let began = std::time::Instant::now();
+                    let checked = claim().artifacts_in(&dir).check().expect("checked");
+                    assert!(checked.verdict().holds(), "{}", checked.report());
+                    began.elapsed()
+                })
+                .skip(1)
+                .collect();
+            times.sort();
+            times[times.len() / 2]
+        };
+        let hold = median(&|| target.get("/ok").does_not_block_its_worker());
+        let answering = median(&|| {
+            target
+                .get("/health")
+                .keeps_answering_during(&target.get("/ok"))
+        });
+        eprintln!(
+            "a µs route: does not block its worker {hold:?}, keeps answering {answering:?} (medians of 10)"
+        );
+    }
 }
