@@ -109,6 +109,7 @@ mod local_downstream;
 mod local_traffic;
 mod mix;
 mod outcome;
+#[cfg(linux_reads)]
 mod own_sockets;
 mod platform;
 mod pool;

@@ -3,7 +3,7 @@
 //! takes microseconds; `/proc/net/tcp{,6}` lists every socket of the machine by walking the
 //! kernel's whole connection table — ≈5 ms a read on a machine whose table has 262,144
 //! buckets, whatever few sockets it holds — which every watch paid at its start. Linux
-//! only (`linux_reads`); elsewhere none is read.
+//! only: the module is compiled with `linux_reads` alone, as its readers are.
 
 use std::net::SocketAddr;
 
@@ -21,7 +21,6 @@ pub(crate) struct OwnSocket {
 }
 
 /// Every TCP socket this process holds now (IPv4 and IPv6).
-#[cfg(linux_reads)]
 pub(crate) fn tcp_sockets() -> Vec<OwnSocket> {
     let Ok(descriptors) = std::fs::read_dir("/proc/self/fd") else {
         return Vec::new();
@@ -37,14 +36,7 @@ pub(crate) fn tcp_sockets() -> Vec<OwnSocket> {
         .collect()
 }
 
-/// Not read off Linux.
-#[cfg(not(linux_reads))]
-pub(crate) fn tcp_sockets() -> Vec<OwnSocket> {
-    Vec::new()
-}
-
 /// Descriptor `fd`, where it is a TCP socket of IPv4 or IPv6.
-#[cfg(linux_reads)]
 fn tcp_socket(fd: libc::c_int) -> Option<OwnSocket> {
     if int_option(fd, libc::SOL_SOCKET, libc::SO_PROTOCOL)? != libc::IPPROTO_TCP {
         return None;
@@ -68,11 +60,9 @@ fn tcp_socket(fd: libc::c_int) -> Option<OwnSocket> {
 }
 
 /// `TCP_ESTABLISHED` of the kernel's `tcp_states.h`.
-#[cfg(linux_reads)]
 const ESTABLISHED: u8 = 1;
 
 /// An `int` socket option of `fd`.
-#[cfg(linux_reads)]
 fn int_option(fd: libc::c_int, level: libc::c_int, name: libc::c_int) -> Option<libc::c_int> {
     let mut value: libc::c_int = 0;
     let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
@@ -82,7 +72,6 @@ fn int_option(fd: libc::c_int, level: libc::c_int, name: libc::c_int) -> Option<
 }
 
 /// The TCP state of `fd` (`TCP_INFO`'s `tcpi_state`).
-#[cfg(linux_reads)]
 fn tcp_state(fd: libc::c_int) -> Option<u8> {
     // SAFETY: an all-zero `tcp_info` is a valid value of a plain C struct.
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
@@ -101,7 +90,6 @@ fn tcp_state(fd: libc::c_int) -> Option<u8> {
 }
 
 /// One of `fd`'s addresses, as `get` (`getsockname`, `getpeername`) reads it.
-#[cfg(linux_reads)]
 pub(crate) fn address_of(
     fd: libc::c_int,
     get: unsafe extern "C" fn(
@@ -120,7 +108,6 @@ pub(crate) fn address_of(
 
 /// An IPv4 or IPv6 address read from the kernel; an IPv4 peer of a dual-stack socket
 /// reads as the IPv4 address it is.
-#[cfg(linux_reads)]
 pub(crate) fn socket_address(storage: &libc::sockaddr_storage) -> Option<SocketAddr> {
     match libc::c_int::from(storage.ss_family) {
         libc::AF_INET => {
@@ -154,7 +141,6 @@ mod tests {
 
     /// A listener, a connection to it and its accepted end, each read from its descriptor:
     /// the listener listens, both ends of the connection name each other.
-    #[cfg(linux_reads)]
     #[test]
     fn a_listener_and_both_ends_of_a_connection_are_read() {
         use std::os::fd::AsRawFd;
