@@ -63,11 +63,11 @@ fn a_plateau_of_the_cpu_is_no_verdict_about_a_pool() -> Result {
     );
     #[cfg(perfshape_portable)]
     assert!(
-        report.reason.contains("limited by CPU")
-            || report.reason.contains("the load client was the limit at")
-                && report.reason.contains("the machine's CPU not read"),
+        report.reason().contains("limited by CPU")
+            || report.reason().contains("the load client was the limit at")
+                && report.reason().contains("the machine's CPU not read"),
         "{}",
-        report.reason
+        report.reason()
     );
     Ok(())
 }
