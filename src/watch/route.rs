@@ -112,9 +112,16 @@ impl Judging<'_> {
         let mut samples = self.samples_of(name, route);
         let sampled = Sampled::of(&samples.at(&place));
         let local = self.local(route);
+        let held = match called::held_in(&samples, &place) {
+            Some((Seen::Blocked(call), _)) => Some(call),
+            _ => None,
+        };
         let around = Around {
             busy: self.busy,
             local: local.as_deref(),
+            lock_handed_over: samples
+                .left(&place)
+                .is_some_and(|left| left.call == BlockedCall::Lock),
         };
         let finding = decide_on(&route.requests, &sampled, self.allowance, around);
         // Where in the code, named only for a route that held its worker: naming frames
@@ -122,10 +129,6 @@ impl Judging<'_> {
         let call = (rank(&finding) == 0)
             .then(|| called::held_words(&samples, &place))
             .flatten();
-        let held = match called::held_in(&samples, &place) {
-            Some((Seen::Blocked(call), _)) => Some(call),
-            _ => None,
-        };
         let computing = self.computing(name, route, &finding, &mut samples);
         let allowed = (rank(&finding) == 0)
             .then(|| {

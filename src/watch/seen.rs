@@ -218,6 +218,9 @@ pub(crate) struct Around<'a> {
     /// The service talks to a process on this machine directly: why a round trip to it
     /// cannot be told here, and what tells.
     pub(crate) local: Option<&'a str>,
+    /// The kernel handed over the route's longest sleep as the worker left its CPU, and it
+    /// was on a lock: a sleep read as a lock's, whether or not a sample met it.
+    pub(crate) lock_handed_over: bool,
 }
 
 /// One route's requests and samples as [`decide_on`] reads them, step by step.
@@ -252,7 +255,7 @@ impl Reading<'_> {
 
     /// Whether the route's sleeps are read as a lock's.
     fn in_a_lock(&self) -> bool {
-        self.sampled.in_a_lock() || self.unseen_on_busy()
+        self.sampled.in_a_lock() || self.around.lock_handed_over || self.unseen_on_busy()
     }
 
     /// A request's sleep: on a lock, only what the run-queue time of the thread that woke
@@ -554,7 +557,7 @@ mod tests {
                 &budget(4),
                 Around {
                     busy: true,
-                    local: None,
+                    ..Around::default()
                 },
             )
         };
@@ -633,6 +636,43 @@ mod tests {
         ));
     }
 
+    /// A lock the kernel handed over at the switch, no sample having met it, is read as a
+    /// lock: what its waker's brief hold explains is not counted (flume's send, waking the
+    /// worker under the channel's lock), and the same sleeps unexplained, or on a call, wait.
+    #[test]
+    fn a_lock_handed_over_is_read_as_a_lock() {
+        if !crate::thread_clock::splits_off_cpu() {
+            return;
+        }
+        let slept = |waiting_us: u64, held_up_us: u64| WatchedRequest {
+            split: Some(Split {
+                held_up: Duration::from_micros(held_up_us),
+                ..request(waiting_us, 1, 60).split.unwrap()
+            }),
+            status: 200,
+        };
+        let handed_over = Around {
+            lock_handed_over: true,
+            ..Around::default()
+        };
+        let woken_under_it = [slept(130, 140), slept(90, 150), slept(10, 0)];
+        assert_eq!(
+            decide_on(&woken_under_it, &Sampled::NONE, &budget(4), handed_over),
+            Finding::Holds
+        );
+        // The same sleeps with nothing handed over are read whole: two of three wait.
+        assert!(matches!(
+            decide(&woken_under_it, &Sampled::NONE, &budget(4)),
+            Finding::Waits { requests: 2, .. }
+        ));
+        // A holder that kept the lock a millisecond past its waking waits, handed over or not.
+        let held = [slept(1_100, 150), slept(1_000, 140), slept(10, 0)];
+        assert!(matches!(
+            decide_on(&held, &Sampled::NONE, &budget(4), handed_over),
+            Finding::Waits { requests: 2, .. }
+        ));
+    }
+
     /// A route during whose polls a round trip to a process on this machine was made, in half
     /// its requests or more, cannot tell, naming it; beside none, or in fewer than half, it
     /// holds.
@@ -654,7 +694,10 @@ mod tests {
             &three,
             &Sampled::NONE,
             &budget(4),
-            Around { busy: false, local },
+            Around {
+                local,
+                ..Around::default()
+            },
         ) {
             Finding::CannotTell(why) => {
                 assert!(why.contains("inside its polls in 2 of its 3"), "{why}");
@@ -667,7 +710,10 @@ mod tests {
                 &[round_trips(1)],
                 &Sampled::NONE,
                 &budget(4),
-                Around { busy: false, local }
+                Around {
+                    local,
+                    ..Around::default()
+                }
             ),
             Finding::CannotTell(_)
         ));
@@ -677,7 +723,10 @@ mod tests {
                 &none,
                 &Sampled::NONE,
                 &budget(4),
-                Around { busy: false, local }
+                Around {
+                    local,
+                    ..Around::default()
+                }
             ),
             Finding::Holds
         );
