@@ -80,7 +80,16 @@ fn a_path_without_a_leading_slash_is_refused() -> Result {
 
 #[test]
 fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Result {
-    let target = Target::serve(PoolSettings::workers(1)?, router())?;
+    // The requests the server received, counted as they arrive.
+    let received = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&received);
+    let app = router().layer(axum::middleware::from_fn(
+        move |request: axum::extract::Request, next: axum::middleware::Next| {
+            counted.fetch_add(1, Ordering::Relaxed);
+            next.run(request)
+        },
+    ));
+    let target = Target::serve(PoolSettings::workers(1)?, app)?;
     let err = target.checked_get("/boom").unwrap_err();
     assert_eq!(
         err.to_string(),
@@ -92,12 +101,10 @@ fn an_endpoint_that_answers_500_or_404_is_refused_at_its_first_request() -> Resu
             .starts_with("GET /missing?x=1 answered 404 in 1 of 1 requests"),
         "{err}"
     );
-    // Exactly one request each: nothing was sent beyond the check.
-    assert_eq!(
-        target.served().map(|s| s.accepted_connections()),
-        Some(1),
-        "the shared client's one connection"
-    );
+    // Exactly one request each: nothing was sent beyond the check. (Counted as requests,
+    // not connections: at hyper-util's floor the shared client's pool opened a second
+    // connection for the second request now and then, the first not yet back in it.)
+    assert_eq!(received.load(Ordering::Relaxed), 2, "one request each");
     Ok(())
 }
 
