@@ -154,7 +154,7 @@ pub(crate) fn join_failure(joined: tokio::task::JoinError) -> String {
     }
 }
 
-/// "panicked: <its message>", for a panic caught as a task's or a thread's.
+/// "panicked: `<its message>`", for a panic caught as a task's or a thread's.
 pub(crate) fn panicked(panic: Box<dyn std::any::Any + Send>) -> String {
     format!(
         "panicked: {}",

@@ -37,7 +37,7 @@ pub(crate) const SLEEPS_AT_MOST: f64 = 0.5;
 ///
 /// Where the build cannot tell ([`Allowance::undecided`]: the default budget, unoptimised)
 /// the budget is the unoptimised one; whether the rounds' longest poll falls where that
-/// leaves no verdict is asked of the rounds together, by [`untold`].
+/// leaves no verdict is asked of the rounds together, by [`this_build_cannot_tell`].
 ///
 /// Where a poll's time off the CPU is not split into waiting and preemption
 /// ([`thread_clock::splits_off_cpu`] false: off Linux) its waiting is a bound, and a figure

@@ -3,7 +3,7 @@
 //! was: in a poll of which route's response, or outside every response.
 //!
 //! The worker's clocks ([`timeline`](super::timeline)) say *that* it waited; the kernel says
-//! *in what* ([`blocked_call`](crate::blocked_call)): "write() of /tmp/app/audit.log",
+//! *in what* (`blocked_call`): "write() of /tmp/app/audit.log",
 //! "read() on its connection to 127.0.0.1:5432 (postgres)". Each worker thread publishes
 //! where it is in one atomic word ([`Slot`]): parked, running outside any response, or in a
 //! poll of route r, with a count of changes so that a sample taken while the worker moved

@@ -9,7 +9,7 @@
 //! idle gap, so the time from an unpark to the next park is a *stretch* of the worker's run,
 //! and the response polls inside it cut it into *segments*: the worker's run outside any
 //! response poll. A segment is split by the same clocks as a poll
-//! ([`ThreadReading`](crate::thread_clock::ThreadReading): CPU time, run queue, voluntary
+//! (`thread_clock::ThreadReading`: CPU time, run queue, voluntary
 //! switches), and one in which the thread slept in the kernel is kept — a task that waited
 //! while it held the worker.
 //!

@@ -187,7 +187,7 @@ struct PollRead<'a> {
 /// One poll, timed into `held`: its wall time, and how it split when `split` says to read
 /// the thread's clocks — then a poll that held its worker long enough to matter is kept in
 /// `spans` too, with when it began. The same readings cut the worker's run for its
-/// [timeline](crate::pool::timeline): what the worker ran before this poll, since its last
+/// timeline (`pool::timeline`): what the worker ran before this poll, since its last
 /// boundary, is a segment of it. A poll during which tokio handed the worker's core to
 /// another thread (`block_in_place`) did not hold the worker: its time is counted as
 /// handed off, not as computing or waiting.

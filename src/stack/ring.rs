@@ -1,7 +1,7 @@
 //! A kernel sample ring of one thread's perf event: opened with `perf_event_open` on the
 //! thread, mapped into this process, and read record by record. The events that write
 //! into it — a computing worker's samples ([`linux`](super::linux)), a worker's switches
-//! off its CPU ([`switched`](super::switched)) — choose what a record holds.
+//! off its CPU (`switches`) — choose what a record holds.
 
 use perf_event_open_sys::bindings as perf;
 

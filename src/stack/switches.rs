@@ -9,7 +9,7 @@
 //! preempted, and when it came back. What perf's off-CPU profiling rests on. The switch is
 //! the kernel's own code, so the event counts kernel time: `perf_event_paranoid` ≤ 1 (or
 //! `CAP_PERFMON`, as a root CI job has) lets a process open it; elsewhere the sampler's
-//! reading stands ([`Leaving::begin`] keeps why).
+//! reading stands (`Leaving::begin` keeps why).
 //!
 //! The event is enabled only inside a recorded poll, on the polling thread itself (two
 //! `ioctl`s a poll), so a worker's parks and a later timing claim pay nothing.

@@ -62,7 +62,7 @@ pub(crate) struct PollTime {
     pub(crate) preempted: Duration,
     /// Whether the thread slept in the kernel inside the poll (a voluntary context switch)
     /// and was off its CPU longer than [`UNSPLIT`]; false where that is not read
-    /// ([`counts_sleeps`]).
+    /// (`counts_sleeps`).
     pub(crate) slept: bool,
 }
 

@@ -33,7 +33,7 @@
 //! preempted), the pool's workers are clocked between their parks (what they ran outside
 //! any response: a task the requests spawned, a connection's driver, a background job), and
 //! the kernel is sampled for the call a worker sleeps in. At its end each route the test
-//! called is decided on that evidence alone ([`seen::decide`]): the call the kernel saw, a
+//! called is decided on that evidence alone (`seen::decide_on`): the call the kernel saw, a
 //! sleep no brief lock makes, a stretch of CPU past the poll budget. Nothing is timed
 //! against anything else, so a watched test needs no test group of its own, no retries,
 //! and decides the same beside other tests on a busy machine.

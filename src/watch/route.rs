@@ -1,6 +1,6 @@
 //! Each route a watched test called, decided: its requests gathered under one name
 //! (`PATCH /todos/{id}`), what the workers were sampled in during its polls, the rule of
-//! [`seen`](super::seen) applied, and — for a route that held its worker — the call, the
+//! `seen`'s rule applied, and — for a route that held its worker — the call, the
 //! team's line and the allow that accepts it. The workers' time outside every response is
 //! decided beside the routes, the same way.
 

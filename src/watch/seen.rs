@@ -166,7 +166,7 @@ pub(crate) fn decide(
     decide_on(requests, sampled, allowance, Around::default())
 }
 
-/// [`decide`], on a machine `busy` ([`BUSY`]) or not: where it was, a sleep no sample
+/// `decide`, on a machine `busy` ([`BUSY`]) or not: where it was, a sleep no sample
 /// caught decides by the count of requests, as a lock's does, and a route sent once that
 /// slept so past [`BUSY_SLICE`] cannot tell. Where the service talks to a
 /// process on this machine directly (`local`: why that cannot be told, and what tells), a

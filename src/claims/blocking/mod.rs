@@ -2,10 +2,10 @@
 //! never computes past a poll budget in one poll.
 //!
 //! On a router perfshape serves, every poll of each whole response is timed and split by
-//! the worker thread's clocks ([`Holding`]): the claim decides on that, exactly, per
+//! the worker thread's clocks (`claims::holding`): the claim decides on that, exactly, per
 //! request — however short the requests. By URL only a timing from outside is to be had —
 //! N concurrent requests against one alone, in the same rounds — and it decides only where
-//! it has power ([`Outside`]).
+//! it has power (`claims::outside`).
 
 mod advice;
 mod figures;

@@ -31,7 +31,7 @@ pub(super) struct RouteRound {
     pub(super) received: BTreeMap<String, usize>,
     /// The share of the round's time the workers waited outside every route's polls, ÷ the
     /// tightest waiting share the routes allow: a task the routes spawned, or a background
-    /// job ([`WorkerWatch`]).
+    /// job (`claims::worker_watch`).
     pub(super) outside_used: f64,
 }
 
