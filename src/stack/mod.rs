@@ -42,6 +42,13 @@ pub(crate) use captured::Stack;
 pub(crate) use frames::{Frame, Frames};
 pub(crate) use left::{Leaving, Left, reading};
 
+/// Turns the switches' hand-over on or off for this process, so that a measurement compares
+/// a watched test with and without it (`watch::tests::watch_cost`).
+#[cfg(all(test, linux_reads, target_arch = "x86_64"))]
+pub(crate) fn hand_over(on: bool) {
+    switches::OFF.store(!on, std::sync::atomic::Ordering::Relaxed);
+}
+
 /// Where a stretch of computing ran, from the stacks the kernel sampled in it: the team's
 /// frame most of them are under, and the call from it that most of those ran in — "in
 /// `argon2::Argon2::hash_password_into`, called from `shop::accounts::register`

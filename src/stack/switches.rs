@@ -56,7 +56,7 @@ pub(super) struct Slept {
 }
 
 /// Turns the hand-over off for this process, so that a measurement compares a watched
-/// test with and without it (`left::tests::watched_test_cost`).
+/// test with and without it (`watch::tests::watch_cost`, through [`super::hand_over`]).
 #[cfg(test)]
 pub(super) static OFF: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

@@ -310,7 +310,9 @@ mod tests {
     /// What a watch adds to a functional test, measured, not asserted: `cargo test --lib -p
     /// perfshape watch_cost -- --ignored --nocapture` prints the median wall time of ten
     /// requests to a µs route on one worker, unwatched, watched without a decision (the
-    /// watch begun and dropped), and watched and decided — 20 of each, in turn.
+    /// watch begun and dropped), watched and decided, and — where the kernel hands over a
+    /// worker's stack at its switches — watched and decided with that hand-over off: 20 of
+    /// each, in turn.
     #[test]
     #[ignore = "a measurement: run it by name"]
     fn watch_cost() {
@@ -327,26 +329,31 @@ mod tests {
                 }
             })
         };
-        let mut times: [Vec<Duration>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-        for i in 0..63 {
+        let decided = || {
+            let watch = target.watch().expect("a watch");
+            requests();
+            let checked = watch.nothing_blocked().expect("decided");
+            assert!(checked.verdict().holds(), "{}", checked.report());
+        };
+        const WAYS: usize = 4;
+        let mut times: [Vec<Duration>; WAYS] = Default::default();
+        for i in 0..21 * WAYS {
             let began = Instant::now();
-            match i % 3 {
+            match i % WAYS {
                 0 => requests(),
-                1 => {
-                    let watch = target.watch().expect("a watch");
-                    requests();
-                    drop(watch);
-                }
+                1 => drop((target.watch().expect("a watch"), requests())),
+                2 => decided(),
                 _ => {
-                    let watch = target.watch().expect("a watch");
-                    requests();
-                    let checked = watch.nothing_blocked().expect("decided");
-                    assert!(checked.verdict().holds(), "{}", checked.report());
+                    #[cfg(all(linux_reads, target_arch = "x86_64"))]
+                    crate::stack::hand_over(false);
+                    decided();
+                    #[cfg(all(linux_reads, target_arch = "x86_64"))]
+                    crate::stack::hand_over(true);
                 }
             }
             // The first of each is the warm-up.
-            if i >= 3 {
-                times[i % 3].push(began.elapsed());
+            if i >= WAYS {
+                times[i % WAYS].push(began.elapsed());
             }
         }
         let mut median = |k: usize| {
@@ -354,10 +361,11 @@ mod tests {
             times[k][times[k].len() / 2]
         };
         eprintln!(
-            "ten requests: {:?} unwatched, {:?} watched and dropped, {:?} watched and decided (medians of 20)",
+            "ten requests: {:?} unwatched, {:?} watched and dropped, {:?} watched and decided, {:?} so without the hand-over (medians of 20)",
             median(0),
             median(1),
-            median(2)
+            median(2),
+            median(3)
         );
     }
 }
