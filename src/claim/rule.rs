@@ -44,7 +44,7 @@ use std::sync::OnceLock;
 use serde::Serialize;
 
 use crate::outcome::Band;
-use crate::outcome::{Verdict, median};
+use crate::outcome::Verdict;
 
 /// When a claim's rounds settle it; see the module documentation.
 ///
@@ -189,9 +189,7 @@ impl DecisionRule {
 
     /// Decides from the round figures so far (at a look).
     pub fn decide(&self, values: &[f64], band: &Band) -> Decision {
-        let n = values.len();
-        let m = median(values);
-        if n == 0 || values.iter().any(|v| !v.is_finite()) {
+        if values.is_empty() || values.iter().any(|v| !v.is_finite()) {
             return Decision {
                 verdict: None,
                 reason: "no figures".into(),
@@ -199,72 +197,86 @@ impl DecisionRule {
         }
         let mut sorted = values.to_vec();
         sorted.sort_by(f64::total_cmp);
-        let spread = robust_spread(values);
-        let contrary = missing_by(values, band, FAR * spread);
-        let (j, _) = orders(n);
-        // The rounds that met a shape that comes and goes: outside the band by more than
-        // [`MET_MARGIN`] — not by spreads of the rounds, which the met rounds themselves
-        // widen until none is far.
-        let met = missing_by(values, band, MET_MARGIN.ln());
-        let evidence = sequential_evidence(met.len(), n - met.len());
+        let look = Look::of(values, &sorted, band);
+        let verdict = self.verdict(&look);
+        Decision {
+            verdict,
+            reason: self.reason(&look, verdict),
+        }
+    }
+
+    /// The verdict of one look, or `None` for more rounds: the rule of the module
+    /// documentation, on figures [`Look::of`] computed once.
+    fn verdict(&self, look: &Look) -> Option<Verdict> {
+        let Look {
+            band, n, sorted, ..
+        } = *look;
+        let j = look.j;
         let bound = SEQUENTIAL_ODDS.ln();
         if j > 0
             && band.contains(sorted[j - 1])
             && band.contains(sorted[n - j])
-            && contrary.len() <= n / CONTRARY_PER
-            && (!self.intermittent || evidence <= -bound)
+            && look.contrary <= n / CONTRARY_PER
+            && (!self.intermittent || look.evidence <= -bound)
         {
-            return Decision {
-                verdict: Some(Verdict::Holds),
-                reason: format!(
-                    "median {m:.3} is inside the band {band}, and so is the middle third of the {n} rounds ({:.3} to {:.3})",
-                    sorted[j - 1],
-                    sorted[n - j]
-                ),
-            };
+            return Some(Verdict::Holds);
         }
-        let (lo, hi) = interval_of_sorted(&sorted);
-        if hi < band.lo || lo > band.hi {
-            return Decision {
-                verdict: Some(Verdict::Broken),
-                // In the figure's own scale, as the band is: no margin in percent beside it.
-                reason: format!(
-                    "median {m:.3} and its confidence interval [{lo:.3}, {hi:.3}] are outside the band {band} ({n} rounds)"
-                ),
-            };
+        if look.hi < band.lo || look.lo > band.hi {
+            return Some(Verdict::Broken);
         }
-        if self.intermittent && evidence >= bound {
-            return Decision {
-                verdict: Some(Verdict::Broken),
-                reason: format!(
-                    "round {} of {n} miss the band {band} by more than {:.0} %: a shape met in some rounds only, {} of {n} — {:.0} times likelier if it comes in one round in three than if it is a correct service's rare far round (one in twenty)",
-                    listed(&met),
-                    (MET_MARGIN - 1.0) * 100.0,
-                    met.len(),
-                    evidence.exp()
-                ),
-            };
+        if self.intermittent && look.evidence >= bound {
+            return Some(Verdict::Broken);
         }
-        let reason = if self.intermittent && contrary.len() <= n / CONTRARY_PER {
-            format!(
+        None
+    }
+
+    /// The sentence a reader checks `verdict` against the rounds with.
+    fn reason(&self, look: &Look, verdict: Option<Verdict>) -> String {
+        let Look {
+            band,
+            values,
+            sorted,
+            n,
+            j,
+            lo,
+            hi,
+            ..
+        } = *look;
+        let m = middle_of_sorted(sorted);
+        let bound = SEQUENTIAL_ODDS.ln();
+        let met = missing_by(values, band, MET_MARGIN.ln());
+        match verdict {
+            Some(Verdict::Holds) => format!(
+                "median {m:.3} is inside the band {band}, and so is the middle third of the {n} rounds ({:.3} to {:.3})",
+                sorted[j - 1],
+                sorted[n - j]
+            ),
+            // In the figure's own scale, as the band is: no margin in percent beside it.
+            Some(_) if hi < band.lo || lo > band.hi => format!(
+                "median {m:.3} and its confidence interval [{lo:.3}, {hi:.3}] are outside the band {band} ({n} rounds)"
+            ),
+            Some(_) => format!(
+                "round {} of {n} miss the band {band} by more than {:.0} %: a shape met in some rounds only, {} of {n} — {:.0} times likelier if it comes in one round in three than if it is a correct service's rare far round (one in twenty)",
+                listed(&met),
+                (MET_MARGIN - 1.0) * 100.0,
+                met.len(),
+                look.evidence.exp()
+            ),
+            None if self.intermittent && look.contrary <= n / CONTRARY_PER => format!(
                 "the rounds do not settle it yet: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds); {} of them more than {:.0} % outside, and a shape met in one round in three is ruled out only by {} quiet rounds",
                 met.len(),
                 (MET_MARGIN - 1.0) * 100.0,
                 (bound / ((1.0 - QUIET_RATE) / (1.0 - MET_RATE)).ln()).ceil()
-            )
-        } else if contrary.len() <= n / CONTRARY_PER {
-            format!(
+            ),
+            None if look.contrary <= n / CONTRARY_PER => format!(
                 "the rounds do not settle it: median {m:.3}, interval [{lo:.3}, {hi:.3}] against the band {band} ({n} rounds)"
-            )
-        } else {
-            let rounds = listed(&contrary);
-            format!(
-                "the rounds disagree: round {rounds} of {n} miss the band {band} by more than {FAR} spreads of the rounds, more than one in {CONTRARY_PER}, where the median {m:.3} is inside (a shape that comes and goes)"
-            )
-        };
-        Decision {
-            verdict: None,
-            reason,
+            ),
+            None => {
+                let rounds = listed(&missing_by(values, band, FAR * look.spread));
+                format!(
+                    "the rounds disagree: round {rounds} of {n} miss the band {band} by more than {FAR} spreads of the rounds, more than one in {CONTRARY_PER}, where the median {m:.3} is inside (a shape that comes and goes)"
+                )
+            }
         }
     }
 
@@ -272,10 +284,18 @@ impl DecisionRule {
     /// the verdict and the rounds it took. The suite's Monte Carlo runs the rule this way.
     pub fn run(&self, band: &Band, mut next: impl FnMut(usize) -> f64) -> (Verdict, usize) {
         let mut values = Vec::with_capacity(self.max_rounds);
+        // Kept sorted as the rounds come: a look sorts nothing but the deviations.
+        let mut sorted: Vec<f64> = Vec::with_capacity(self.max_rounds);
+        let mut finite = true;
         for i in 0..self.max_rounds {
-            values.push(next(i));
-            if self.looks_at(values.len())
-                && let Some(verdict) = self.decide(&values, band).verdict
+            let value = next(i);
+            values.push(value);
+            sorted.insert(sorted.partition_point(|&v| v < value), value);
+            // A round without a figure leaves every later look undecided, as `decide` does.
+            finite &= value.is_finite();
+            if finite
+                && self.looks_at(values.len())
+                && let Some(verdict) = self.verdict(&Look::of(&values, &sorted, band))
             {
                 return (verdict, values.len());
             }
@@ -323,15 +343,103 @@ fn log_miss(band: &Band, x: f64) -> f64 {
 }
 
 /// 1.4826 × the median absolute deviation of the rounds' logarithms: their spread, which a
-/// few far-out rounds do not inflate (at least [`MIN_SPREAD`]).
-fn robust_spread(values: &[f64]) -> f64 {
-    let logs: Vec<f64> = values
-        .iter()
-        .map(|v| v.max(f64::MIN_POSITIVE).ln())
-        .collect();
-    let center = median(&logs);
-    let deviations: Vec<f64> = logs.iter().map(|l| (l - center).abs()).collect();
-    (1.4826 * median(&deviations)).max(MIN_SPREAD)
+/// few far-out rounds do not inflate (at least [`MIN_SPREAD`]). From the rounds sorted:
+/// their logarithms are sorted too, so the deviations from their middle, smallest first,
+/// are the rounds below it read downwards merged with those above it read upwards — the
+/// median of those without a sort of its own (the Monte Carlo decides millions of looks).
+fn robust_spread(sorted: &[f64]) -> f64 {
+    let log = |i: usize| sorted[i].max(f64::MIN_POSITIVE).ln();
+    let n = sorted.len();
+    let center = if n % 2 == 1 {
+        log(n / 2)
+    } else {
+        (log(n / 2 - 1) + log(n / 2)) / 2.0
+    };
+    let split = (0..n).find(|&i| log(i) >= center).unwrap_or(n);
+    let (mut below, mut above) = (split, split);
+    let mut next = || {
+        let down = (below > 0).then(|| center - log(below - 1));
+        let up = (above < n).then(|| log(above) - center);
+        match (down, up) {
+            (Some(d), Some(u)) if d < u => {
+                below -= 1;
+                d
+            }
+            (_, Some(u)) => {
+                above += 1;
+                u
+            }
+            (Some(d), None) => {
+                below -= 1;
+                d
+            }
+            (None, None) => unreachable!("no more than n deviations are read"),
+        }
+    };
+    for _ in 0..(n - 1) / 2 {
+        next();
+    }
+    let lower = next();
+    let mad = if n % 2 == 1 {
+        lower
+    } else {
+        (lower + next()) / 2.0
+    };
+    (1.4826 * mad).max(MIN_SPREAD)
+}
+
+/// The median of values already sorted (at least one).
+fn middle_of_sorted(sorted: &[f64]) -> f64 {
+    let mid = sorted.len() / 2;
+    if sorted.len() % 2 == 1 {
+        sorted[mid]
+    } else {
+        (sorted[mid - 1] + sorted[mid]) / 2.0
+    }
+}
+
+/// The figures one look at the rounds reads, computed once: the verdict needs the counts,
+/// the sentence beside it the rounds themselves.
+#[derive(Clone, Copy)]
+struct Look<'a> {
+    band: &'a Band,
+    values: &'a [f64],
+    sorted: &'a [f64],
+    n: usize,
+    /// The hold's order statistic ([`orders`]).
+    j: usize,
+    /// The median's interval.
+    lo: f64,
+    hi: f64,
+    /// The rounds' robust spread ([`robust_spread`]).
+    spread: f64,
+    /// Rounds more than [`FAR`] spreads outside the band.
+    contrary: usize,
+    /// The sequential test's log-likelihood ratio ([`sequential_evidence`]).
+    evidence: f64,
+}
+
+impl<'a> Look<'a> {
+    /// The look at `values` (finite, at least one), `sorted` their copy in order.
+    fn of(values: &'a [f64], sorted: &'a [f64], band: &'a Band) -> Look<'a> {
+        let n = values.len();
+        let spread = robust_spread(sorted);
+        let (lo, hi) = interval_of_sorted(sorted);
+        let far = |by: f64| values.iter().filter(|&&v| log_miss(band, v) > by).count();
+        let met = far(MET_MARGIN.ln());
+        Look {
+            band,
+            values,
+            sorted,
+            n,
+            j: orders(n).0,
+            lo,
+            hi,
+            spread,
+            contrary: far(FAR * spread),
+            evidence: sequential_evidence(met, n - met),
+        }
+    }
 }
 
 /// P(Binomial(n, p) ≥ j).
