@@ -30,6 +30,10 @@ gate=${TMPDIR:-/tmp}/perfshape-floors/gate
 export CARGO_TARGET_DIR="$root/$work/target"
 # Profile settings for the members' crates match nothing here; cargo says so for each.
 quiet() { grep -v "profile package spec .* did not match any packages" || true; }
+# The dependencies built as a team's default test profile builds them, unoptimised, not at
+# this repository's opt-level 1: the tests run here time nothing, and the cold build of
+# every test target took 141 s instead of 175 s on two cores (228 s of CPU instead of 295).
+unoptimised=(--config 'profile.dev.package."*".opt-level=0')
 
 if [ "$mode" != "--run" ]; then
     rm -rf "$gate"
@@ -84,7 +88,7 @@ PY
     # tests build their own reqwest clients, which `https`'s provider-less rustls refuses
     # before perfshape has installed its provider.)
     cargo check --locked --lib --all-features 2>&1 | quiet
-    cargo nextest run --locked --no-run 2>&1 | quiet
+    cargo nextest run --locked --no-run "${unoptimised[@]}" 2>&1 | quiet
     if [ "$mode" = "--build" ]; then
         echo "floors: built"
         exit 0
@@ -94,7 +98,7 @@ fi
 cd "$gate"
 # The tests that time nothing, run (not the decision rule's Monte Carlo: arithmetic that no
 # dependency enters).
-cargo nextest run --locked --status-level fail --lib --test exact --test watched \
+cargo nextest run --locked "${unoptimised[@]}" --status-level fail --lib --test exact --test watched \
     -E 'not (binary(exact) & test(/^rule::/))' 2>&1 | quiet
 if [ "$mode" = "--tokio-unstable" ]; then
     # A team that runs tokio-console builds with `--cfg tokio_unstable`, which compiles the
