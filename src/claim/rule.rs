@@ -209,9 +209,8 @@ impl DecisionRule {
     /// documentation, on figures [`Look::of`] computed once.
     fn verdict(&self, look: &Look) -> Option<Verdict> {
         let Look {
-            band, n, sorted, ..
+            band, n, sorted, j, ..
         } = *look;
-        let j = look.j;
         let bound = SEQUENTIAL_ODDS.ln();
         if j > 0
             && band.contains(sorted[j - 1])
