@@ -425,6 +425,9 @@ impl<'a> Look<'a> {
         let spread = robust_spread(sorted);
         let (lo, hi) = interval_of_sorted(sorted);
         let far = |by: f64| values.iter().filter(|&&v| log_miss(band, v) > by).count();
+        // The rounds that met a shape that comes and goes: outside the band by more than
+        // [`MET_MARGIN`] — not by spreads of the rounds, which the met rounds themselves
+        // widen until none is far.
         let met = far(MET_MARGIN.ln());
         Look {
             band,
