@@ -404,6 +404,18 @@ mod tests {
         }
     }
 
+    /// A request whose worker slept `waiting_us` in one sleep, `held_up_us` of it while a
+    /// thread it was woken by waited for a CPU (or held what it woke it under).
+    fn held_up(waiting_us: u64, held_up_us: u64) -> WatchedRequest {
+        WatchedRequest {
+            split: Some(Split {
+                held_up: Duration::from_micros(held_up_us),
+                ..request(waiting_us, 1, 60).split.unwrap()
+            }),
+            status: 200,
+        }
+    }
+
     fn budget(ms: u64) -> Allowance {
         Allowance::default()
             .with_budget(Duration::from_millis(ms))
@@ -610,13 +622,6 @@ mod tests {
         if !crate::thread_clock::splits_off_cpu() {
             return;
         }
-        let held_up = |waiting_us: u64, held_up_us: u64| WatchedRequest {
-            split: Some(Split {
-                held_up: Duration::from_micros(held_up_us),
-                ..request(waiting_us, 1, 60).split.unwrap()
-            }),
-            status: 200,
-        };
         let lock = seen(BlockedCall::Lock, 10);
         let preempted = [held_up(1_900, 1_880), held_up(1_700, 1_690)];
         assert_eq!(decide(&preempted, &lock, &budget(4)), Finding::Holds);
@@ -644,18 +649,11 @@ mod tests {
         if !crate::thread_clock::splits_off_cpu() {
             return;
         }
-        let slept = |waiting_us: u64, held_up_us: u64| WatchedRequest {
-            split: Some(Split {
-                held_up: Duration::from_micros(held_up_us),
-                ..request(waiting_us, 1, 60).split.unwrap()
-            }),
-            status: 200,
-        };
         let handed_over = Around {
             lock_handed_over: true,
             ..Around::default()
         };
-        let woken_under_it = [slept(130, 140), slept(90, 150), slept(10, 0)];
+        let woken_under_it = [held_up(130, 140), held_up(90, 150), held_up(10, 0)];
         assert_eq!(
             decide_on(&woken_under_it, &Sampled::NONE, &budget(4), handed_over),
             Finding::Holds
@@ -666,7 +664,7 @@ mod tests {
             Finding::Waits { requests: 2, .. }
         ));
         // A holder that kept the lock a millisecond past its waking waits, handed over or not.
-        let held = [slept(1_100, 150), slept(1_000, 140), slept(10, 0)];
+        let held = [held_up(1_100, 150), held_up(1_000, 140), held_up(10, 0)];
         assert!(matches!(
             decide_on(&held, &Sampled::NONE, &budget(4), handed_over),
             Finding::Waits { requests: 2, .. }
