@@ -46,9 +46,9 @@ pub(crate) const SLEEPS_AT_MOST: f64 = 0.5;
 ///
 /// [`thread_clock::splits_off_cpu`]: crate::thread_clock::splits_off_cpu
 pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) -> Result<f64> {
-    let waiting = waiting_used(allowance, holding, alone);
-    let (_, computing, slept) = parts(allowance, holding, alone);
-    if waiting > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
+    let measured = waiting_used(allowance, holding, alone);
+    let (waiting, computing, slept) = parts(allowance, holding, alone);
+    if measured > 1.0 && computing <= 1.0 && !thread_clock::splits_off_cpu() {
         return Err(Error::Unread {
             what: format!(
                 "the worker spent ≈{} of each request off the CPU, more than the {} a wait may take, and {}",
@@ -58,7 +58,6 @@ pub(crate) fn used(allowance: &Allowance, holding: &Holding, alone: Duration) ->
             ),
         });
     }
-    let (waiting, ..) = parts(allowance, holding, alone);
     Ok(waiting.max(computing).max(slept))
 }
 
